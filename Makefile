@@ -1,0 +1,57 @@
+# The two set-up commands of the README: `make demo` and `make test`.
+# Both create .venv, install what is needed and build the package.
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+PIP := $(VPY) -m pip
+CTEST_DIR := build/ctest
+OUT ?= build/out
+
+.PHONY: demo test install test-python test-c test-gpu bench bench-gpu sanitize clean
+
+$(VENV)/.deps: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja
+	touch $@
+
+install: $(VENV)/.deps
+	$(PIP) install -q --no-build-isolation --no-deps .
+
+demo: install
+	$(VPY) examples/demo.py
+
+test: install test-c test-python
+
+test-python:
+	$(VPY) -m pytest tests
+
+test-c: $(VENV)/.deps
+	$(VENV)/bin/cmake -S . -B $(CTEST_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+		-DCK_BUILD_PYTHON=OFF -DCK_BUILD_TESTS=ON > /dev/null
+	$(VENV)/bin/cmake --build $(CTEST_DIR)
+	$(VENV)/bin/ctest --test-dir $(CTEST_DIR) --output-on-failure
+
+# C tests under AddressSanitizer and UBSan.
+sanitize: $(VENV)/.deps
+	$(VENV)/bin/cmake -S . -B build/asan -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+		-DCK_BUILD_PYTHON=OFF -DCK_BUILD_TESTS=ON -DCK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug > /dev/null
+	$(VENV)/bin/cmake --build build/asan
+	$(VENV)/bin/ctest --test-dir build/asan --output-on-failure
+
+bench: install
+	$(VPY) bench/bench_cpu.py
+
+# On the GPU machine (no network): build with the tools already there.
+test-gpu:
+	mkdir -p $(OUT)
+	python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	python3 -m pytest tests 2>&1 | tee $(OUT)/test-gpu.log
+
+bench-gpu:
+	mkdir -p $(OUT)
+	python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	python3 bench/bench_cpu.py 2>&1 | tee $(OUT)/bench-gpu.log
+
+clean:
+	rm -rf build $(VENV)

@@ -1,0 +1,83 @@
+/*
+ * backend.h - the interface every device implements.
+ *
+ * A backend is a table of function pointers (ggml's "iface"): memory,
+ * copies, and the kernels of each op family.  src/ops checks arguments,
+ * resolves dtypes, broadcasts and merges dimensions once; a backend receives
+ * a ready description and only runs it.  Optional slots may be NULL: the op
+ * layer then raises NotImplementedError naming the device.
+ */
+#ifndef CK_BACKEND_H
+#define CK_BACKEND_H
+
+#include "cudakit.h"
+#include "../array/layout.h"
+
+/* One element-wise call: it.data/strides hold the output at operand 0 and
+ * the inputs after it; types[k] is operand k's dtype (every input already
+ * has the loop dtype, except the condition of WHERE, which is bool). */
+typedef struct ck_ew_desc {
+    ck_op op;
+    ck_dtype types[CK_ITER_MAXOPS];
+    ck_iter it;
+} ck_ew_desc;
+
+/* A reduction: the input is viewed as outer (kept) dims and inner (reduced)
+ * dims; out has the outer dims.  it_outer holds out at 0 and in at 1. */
+typedef struct ck_reduce_desc {
+    ck_reduce_op op;
+    ck_dtype in_type;     /* input dtype (already cast if needed) */
+    ck_dtype out_type;
+    int n_outer;          /* dims kept, innermost first */
+    int64_t outer_shape[CK_MAXDIMS];
+    int64_t outer_out_strides[CK_MAXDIMS];
+    int64_t outer_in_strides[CK_MAXDIMS];
+    int n_inner;          /* dims reduced, innermost first, merged */
+    int64_t inner_shape[CK_MAXDIMS];
+    int64_t inner_strides[CK_MAXDIMS];
+    int64_t inner_size;
+    char *in;
+    char *out;
+} ck_reduce_desc;
+
+/* A scan (cumsum/cumprod) along one axis of a contiguous-or-not input into
+ * out of the same shape; the other dims are given as outer dims. */
+typedef struct ck_scan_desc {
+    ck_reduce_op op;      /* CK_REDUCE_SUM or CK_REDUCE_PROD */
+    ck_dtype type;        /* input and output dtype */
+    int64_t len, in_stride, out_stride;
+    int n_outer;
+    int64_t outer_shape[CK_MAXDIMS];
+    int64_t outer_in_strides[CK_MAXDIMS];
+    int64_t outer_out_strides[CK_MAXDIMS];
+    char *in;
+    char *out;
+} ck_scan_desc;
+
+typedef struct ck_backend_iface {
+    const char *name;
+    /* memory */
+    void *(*alloc)(ck_device dev, size_t nbytes);           /* NULL and error set on failure */
+    void (*free)(ck_device dev, void *ptr, size_t nbytes);
+    /* copies between this device and the host (n bytes, both contiguous) */
+    ck_status (*copy_to_host)(ck_device dev, void *dst, const void *src, size_t n);
+    ck_status (*copy_from_host)(ck_device dev, void *dst, const void *src, size_t n);
+    /* kernels */
+    ck_status (*elementwise)(const ck_ew_desc *d);
+    ck_status (*cast)(const ck_ew_desc *d);                 /* types[1] -> types[0] */
+    ck_status (*fill)(const ck_ew_desc *d, const void *value); /* value: one element of types[0] */
+    ck_status (*reduce)(const ck_reduce_desc *d);
+    ck_status (*scan)(const ck_scan_desc *d);                /* (optional) */
+    /* out[i] = start + i * step, as doubles then cast; contiguous out */
+    ck_status (*iota)(ck_array *out, double start, double step);
+    ck_status (*synchronize)(ck_device dev);                 /* (optional) */
+} ck_backend_iface;
+
+/* The backend of a device (never NULL for a valid device type). */
+const ck_backend_iface *ck_backend_for(ck_device dev);
+/* Register a backend for a device type (the CUDA one does at load). */
+void ck_backend_register(ck_device_type type, const ck_backend_iface *iface);
+
+extern const ck_backend_iface ck_backend_cpu;
+
+#endif

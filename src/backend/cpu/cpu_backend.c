@@ -1,0 +1,227 @@
+/* The CPU backend: host memory, and the drivers that walk an iteration space
+ * calling the inner loops of cpu_loops.c, split over the CPU cores when the
+ * work is large enough to pay for waking them. */
+#include "../backend.h"
+#include "../../runtime/parallel.h"
+#include "cpu_loops.h"
+#include "cpu_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *cpu_alloc(ck_device dev, size_t nbytes)
+{
+    (void)dev;
+    void *p = aligned_alloc(64, (nbytes + 63) & ~(size_t)63);
+    if (!p) ck_error_set(CK_ERR_MEMORY, "Unable to allocate %zu bytes for an array", nbytes);
+    return p;
+}
+
+static void cpu_free(ck_device dev, void *ptr, size_t nbytes)
+{
+    (void)dev; (void)nbytes;
+    free(ptr);
+}
+
+static ck_status cpu_copy(ck_device dev, void *dst, const void *src, size_t n)
+{
+    (void)dev;
+    if (n) memmove(dst, src, n);
+    return CK_OK;
+}
+
+/* ------------------------------------------------------------ iteration */
+
+typedef struct walk_ctx {
+    ck_cpu_loop fn;
+    const ck_iter *it;
+    ck_status status;
+    char msg[256];
+} walk_ctx;
+
+/* Run fn over the merged iteration space for linear indices [begin, end)
+ * of dimension 0 when ndim == 1, or of the outer index (dims 1..) else. */
+static ck_status walk_range(ck_cpu_loop fn, const ck_iter *it, int64_t begin, int64_t end)
+{
+    int nops = it->nops;
+    char *ptr[CK_ITER_MAXOPS];
+    int64_t step0[CK_ITER_MAXOPS];
+    for (int k = 0; k < nops; k++) step0[k] = it->strides[k][0];
+    if (it->ndim == 1) {
+        for (int k = 0; k < nops; k++) ptr[k] = it->data[k] + begin * step0[k];
+        return fn(ptr, end - begin, step0);
+    }
+    /* outer index -> coordinates of dims 1.. */
+    int64_t idx[CK_MAXDIMS];
+    int64_t rem = begin;
+    for (int d = 1; d < it->ndim; d++) {
+        idx[d] = rem % it->shape[d];
+        rem /= it->shape[d];
+    }
+    for (int k = 0; k < nops; k++) {
+        ptr[k] = it->data[k];
+        for (int d = 1; d < it->ndim; d++) ptr[k] += idx[d] * it->strides[k][d];
+    }
+    int64_t n0 = it->shape[0];
+    for (int64_t o = begin; o < end; o++) {
+        ck_status s = fn(ptr, n0, step0);
+        if (s != CK_OK) return s;
+        for (int d = 1; d < it->ndim; d++) {
+            for (int k = 0; k < nops; k++) ptr[k] += it->strides[k][d];
+            if (++idx[d] < it->shape[d]) break;
+            for (int k = 0; k < nops; k++) ptr[k] -= it->shape[d] * it->strides[k][d];
+            idx[d] = 0;
+        }
+    }
+    return CK_OK;
+}
+
+static void walk_task(void *vctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    walk_ctx *c = vctx;
+    ck_status s = walk_range(c->fn, c->it, begin, end);
+    if (s != CK_OK && c->status == CK_OK) {   /* a benign race: some error wins */
+        c->status = s;
+        snprintf(c->msg, sizeof c->msg, "%s", ck_error_message());
+    }
+}
+
+ck_status ck_cpu_walk(ck_cpu_loop fn, const ck_iter *it, int64_t parallel_min)
+{
+    if (it->size == 0) return CK_OK;
+    int64_t n = it->ndim == 1 ? it->shape[0] : it->size / it->shape[0];
+    int64_t grain = it->ndim == 1 ? 4096 : 1;
+    if (it->size < parallel_min || ck_cpu_num_threads() < 2)
+        return walk_range(fn, it, 0, n);
+    if (it->ndim > 1 && n < 2) return walk_range(fn, it, 0, n);
+    walk_ctx c = {fn, it, CK_OK, ""};
+    ck_parallel_for(n, grain, walk_task, &c);
+    if (c.status != CK_OK) return ck_error_set(c.status, "%s", c.msg);
+    return CK_OK;
+}
+
+/* Element counts above which a loop is split over the cores: cheap ops
+ * are memory bound and need more work to pay for a wake-up. */
+#define CK_PAR_MIN_CHEAP (1 << 17)
+#define CK_PAR_MIN_COSTLY (1 << 13)
+
+static int op_is_costly(ck_op op, ck_dtype t)
+{
+    if (ck_dtype_is_complex(t) || t == CK_FLOAT16) return 1;
+    switch (op) {
+    case CK_OP_ADD: case CK_OP_SUBTRACT: case CK_OP_MULTIPLY: case CK_OP_NEGATIVE:
+    case CK_OP_POSITIVE: case CK_OP_ABSOLUTE: case CK_OP_SQUARE: case CK_OP_MAXIMUM:
+    case CK_OP_MINIMUM: case CK_OP_FMAX: case CK_OP_FMIN: case CK_OP_EQUAL: case CK_OP_NOT_EQUAL:
+    case CK_OP_LESS: case CK_OP_LESS_EQUAL: case CK_OP_GREATER: case CK_OP_GREATER_EQUAL:
+    case CK_OP_LOGICAL_AND: case CK_OP_LOGICAL_OR: case CK_OP_LOGICAL_XOR: case CK_OP_LOGICAL_NOT:
+    case CK_OP_BITWISE_AND: case CK_OP_BITWISE_OR: case CK_OP_BITWISE_XOR: case CK_OP_INVERT:
+    case CK_OP_WHERE: case CK_OP_CLIP: case CK_OP_CONJUGATE: case CK_OP_COPYSIGN:
+    case CK_OP_ISNAN: case CK_OP_ISINF: case CK_OP_ISFINITE: case CK_OP_SIGNBIT:
+        return 0;
+    case CK_OP_TRUE_DIVIDE: case CK_OP_SQRT:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static ck_status cpu_elementwise(const ck_ew_desc *d)
+{
+    ck_dtype lt = d->types[ck_op_table[d->op].rule & CK_R_WHERE ? 2 : 1];
+    ck_cpu_loop fn = ck_cpu_ew_loops[d->op][lt];
+    if (!fn)
+        return ck_error_set(CK_ERR_TYPE, "ufunc '%s' has no CPU loop for %s",
+                            ck_op_table[d->op].name, ck_dtype_get_info(lt)->name);
+    return ck_cpu_walk(fn, &d->it, op_is_costly(d->op, lt) ? CK_PAR_MIN_COSTLY : CK_PAR_MIN_CHEAP);
+}
+
+static ck_status cpu_cast(const ck_ew_desc *d)
+{
+    return ck_cpu_walk(ck_cpu_cast_loops[d->types[0]][d->types[1]], &d->it, CK_PAR_MIN_CHEAP);
+}
+
+/* fill: a one-operand walk whose "loop" writes the value; the value rides in
+ * a thread-shared static because the loop signature has no context. */
+typedef struct fill_ctx { const ck_iter *it; const void *value; int isz; } fill_ctx;
+
+static void fill_task(void *vctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    fill_ctx *c = vctx;
+    const ck_iter *it = c->it;
+    int isz = c->isz;
+    /* iterate outer index like walk_range, with a local inner loop */
+    int64_t n0 = it->ndim == 1 ? end - begin : it->shape[0];
+    int64_t s0 = it->strides[0][0];
+    int64_t idx[CK_MAXDIMS] = {0};
+    char *p = it->data[0];
+    int64_t ob = begin, oe = end;
+    if (it->ndim == 1) { p += begin * s0; ob = 0; oe = 1; }
+    else {
+        int64_t rem = begin;
+        for (int d = 1; d < it->ndim; d++) { idx[d] = rem % it->shape[d]; rem /= it->shape[d]; p += idx[d] * it->strides[0][d]; }
+    }
+    for (int64_t o = ob; o < oe; o++) {
+        if (s0 == isz) {
+            switch (isz) {
+            case 1: memset(p, *(const uint8_t *)c->value, (size_t)n0); break;
+            case 2: { uint16_t v; memcpy(&v, c->value, 2); uint16_t *q = (uint16_t *)p; for (int64_t i = 0; i < n0; i++) q[i] = v; break; }
+            case 4: { uint32_t v; memcpy(&v, c->value, 4); uint32_t *q = (uint32_t *)p; for (int64_t i = 0; i < n0; i++) q[i] = v; break; }
+            case 8: { uint64_t v; memcpy(&v, c->value, 8); uint64_t *q = (uint64_t *)p; for (int64_t i = 0; i < n0; i++) q[i] = v; break; }
+            default: for (int64_t i = 0; i < n0; i++) memcpy(p + i * isz, c->value, (size_t)isz);
+            }
+        } else {
+            for (int64_t i = 0; i < n0; i++) memcpy(p + i * s0, c->value, (size_t)isz);
+        }
+        for (int d = 1; d < it->ndim; d++) {
+            p += it->strides[0][d];
+            if (++idx[d] < it->shape[d]) break;
+            p -= it->shape[d] * it->strides[0][d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static ck_status cpu_fill(const ck_ew_desc *d, const void *value)
+{
+    const ck_iter *it = &d->it;
+    if (it->size == 0) return CK_OK;
+    fill_ctx c = {it, value, ck_dtype_get_info(d->types[0])->itemsize};
+    int64_t n = it->ndim == 1 ? it->shape[0] : it->size / it->shape[0];
+    if (it->size < CK_PAR_MIN_CHEAP) fill_task(&c, 0, n, 0);
+    else ck_parallel_for(n, it->ndim == 1 ? 4096 : 1, fill_task, &c);
+    return CK_OK;
+}
+
+static ck_status cpu_iota(ck_array *out, double start, double step)
+{
+    /* values are made in float64 blocks and cast, so every dtype shares it */
+    double blk[512];
+    int64_t n = out->size, isz = ck_array_itemsize(out);
+    int64_t st[2] = {isz, 8};
+    ck_cpu_loop cast = ck_cpu_cast_loops[out->dtype][CK_FLOAT64];
+    for (int64_t i0 = 0; i0 < n; i0 += 512) {
+        int64_t m = n - i0 < 512 ? n - i0 : 512;
+        for (int64_t j = 0; j < m; j++) blk[j] = start + (double)(i0 + j) * step;
+        char *args[2] = {out->data + i0 * isz, (char *)blk};
+        cast(args, m, st);
+    }
+    return CK_OK;
+}
+
+const ck_backend_iface ck_backend_cpu = {
+    /* .name           = */ "cpu",
+    /* .alloc          = */ cpu_alloc,
+    /* .free           = */ cpu_free,
+    /* .copy_to_host   = */ cpu_copy,
+    /* .copy_from_host = */ cpu_copy,
+    /* .elementwise    = */ cpu_elementwise,
+    /* .cast           = */ cpu_cast,
+    /* .fill           = */ cpu_fill,
+    /* .reduce         = */ ck_cpu_reduce,
+    /* .scan           = */ ck_cpu_scan,
+    /* .iota           = */ cpu_iota,
+    /* .synchronize    = */ NULL,
+};

@@ -1,0 +1,261 @@
+/*
+ * cpu_loops.c - every CPU element-wise and cast loop, generated from the op
+ * table (include/cudakit_ops.h) and the per-element expressions of
+ * cpu_scalar.h.  Each loop has a contiguous path the compiler vectorises, a
+ * path for a scalar (zero-step) operand, and a strided fallback.
+ */
+#include "cpu_loops.h"
+#include "cpu_scalar.h"
+
+/* The dtypes of each type set: M(ID, DT, K, S, C, R): dtype name, kind
+ * letter, storage type, compute type, real storage type. */
+#define CK_TL_BOOL_(M, ID)  M(ID, BOOL, B, uint8_t, uint8_t, uint8_t)
+#define CK_TL_INT_(M, ID) \
+    M(ID, INT8, I, int8_t, int8_t, int8_t) M(ID, UINT8, U, uint8_t, uint8_t, uint8_t) \
+    M(ID, INT16, I, int16_t, int16_t, int16_t) M(ID, UINT16, U, uint16_t, uint16_t, uint16_t) \
+    M(ID, INT32, I, int32_t, int32_t, int32_t) M(ID, UINT32, U, uint32_t, uint32_t, uint32_t) \
+    M(ID, INT64, I, int64_t, int64_t, int64_t) M(ID, UINT64, U, uint64_t, uint64_t, uint64_t)
+#define CK_TL_FLOAT_(M, ID) \
+    M(ID, FLOAT16, F, _Float16, float, _Float16) M(ID, FLOAT32, F, float, float, float) \
+    M(ID, FLOAT64, F, double, double, double)
+#define CK_TL_COMPLEX_(M, ID) \
+    M(ID, COMPLEX64, C, float _Complex, float _Complex, float) \
+    M(ID, COMPLEX128, C, double _Complex, double _Complex, double)
+
+#define CK_FOR_CK_TS_ALL(M, ID)     CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID) CK_TL_COMPLEX_(M, ID)
+#define CK_FOR_CK_TS_NUM(M, ID)     CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID) CK_TL_COMPLEX_(M, ID)
+#define CK_FOR_CK_TS_INEXACT(M, ID) CK_TL_FLOAT_(M, ID) CK_TL_COMPLEX_(M, ID)
+#define CK_FOR_CK_TS_FLOAT(M, ID)   CK_TL_FLOAT_(M, ID)
+#define CK_FOR_CK_TS_REAL(M, ID)    CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID)
+#define CK_FOR_CK_TS_INT(M, ID)     CK_TL_INT_(M, ID)
+#define CK_FOR_CK_TS_BOOLINT(M, ID) CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID)
+
+/* Each loop is built for AVX-512, AVX2 and baseline x86-64 and picked at
+ * load time (ifunc), so one build runs well on any x86-64 machine. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CK_NO_CLONES)
+#define CK_LOOP_ATTR __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CK_LOOP_ATTR
+#endif
+
+static ck_status ck_loop_fail_(ck_op op)
+{
+    if (op == CK_OP_POWER)
+        return ck_error_set(CK_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+    return ck_error_set(CK_ERR_VALUE, "invalid value in %s", ck_op_table[op].name);
+}
+
+/* ---------------------------------------------------------------- unary */
+#define CK_LOOP1_(ID, DT, K, S, C, O)                                             \
+CK_LOOP_ATTR                                                                      \
+static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st)   \
+{                                                                                 \
+    char *op = args[0];                                                           \
+    const char *ip = args[1];                                                     \
+    int ck_bad = 0;                                                               \
+    if (st[0] == (int64_t)sizeof(O) && st[1] == (int64_t)sizeof(S)) {             \
+        O *o = (O *)op;                                                           \
+        const S *x = (const S *)ip;                                               \
+        for (int64_t i = 0; i < n; i++) {                                         \
+            C a = (C)x[i];                                                        \
+            (void)a;                                                              \
+            o[i] = (O)(CK_X_##ID(DT, K, C, a));                                   \
+        }                                                                         \
+    } else {                                                                      \
+        for (int64_t i = 0; i < n; i++, op += st[0], ip += st[1]) {               \
+            C a = (C)*(const S *)ip;                                              \
+            (void)a;                                                              \
+            *(O *)op = (O)(CK_X_##ID(DT, K, C, a));                               \
+        }                                                                         \
+    }                                                                             \
+    return ck_bad ? ck_loop_fail_(CK_OP_##ID) : CK_OK;                            \
+}
+
+/* --------------------------------------------------------------- binary */
+#define CK_LOOP2_(ID, DT, K, S, C, O)                                             \
+CK_LOOP_ATTR                                                                      \
+static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st)   \
+{                                                                                 \
+    char *op = args[0];                                                           \
+    const char *ap = args[1], *bp = args[2];                                      \
+    int ck_bad = 0;                                                               \
+    const int64_t so = st[0], sa = st[1], sb = st[2];                             \
+    if (so == (int64_t)sizeof(O) && sa == (int64_t)sizeof(S) && sb == (int64_t)sizeof(S)) { \
+        O *o = (O *)op;                                                           \
+        const S *x = (const S *)ap, *y = (const S *)bp;                           \
+        for (int64_t i = 0; i < n; i++) {                                         \
+            C a = (C)x[i], b = (C)y[i];                                           \
+            o[i] = (O)(CK_X_##ID(DT, K, C, a, b));                                \
+        }                                                                         \
+    } else if (so == (int64_t)sizeof(O) && sa == (int64_t)sizeof(S) && sb == 0) { \
+        O *o = (O *)op;                                                           \
+        const S *x = (const S *)ap;                                               \
+        const C b = (C)*(const S *)bp;                                            \
+        for (int64_t i = 0; i < n; i++) {                                         \
+            C a = (C)x[i];                                                        \
+            o[i] = (O)(CK_X_##ID(DT, K, C, a, b));                                \
+        }                                                                         \
+    } else if (so == (int64_t)sizeof(O) && sa == 0 && sb == (int64_t)sizeof(S)) { \
+        O *o = (O *)op;                                                           \
+        const S *y = (const S *)bp;                                               \
+        const C a = (C)*(const S *)ap;                                            \
+        for (int64_t i = 0; i < n; i++) {                                         \
+            C b = (C)y[i];                                                        \
+            o[i] = (O)(CK_X_##ID(DT, K, C, a, b));                                \
+        }                                                                         \
+    } else {                                                                      \
+        for (int64_t i = 0; i < n; i++, op += so, ap += sa, bp += sb) {           \
+            C a = (C)*(const S *)ap, b = (C)*(const S *)bp;                       \
+            *(O *)op = (O)(CK_X_##ID(DT, K, C, a, b));                            \
+        }                                                                         \
+    }                                                                             \
+    return ck_bad ? ck_loop_fail_(CK_OP_##ID) : CK_OK;                            \
+}
+
+/* -------------------------------------------------------------- ternary */
+#define CK_LOOP3_(ID, DT, K, S, C, O)                                             \
+static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st)   \
+{                                                                                 \
+    char *op = args[0];                                                           \
+    const char *ap = args[1], *bp = args[2], *cp = args[3];                       \
+    for (int64_t i = 0; i < n; i++, op += st[0], ap += st[1], bp += st[2], cp += st[3]) { \
+        C a = (C)*(const S *)ap, b = (C)*(const S *)bp, c = (C)*(const S *)cp;    \
+        *(O *)op = (O)(CK_X_##ID(DT, K, C, a, b, c));                             \
+    }                                                                             \
+    return CK_OK;                                                                 \
+}
+
+/* where(cond, x, y): cond is bool, x and y of the loop dtype (copied as
+ * bytes, so every dtype shares one loop per item size). */
+#define CK_LOOP_WHERE_(ID, DT, K, S, C, O)                                        \
+static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st)   \
+{                                                                                 \
+    char *op = args[0];                                                           \
+    const char *cp = args[1], *xp = args[2], *yp = args[3];                       \
+    if (st[0] == (int64_t)sizeof(S) && st[1] == 1 && st[2] == (int64_t)sizeof(S) \
+        && st[3] == (int64_t)sizeof(S)) {                                         \
+        S *o = (S *)op;                                                           \
+        const uint8_t *c = (const uint8_t *)cp;                                   \
+        const S *x = (const S *)xp, *y = (const S *)yp;                           \
+        for (int64_t i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];                \
+        return CK_OK;                                                             \
+    }                                                                             \
+    for (int64_t i = 0; i < n; i++, op += st[0], cp += st[1], xp += st[2], yp += st[3]) \
+        *(S *)op = *(const uint8_t *)cp ? *(const S *)xp : *(const S *)yp;        \
+    return CK_OK;                                                                 \
+}
+
+/* The output storage type of each rule. */
+#define CK_O_CK_R_SAME(S, R) S
+#define CK_O_CK_R_NO_BOOL(S, R) S
+#define CK_O_CK_R_INT_DOUBLE(S, R) S
+#define CK_O_CK_R_OUT_BOOL(S, R) uint8_t
+#define CK_O_CK_R_OUT_REAL(S, R) R
+
+#define CK_M1_CK_R_SAME(ID, DT, K, S, C, R)       CK_LOOP1_(ID, DT, K, S, C, S)
+#define CK_M1_CK_R_NO_BOOL(ID, DT, K, S, C, R)    CK_LOOP1_(ID, DT, K, S, C, S)
+#define CK_M1_CK_R_OUT_BOOL(ID, DT, K, S, C, R)   CK_LOOP1_(ID, DT, K, S, C, uint8_t)
+#define CK_M1_CK_R_OUT_REAL(ID, DT, K, S, C, R)   CK_LOOP1_(ID, DT, K, S, C, R)
+#define CK_M2_CK_R_SAME(ID, DT, K, S, C, R)       CK_LOOP2_(ID, DT, K, S, C, S)
+#define CK_M2_CK_R_NO_BOOL(ID, DT, K, S, C, R)    CK_LOOP2_(ID, DT, K, S, C, S)
+#define CK_M2_CK_R_INT_DOUBLE(ID, DT, K, S, C, R) CK_LOOP2_(ID, DT, K, S, C, S)
+#define CK_M2_CK_R_OUT_BOOL(ID, DT, K, S, C, R)   CK_LOOP2_(ID, DT, K, S, C, uint8_t)
+#define CK_M3_CK_R_SAME(ID, DT, K, S, C, R)       CK_LOOP3_(ID, DT, K, S, C, S)
+#define CK_M3_CK_R_WHERE(ID, DT, K, S, C, R)      CK_LOOP_WHERE_(ID, DT, K, S, C, S)
+
+#define CK_GEN_LOOPS_(ID, name, nin, types, rule) CK_FOR_##types(CK_M##nin##_##rule, ID)
+CK_ALL_OPS(CK_GEN_LOOPS_)
+
+/* The loop table. */
+#define CK_TBL_ENTRY_(ID, DT, K, S, C, R) [CK_OP_##ID][CK_##DT] = ck_loop_##ID##_##DT,
+#define CK_GEN_TBL_(ID, name, nin, types, rule) CK_FOR_##types(CK_TBL_ENTRY_, ID)
+ck_cpu_loop ck_cpu_ew_loops[CK_OP_COUNT][CK_NTYPES] = {
+    CK_ALL_OPS(CK_GEN_TBL_)
+};
+
+/* ----------------------------------------------------------------- casts */
+/* Conversion of one value from compute type CF (kind KF) to storage ST of
+ * kind KT.  Float to integer goes through int64 so negative values wrap into
+ * unsigned types as NumPy's casts do; complex to real drops the imaginary
+ * part. */
+#define CK_CVT_(KF, KT, ST, v) CK_CVT_##KF##_##KT(ST, v)
+#define CK_CVT_B_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_I_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_U_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_F_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_C_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_B_I(ST, v) ((ST)(v))
+#define CK_CVT_I_I(ST, v) ((ST)(v))
+#define CK_CVT_U_I(ST, v) ((ST)(v))
+#define CK_CVT_F_I(ST, v) ((ST)ck_f2i64((double)(v)))
+#define CK_CVT_C_I(ST, v) ((ST)ck_f2i64((double)CK_RE(v)))
+#define CK_CVT_B_U CK_CVT_B_I
+#define CK_CVT_I_U CK_CVT_I_I
+#define CK_CVT_U_U CK_CVT_U_I
+#define CK_CVT_F_U(ST, v) ((ST)ck_f2u64((double)(v)))
+#define CK_CVT_C_U(ST, v) ((ST)ck_f2u64((double)CK_RE(v)))
+#define CK_CVT_B_F(ST, v) ((ST)(v))
+#define CK_CVT_I_F(ST, v) ((ST)(v))
+#define CK_CVT_U_F(ST, v) ((ST)(v))
+#define CK_CVT_F_F(ST, v) ((ST)(v))
+#define CK_CVT_C_F(ST, v) ((ST)CK_RE(v))
+#define CK_CVT_B_C(ST, v) ((ST)(v))
+#define CK_CVT_I_C(ST, v) ((ST)(v))
+#define CK_CVT_U_C(ST, v) ((ST)(v))
+#define CK_CVT_F_C(ST, v) ((ST)(v))
+#define CK_CVT_C_C(ST, v) ((ST)(v))
+
+static inline int64_t ck_f2i64(double v)
+{
+    if (v != v) return INT64_MIN;
+    if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+static inline uint64_t ck_f2u64(double v)
+{
+    if (v >= 9223372036854775808.0 && v < 18446744073709551616.0) return (uint64_t)v;
+    return (uint64_t)ck_f2i64(v);
+}
+
+/* f16 -> wider floats convert directly; everything converts from the
+ * compute type of the source. */
+#define CK_CAST_LOOP_(DTT, KT, ST, DTF, KF, SF, CF)                               \
+CK_LOOP_ATTR                                                                      \
+static ck_status ck_cast_##DTF##_to_##DTT(char **args, int64_t n, const int64_t *st) \
+{                                                                                 \
+    char *op = args[0];                                                           \
+    const char *ip = args[1];                                                     \
+    if (st[0] == (int64_t)sizeof(ST) && st[1] == (int64_t)sizeof(SF)) {           \
+        ST *o = (ST *)op;                                                         \
+        const SF *x = (const SF *)ip;                                             \
+        for (int64_t i = 0; i < n; i++) { CF v = (CF)x[i]; o[i] = CK_CVT_(KF, KT, ST, v); } \
+    } else {                                                                      \
+        for (int64_t i = 0; i < n; i++, op += st[0], ip += st[1]) {               \
+            CF v = (CF)*(const SF *)ip;                                           \
+            *(ST *)op = CK_CVT_(KF, KT, ST, v);                                   \
+        }                                                                         \
+    }                                                                             \
+    return CK_OK;                                                                 \
+}
+
+/* The cross product needs a second, independent copy of the type list (a
+ * macro cannot expand inside its own expansion). */
+#define CK_TYPES2_(M, A) \
+    M(A, BOOL, B, uint8_t, uint8_t) M(A, INT8, I, int8_t, int8_t) M(A, UINT8, U, uint8_t, uint8_t) \
+    M(A, INT16, I, int16_t, int16_t) M(A, UINT16, U, uint16_t, uint16_t) \
+    M(A, INT32, I, int32_t, int32_t) M(A, UINT32, U, uint32_t, uint32_t) \
+    M(A, INT64, I, int64_t, int64_t) M(A, UINT64, U, uint64_t, uint64_t) \
+    M(A, FLOAT16, F, _Float16, float) M(A, FLOAT32, F, float, float) M(A, FLOAT64, F, double, double) \
+    M(A, COMPLEX64, C, float _Complex, float _Complex) M(A, COMPLEX128, C, double _Complex, double _Complex)
+#define CK_UNPAREN_(...) __VA_ARGS__
+#define CK_CALL_(M, ...) M(__VA_ARGS__)
+#define CK_CAST_ONE_(TO, DTF, KF, SF, CF) CK_CALL_(CK_CAST_LOOP_, CK_UNPAREN_ TO, DTF, KF, SF, CF)
+#define CK_CAST_OUTER_(ID, DT, K, S, C, R) CK_TYPES2_(CK_CAST_ONE_, (DT, K, S))
+CK_FOR_CK_TS_ALL(CK_CAST_OUTER_, _)
+
+#define CK_CAST_TBL_ENTRY_(DTT, KT, ST, DTF) [CK_##DTT][CK_##DTF] = ck_cast_##DTF##_to_##DTT,
+#define CK_CAST_TBL_ONE_(TO, DTF, KF, SF, CF) CK_CALL_(CK_CAST_TBL_ENTRY_, CK_UNPAREN_ TO, DTF)
+#define CK_CAST_TBL_OUTER_(ID, DT, K, S, C, R) CK_TYPES2_(CK_CAST_TBL_ONE_, (DT, K, S))
+ck_cpu_loop ck_cpu_cast_loops[CK_NTYPES][CK_NTYPES] = {
+    CK_FOR_CK_TS_ALL(CK_CAST_TBL_OUTER_, _)
+};

@@ -1,0 +1,1093 @@
+/*
+ * cpu_reduce.c - the CPU reductions (sum, prod, min, max, all, any, argmin,
+ * argmax, count_nonzero) and scans (cumsum, cumprod), for every dtype.
+ *
+ * Each (op, dtype) is a small kernel (ck_red_kernel): a fold state with
+ * init / run / merge / store, plus a "row" form that folds a whole row of
+ * outputs at once.  The kernels are generated from one type list (X-macros,
+ * as in cpu_loops.c); three drivers walk a ck_reduce_desc with them:
+ *
+ *   - rows:     the kept dims are innermost in memory (sum over axis 0 of a
+ *               C array) or the reduction is tiny: accumulate contiguous
+ *               input rows into a block of outputs, never walking a column
+ *               one element at a time (what NumPy does too);
+ *   - elements: every output element folds its own inner space; big folds
+ *               are cut into leaves that run on all cores.
+ *   - empty:    the identity (sum 0, prod 1, all true, ...).
+ *
+ * Float sums are pairwise like NumPy's, but organised for SIMD: a block of
+ * 128 bytes' worth of lanes each adds CK_DEPTH values (NumPy: 8 accumulators
+ * of 16), whole lane vectors are then combined pairwise (a binary-counter
+ * cascade rather than recursion, so there is no per-block call), and the
+ * lanes are folded pairwise at the end.  The error bound is NumPy's: a
+ * short sequential run per lane plus O(log n) pairwise levels.
+ *
+ * Results never depend on the thread count: parallel leaves are aligned to
+ * the cascade's power-of-two subtrees and combined in the same tree, so a
+ * sum on 1 or 16 threads gives the same bits.
+ */
+#include "cpu_internal.h"
+#include "../../runtime/parallel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hot kernels get an AVX2+F16C clone picked at load time on x86-64; the
+ * baseline build is SSE2 only, which halves vector width.  Only loops free
+ * of a*b+c patterns get it: the clone could contract those into FMAs and
+ * make results depend on the machine. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define CK_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CK_HOT
+#endif
+#define CK_INLINE static inline __attribute__((always_inline))
+
+/* Bytes of independent accumulators per SIMD loop: four AVX2 registers,
+ * enough to hide the add latency. */
+#define CK_LANE_BYTES 128
+/* Values each lane adds before lane vectors are combined pairwise. */
+#define CK_DEPTH 16
+/* Below this many elements a reduction stays on one core. */
+#define CK_PAR_MIN ((int64_t)1 << 17)
+/* Parallel leaves hold at least this many elements, at most this many leaves. */
+#define CK_LEAF_MIN ((int64_t)1 << 15)
+#define CK_MAX_LEAVES 64
+/* Outputs per task in the row driver (its accumulators stay in L1). */
+#ifndef CK_RB
+#define CK_RB 1024
+#endif
+/* Fold states of every kernel fit this. */
+#define CK_STATE_BYTES 192
+
+/* The dtypes: M(DT, K, S, C, R, W) with K the kind (B bool, I signed, U
+ * unsigned, H float16, F float, X complex), S the storage type, C the type
+ * values are computed in (float for float16, as NumPy's half loops do), R
+ * the real type of a sum lane, W an unsigned integer as wide as S. */
+#define CK_RED_TYPES(M) \
+    M(BOOL, B, uint8_t, uint8_t, uint8_t, uint8_t) \
+    M(INT8, I, int8_t, int8_t, int8_t, uint8_t) \
+    M(UINT8, U, uint8_t, uint8_t, uint8_t, uint8_t) \
+    M(INT16, I, int16_t, int16_t, int16_t, uint16_t) \
+    M(UINT16, U, uint16_t, uint16_t, uint16_t, uint16_t) \
+    M(INT32, I, int32_t, int32_t, int32_t, uint32_t) \
+    M(UINT32, U, uint32_t, uint32_t, uint32_t, uint32_t) \
+    M(INT64, I, int64_t, int64_t, int64_t, uint64_t) \
+    M(UINT64, U, uint64_t, uint64_t, uint64_t, uint64_t) \
+    M(FLOAT16, H, _Float16, float, float, uint16_t) \
+    M(FLOAT32, F, float, float, float, uint32_t) \
+    M(FLOAT64, F, double, double, double, uint64_t) \
+    M(COMPLEX64, X, float _Complex, float _Complex, float, uint64_t) \
+    M(COMPLEX128, X, double _Complex, double _Complex, double, uint64_t)
+
+/* ------------------------------------------------------- per-kind pieces */
+
+#define CK_RE_(a) __real__(a)
+#define CK_IM_(a) __imag__(a)
+
+#define CK_ISNAN_B(x) 0
+#define CK_ISNAN_I(x) 0
+#define CK_ISNAN_U(x) 0
+#define CK_ISNAN_H(x) ((x) != (x))
+#define CK_ISNAN_F(x) ((x) != (x))
+#define CK_ISNAN_X(x) (CK_RE_(x) != CK_RE_(x) || CK_IM_(x) != CK_IM_(x))
+
+/* Order; complex is lexicographic, as NumPy sorts and compares it. */
+#define CK_LT_B(a, b) ((a) < (b))
+#define CK_LT_I(a, b) ((a) < (b))
+#define CK_LT_U(a, b) ((a) < (b))
+#define CK_LT_H(a, b) ((a) < (b))
+#define CK_LT_F(a, b) ((a) < (b))
+#define CK_LT_X(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) < CK_IM_(b)))
+#define CK_LE_B(a, b) ((a) <= (b))
+#define CK_LE_I(a, b) ((a) <= (b))
+#define CK_LE_U(a, b) ((a) <= (b))
+#define CK_LE_H(a, b) ((a) <= (b))
+#define CK_LE_F(a, b) ((a) <= (b))
+#define CK_LE_X(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) <= CK_IM_(b)))
+
+/* b strictly better than a; KEEP: a (the earlier) stays against b. */
+#define CK_BETTER_MIN(K, b, a) CK_LT_##K(b, a)
+#define CK_BETTER_MAX(K, b, a) CK_LT_##K(a, b)
+#define CK_KEEP_MIN(K, a, b) CK_LE_##K(a, b)
+#define CK_KEEP_MAX(K, a, b) CK_LE_##K(b, a)
+
+/* Truthiness of a stored value.  float16 by its bits: the baseline build has
+ * no half compare, and NaN is truthy while -0 is not. */
+static inline int ck_nz_f16(_Float16 x)
+{
+    uint16_t u;
+    memcpy(&u, &x, 2);
+    return (u & 0x7fff) != 0;
+}
+#define CK_NZ_B(x) ((x) != 0)
+#define CK_NZ_I(x) ((x) != 0)
+#define CK_NZ_U(x) ((x) != 0)
+#define CK_NZ_H(x) ck_nz_f16(x)
+#define CK_NZ_F(x) ((x) != 0)
+#define CK_NZ_X(x) ((CK_RE_(x) != 0) | (CK_IM_(x) != 0))
+
+/* bool adds as "or" and multiplies as "and" (NumPy's bool loops). */
+#define CK_ADD_B(a, b) ((a) | (b))
+#define CK_ADD_I(a, b) ((a) + (b))
+#define CK_ADD_U(a, b) ((a) + (b))
+#define CK_ADD_H(a, b) ((a) + (b))
+#define CK_ADD_F(a, b) ((a) + (b))
+#define CK_ADD_X(a, b) ((a) + (b))
+#define CK_MUL_B(a, b) ((a) & (b))
+#define CK_MUL_I(a, b) ((a) * (b))
+#define CK_MUL_U(a, b) ((a) * (b))
+#define CK_MUL_H(a, b) ((a) * (b))
+#define CK_MUL_F(a, b) ((a) * (b))
+#define CK_MUL_X(a, b) ck_cmul_(a, b)
+
+/* NumPy multiplies complex numbers by the textbook formula, without C99's
+ * Annex G recovery of infinities. */
+static inline float _Complex ck_cmul64(float _Complex a, float _Complex b)
+{
+    return __builtin_complex(CK_RE_(a) * CK_RE_(b) - CK_IM_(a) * CK_IM_(b),
+                             CK_RE_(a) * CK_IM_(b) + CK_IM_(a) * CK_RE_(b));
+}
+static inline double _Complex ck_cmul128(double _Complex a, double _Complex b)
+{
+    return __builtin_complex(CK_RE_(a) * CK_RE_(b) - CK_IM_(a) * CK_IM_(b),
+                             CK_RE_(a) * CK_IM_(b) + CK_IM_(a) * CK_RE_(b));
+}
+#define ck_cmul_(a, b) _Generic((a), float _Complex: ck_cmul64, default: ck_cmul128)(a, b)
+
+/* ------------------------------------------------------------ the lanes */
+
+/* CK_LANE_BYTES of float or double accumulators. */
+#define CK_LANES_DEF_(R)                                                          \
+typedef struct { R l[CK_LANE_BYTES / sizeof(R)]; } ck_lanes_##R;                  \
+CK_INLINE void ck_lanes_zero_##R(ck_lanes_##R *a)                                 \
+{                                                                                 \
+    for (int j = 0; j < (int)(CK_LANE_BYTES / sizeof(R)); j++) a->l[j] = 0;       \
+}                                                                                 \
+CK_INLINE void ck_lanes_add_##R(ck_lanes_##R *a, const ck_lanes_##R *b)           \
+{                                                                                 \
+    for (int j = 0; j < (int)(CK_LANE_BYTES / sizeof(R)); j++) a->l[j] += b->l[j]; \
+}                                                                                 \
+/* The lane sums of n <= lanes * CK_DEPTH values: value i goes to lane        \
+ * i % lanes, so complex data keeps re in even and im in odd lanes. */        \
+CK_INLINE void ck_lanes_block_##R(ck_lanes_##R *o, const R *x, int64_t n)         \
+{                                                                                 \
+    enum { NL = CK_LANE_BYTES / sizeof(R) };                                      \
+    ck_lanes_##R r;                                                               \
+    ck_lanes_zero_##R(&r);                                                        \
+    int64_t i = 0;                                                                \
+    for (; i + NL <= n; i += NL)                                                  \
+        for (int j = 0; j < NL; j++) r.l[j] += x[i + j];                          \
+    for (int j = 0; i + j < n; j++) r.l[j] += x[i + j];                           \
+    *o = r;                                                                       \
+}                                                                                 \
+/* Pairwise fold of the lanes down to ncomp (1 real, 2 complex) sums: halving \
+ * by even steps keeps the parity of complex lanes. */                        \
+static inline R ck_lanes_fold_##R(const ck_lanes_##R *a, int ncomp, int comp)     \
+{                                                                                 \
+    ck_lanes_##R t = *a;                                                          \
+    for (int h = (int)(CK_LANE_BYTES / sizeof(R)) / 2; h >= ncomp; h /= 2)        \
+        for (int j = 0; j < h; j++) t.l[j] += t.l[j + h];                         \
+    return t.l[comp];                                                             \
+}
+CK_LANES_DEF_(float)
+CK_LANES_DEF_(double)
+
+#define CK_NLANES(R) ((int)(CK_LANE_BYTES / sizeof(R)))
+
+/* ========================================================== kernel shape */
+
+typedef struct ck_red_kernel {
+    void (*init)(void *st);
+    /* fold n values at p (byte step s) into st; idx: the flat index of the
+     * first along the reduction (for argmin/argmax) */
+    void (*run)(void *st, const char *p, int64_t n, int64_t s, int64_t idx);
+    /* st = st (+) later, where later's values come after st's */
+    void (*merge)(void *st, const void *later);
+    void (*store)(const void *st, char *out);
+    /* the row form: m accumulators at acc (C values, argmin/argmax indices
+     * after CK_RB of them) fold values p[j*s]; k: the row's flat index along
+     * the reduction; first: set rather than fold */
+    void (*row)(void *acc, const char *p, int64_t m, int64_t s, int64_t k, int first);
+    void (*row_store)(const void *acc, char *out, int64_t m, int64_t os);
+    int64_t block;   /* elements per pairwise block: leaves are 2^k of them */
+} ck_red_kernel;
+
+typedef struct { _Alignas(64) unsigned char b[CK_STATE_BYTES]; } ck_state;
+
+#define CK_STATE_FITS_(T) _Static_assert(sizeof(T) <= CK_STATE_BYTES, "fold state too big")
+
+/* One loop body over a row segment, contiguous path first so it vectorises;
+ * x is the stored value, j its index. */
+#define CK_ROWLOOP_(S, FIRST, UPDATE)                                             \
+    if (s == (int64_t)sizeof(S)) {                                                \
+        const S *restrict xs = (const S *)p;                                      \
+        if (first) for (int64_t j = 0; j < m; j++) { S x = xs[j]; FIRST; }        \
+        else for (int64_t j = 0; j < m; j++) { S x = xs[j]; UPDATE; }             \
+    } else {                                                                      \
+        if (first) for (int64_t j = 0; j < m; j++) { S x = *(const S *)(p + j * s); FIRST; } \
+        else for (int64_t j = 0; j < m; j++) { S x = *(const S *)(p + j * s); UPDATE; } \
+    }
+
+/* Row outputs of value accumulators, converted to the stored type O. */
+#define CK_ROWSTORE_(NAME, DT, A, O)                                              \
+static void ck_rowst_##NAME##_##DT(const void *vacc, char *out, int64_t m, int64_t os) \
+{                                                                                 \
+    const A *acc = (const A *)vacc;                                               \
+    if (os == (int64_t)sizeof(O)) for (int64_t j = 0; j < m; j++) ((O *)out)[j] = (O)acc[j]; \
+    else for (int64_t j = 0; j < m; j++) *(O *)(out + j * os) = (O)acc[j];        \
+}
+
+/* ================================================================= SUM */
+
+/* bool and integers: one (wrapping) accumulator; vectorises as it is. */
+#define CK_SUM_PLAIN_(DT, K, S, C, R, W)                                          \
+typedef struct { C v; } ck_st_SUM_##DT;                                           \
+CK_STATE_FITS_(ck_st_SUM_##DT);                                                   \
+static void ck_init_SUM_##DT(void *st) { ((ck_st_SUM_##DT *)st)->v = 0; }         \
+static CK_HOT void ck_run_SUM_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    (void)idx;                                                                    \
+    C a = 0;                                                                      \
+    if (s == (int64_t)sizeof(S)) {                                                \
+        const S *x = (const S *)p;                                                \
+        for (int64_t i = 0; i < n; i++) a = (C)CK_ADD_##K(a, x[i]);               \
+    } else {                                                                      \
+        for (int64_t i = 0; i < n; i++, p += s) a = (C)CK_ADD_##K(a, *(const S *)p); \
+    }                                                                             \
+    ck_st_SUM_##DT *st = (ck_st_SUM_##DT *)vst;                                   \
+    st->v = (C)CK_ADD_##K(st->v, a);                                              \
+}                                                                                 \
+static void ck_merge_SUM_##DT(void *vst, const void *vl)                          \
+{                                                                                 \
+    ck_st_SUM_##DT *st = (ck_st_SUM_##DT *)vst;                                   \
+    st->v = (C)CK_ADD_##K(st->v, ((const ck_st_SUM_##DT *)vl)->v);                \
+}                                                                                 \
+static void ck_store_SUM_##DT(const void *st, char *out)                          \
+{                                                                                 \
+    *(S *)out = (S)((const ck_st_SUM_##DT *)st)->v;                               \
+}
+
+/* Floats and complex: pairwise over lanes (see the top of the file). */
+#define CK_NCOMP_H 1
+#define CK_NCOMP_F 1
+#define CK_NCOMP_X 2
+#define CK_DIRECT_H 0   /* float16 is widened into a buffer first */
+#define CK_DIRECT_F 1
+#define CK_DIRECT_X 1
+#define CK_GATHER_H(buf, i, S, q) ((buf)[i] = (float)*(const S *)(q))
+#define CK_GATHER_F(buf, i, S, q) ((buf)[i] = *(const S *)(q))
+#define CK_GATHER_X(buf, i, S, q) \
+    ((buf)[2 * (i)] = CK_RE_(*(const S *)(q)), (buf)[2 * (i) + 1] = CK_IM_(*(const S *)(q)))
+#define CK_SUMOUT_H(S, R, l) ((S)ck_lanes_fold_##R(l, 1, 0))
+#define CK_SUMOUT_F(S, R, l) ((S)ck_lanes_fold_##R(l, 1, 0))
+#define CK_SUMOUT_X(S, R, l) (__builtin_complex(ck_lanes_fold_##R(l, 2, 0), ck_lanes_fold_##R(l, 2, 1)))
+
+#define CK_SUM_LANES_(DT, K, S, C, R, W)                                          \
+typedef struct { ck_lanes_##R v; } ck_st_SUM_##DT;                                \
+CK_STATE_FITS_(ck_st_SUM_##DT);                                                   \
+static void ck_init_SUM_##DT(void *st) { ck_lanes_zero_##R(&((ck_st_SUM_##DT *)st)->v); } \
+static CK_HOT void ck_run_SUM_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    enum { NC = CK_NCOMP_##K, NR = CK_NLANES(R) * CK_DEPTH, EB = NR / NC };      \
+    ck_lanes_##R stack[64], cur;                                                  \
+    int lvl[64], sp = 0;                                                          \
+    R buf[NR];                                                                    \
+    const int direct = CK_DIRECT_##K && s == (int64_t)sizeof(S);                  \
+    (void)idx;                                                                    \
+    for (int64_t b = 0; b < n; b += EB) {                                         \
+        int64_t m = n - b < EB ? n - b : EB;                                      \
+        const char *q = p + b * s;                                                \
+        const R *x = buf;                                                         \
+        if (direct) x = (const R *)q;                                             \
+        else if (s == (int64_t)sizeof(S))                                         \
+            for (int64_t i = 0; i < m; i++) CK_GATHER_##K(buf, i, S, q + i * (int64_t)sizeof(S)); \
+        else                                                                      \
+            for (int64_t i = 0; i < m; i++, q += s) CK_GATHER_##K(buf, i, S, q);  \
+        ck_lanes_block_##R(&cur, x, m * NC);                                      \
+        /* binary counter: two subtrees of one level become one of the next */  \
+        int l = 0;                                                                \
+        for (; sp > 0 && lvl[sp - 1] == l; l++) ck_lanes_add_##R(&cur, &stack[--sp]); \
+        stack[sp] = cur;                                                          \
+        lvl[sp++] = l;                                                            \
+    }                                                                             \
+    for (; sp > 1; sp--) ck_lanes_add_##R(&stack[sp - 2], &stack[sp - 1]);        \
+    if (sp) ck_lanes_add_##R(&((ck_st_SUM_##DT *)vst)->v, &stack[0]);             \
+}                                                                                 \
+static void ck_merge_SUM_##DT(void *vst, const void *vl)                          \
+{                                                                                 \
+    ck_lanes_add_##R(&((ck_st_SUM_##DT *)vst)->v, &((const ck_st_SUM_##DT *)vl)->v); \
+}                                                                                 \
+static void ck_store_SUM_##DT(const void *st, char *out)                          \
+{                                                                                 \
+    *(S *)out = CK_SUMOUT_##K(S, R, &((const ck_st_SUM_##DT *)st)->v);            \
+}
+
+#define CK_SUM_B CK_SUM_PLAIN_
+#define CK_SUM_I CK_SUM_PLAIN_
+#define CK_SUM_U CK_SUM_PLAIN_
+#define CK_SUM_H CK_SUM_LANES_
+#define CK_SUM_F CK_SUM_LANES_
+#define CK_SUM_X CK_SUM_LANES_
+
+/* The row form of sum accumulates in C (float for float16: more accurate
+ * than NumPy's half adds, never less). */
+#define CK_SUM_ROW_(DT, K, S, C, R, W)                                            \
+static CK_HOT void ck_row_SUM_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    C *restrict acc = (C *)vacc;                                                           \
+    (void)k;                                                                      \
+    CK_ROWLOOP_(S, acc[j] = (C)x, acc[j] = (C)CK_ADD_##K(acc[j], (C)x))           \
+}                                                                                 \
+CK_ROWSTORE_(SUM, DT, C, S)
+
+#define CK_BLOCK_B(R) 1024
+#define CK_BLOCK_I(R) 1024
+#define CK_BLOCK_U(R) 1024
+#define CK_BLOCK_H(R) (CK_NLANES(R) * CK_DEPTH)
+#define CK_BLOCK_F(R) (CK_NLANES(R) * CK_DEPTH)
+#define CK_BLOCK_X(R) (CK_NLANES(R) * CK_DEPTH / 2)
+
+#define CK_GEN_SUM_(DT, K, S, C, R, W) CK_SUM_##K(DT, K, S, C, R, W) CK_SUM_ROW_(DT, K, S, C, R, W)
+CK_RED_TYPES(CK_GEN_SUM_)
+
+/* ================================================================ PROD */
+
+/* Sequential like NumPy's multiply.reduce; contiguous floats use 8 lanes
+ * (the latency of a product chain would otherwise bound it). */
+#define CK_PRODLANES_F 1
+#define CK_PRODLANES_B 0
+#define CK_PRODLANES_I 0
+#define CK_PRODLANES_U 0
+#define CK_PRODLANES_H 0
+#define CK_PRODLANES_X 0
+
+#define CK_GEN_PROD_(DT, K, S, C, R, W)                                           \
+typedef struct { C v; } ck_st_PROD_##DT;                                          \
+CK_STATE_FITS_(ck_st_PROD_##DT);                                                  \
+static void ck_init_PROD_##DT(void *st) { ((ck_st_PROD_##DT *)st)->v = (C)1; }    \
+static inline C ck_prod8_##DT(const S *x, int64_t n)                              \
+{                                                                                 \
+    C r[8];                                                                       \
+    for (int j = 0; j < 8; j++) r[j] = (C)x[j];                                   \
+    int64_t i = 8;                                                                \
+    for (; i + 8 <= n; i += 8)                                                    \
+        for (int j = 0; j < 8; j++) r[j] = (C)CK_MUL_##K(r[j], (C)x[i + j]);      \
+    C a = (C)CK_MUL_##K((C)CK_MUL_##K((C)CK_MUL_##K(r[0], r[1]), (C)CK_MUL_##K(r[2], r[3])), \
+                        (C)CK_MUL_##K((C)CK_MUL_##K(r[4], r[5]), (C)CK_MUL_##K(r[6], r[7]))); \
+    for (; i < n; i++) a = (C)CK_MUL_##K(a, (C)x[i]);                             \
+    return a;                                                                     \
+}                                                                                 \
+static void ck_run_PROD_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    (void)idx;                                                                    \
+    ck_st_PROD_##DT *st = (ck_st_PROD_##DT *)vst;                                 \
+    C a = st->v;                                                                  \
+    if (CK_PRODLANES_##K && s == (int64_t)sizeof(S) && n >= 64) {                 \
+        a = (C)CK_MUL_##K(a, ck_prod8_##DT((const S *)p, n));                     \
+    } else if (s == (int64_t)sizeof(S)) {                                         \
+        const S *x = (const S *)p;                                                \
+        for (int64_t i = 0; i < n; i++) a = (C)CK_MUL_##K(a, (C)x[i]);            \
+    } else {                                                                      \
+        for (int64_t i = 0; i < n; i++, p += s) a = (C)CK_MUL_##K(a, (C)*(const S *)p); \
+    }                                                                             \
+    st->v = a;                                                                    \
+}                                                                                 \
+static void ck_merge_PROD_##DT(void *vst, const void *vl)                         \
+{                                                                                 \
+    ck_st_PROD_##DT *st = (ck_st_PROD_##DT *)vst;                                 \
+    st->v = (C)CK_MUL_##K(st->v, ((const ck_st_PROD_##DT *)vl)->v);               \
+}                                                                                 \
+static void ck_store_PROD_##DT(const void *st, char *out)                         \
+{                                                                                 \
+    *(S *)out = (S)((const ck_st_PROD_##DT *)st)->v;                              \
+}                                                                                 \
+static void ck_row_PROD_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    C *restrict acc = (C *)vacc;                                                           \
+    (void)k;                                                                      \
+    CK_ROWLOOP_(S, acc[j] = (C)x, acc[j] = (C)CK_MUL_##K(acc[j], (C)x))           \
+}                                                                                 \
+CK_ROWSTORE_(PROD, DT, C, S)
+CK_RED_TYPES(CK_GEN_PROD_)
+
+/* ===================================================== MIN, MAX, ARG... */
+
+/* The NaN-propagating extreme of a contiguous run for kinds the compiler
+ * can vectorise: lanes take the plain compare-select (minps / pminsd) and a
+ * NaN flag; only a run that has a NaN is looked at again, for the first. */
+#define CK_VEXT_(DT, K, S, W, NAME)                                               \
+CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                          \
+{                                                                                 \
+    enum { NL = CK_LANE_BYTES / sizeof(S) };                                      \
+    int64_t i = 1;                                                                \
+    S r = x[0];                                                                   \
+    W any = (W)CK_ISNAN_##K(r);                                                   \
+    if (n >= 2 * NL) {                                                            \
+        S m[NL];                                                                  \
+        W f[NL];                                                                  \
+        for (int j = 0; j < NL; j++) { m[j] = x[j]; f[j] = (W)CK_ISNAN_##K(x[j]); } \
+        for (i = NL; i + NL <= n; i += NL)                                        \
+            for (int j = 0; j < NL; j++) {                                        \
+                S v = x[i + j];                                                   \
+                m[j] = CK_BETTER_##NAME(K, v, m[j]) ? v : m[j];                   \
+                f[j] |= (W)CK_ISNAN_##K(v);                                       \
+            }                                                                     \
+        r = m[0];                                                                 \
+        for (int j = 0; j < NL; j++) { r = CK_BETTER_##NAME(K, m[j], r) ? m[j] : r; any |= f[j]; } \
+    }                                                                             \
+    for (; i < n; i++) { S v = x[i]; r = CK_BETTER_##NAME(K, v, r) ? v : r; any |= (W)CK_ISNAN_##K(v); } \
+    if (any)                                                                      \
+        for (i = 0; i < n; i++)                                                   \
+            if (CK_ISNAN_##K(x[i])) return x[i];                                  \
+    return r;                                                                     \
+}
+#define CK_VEXT_DEF_B CK_VEXT_
+#define CK_VEXT_DEF_I CK_VEXT_
+#define CK_VEXT_DEF_U CK_VEXT_
+#define CK_VEXT_DEF_F CK_VEXT_
+#define CK_VEXT_DEF_H(DT, K, S, W, NAME)
+#define CK_VEXT_DEF_X(DT, K, S, W, NAME)
+#define CK_HAS_VEXT_B 1
+#define CK_HAS_VEXT_I 1
+#define CK_HAS_VEXT_U 1
+#define CK_HAS_VEXT_F 1
+#define CK_HAS_VEXT_H 0
+#define CK_HAS_VEXT_X 0
+#define CK_VEXT_CALL_B(NAME, DT, S, p, n) ((S)ck_vext_##NAME##_##DT((const S *)(p), n))
+#define CK_VEXT_CALL_I CK_VEXT_CALL_B
+#define CK_VEXT_CALL_U CK_VEXT_CALL_B
+#define CK_VEXT_CALL_F CK_VEXT_CALL_B
+#define CK_VEXT_CALL_H(NAME, DT, S, p, n) ((S)0)
+#define CK_VEXT_CALL_X(NAME, DT, S, p, n) ((S)0)
+
+/* The extreme of any run, NumPy's way: stop at the first NaN. */
+#define CK_SEXT_(DT, K, S, C, NAME)                                               \
+static inline C ck_sext_##NAME##_##DT(const char *p, int64_t n, int64_t s)        \
+{                                                                                 \
+    C r = (C)*(const S *)p;                                                       \
+    if (CK_ISNAN_##K(r)) return r;                                                \
+    for (int64_t i = 1; i < n; i++) {                                             \
+        p += s;                                                                   \
+        C v = (C)*(const S *)p;                                                   \
+        if (CK_ISNAN_##K(v)) return v;                                            \
+        if (CK_BETTER_##NAME(K, v, r)) r = v;                                     \
+    }                                                                             \
+    return r;                                                                     \
+}
+
+#define CK_GEN_MINMAX_(DT, K, S, C, R, W, NAME)                                   \
+CK_VEXT_DEF_##K(DT, K, S, W, NAME)                                                \
+CK_SEXT_(DT, K, S, C, NAME)                                                       \
+typedef struct { C v; int has; } ck_st_##NAME##_##DT;                             \
+CK_STATE_FITS_(ck_st_##NAME##_##DT);                                              \
+static void ck_init_##NAME##_##DT(void *st) { ((ck_st_##NAME##_##DT *)st)->has = 0; } \
+static void ck_merge_##NAME##_##DT(void *vst, const void *vl)                     \
+{                                                                                 \
+    ck_st_##NAME##_##DT *st = (ck_st_##NAME##_##DT *)vst;                         \
+    const ck_st_##NAME##_##DT *l = (const ck_st_##NAME##_##DT *)vl;               \
+    if (!l->has) return;                                                          \
+    if (!st->has) { *st = *l; return; }                                           \
+    C a = st->v, b = l->v;                                                        \
+    st->v = (CK_KEEP_##NAME(K, a, b) || CK_ISNAN_##K(a)) ? a : b;                 \
+}                                                                                 \
+static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    (void)idx;                                                                    \
+    if (n <= 0) return;                                                           \
+    ck_st_##NAME##_##DT l;                                                        \
+    l.has = 1;                                                                    \
+    if (CK_HAS_VEXT_##K && s == (int64_t)sizeof(S)) l.v = (C)CK_VEXT_CALL_##K(NAME, DT, S, p, n); \
+    else l.v = ck_sext_##NAME##_##DT(p, n, s);                                    \
+    ck_merge_##NAME##_##DT(vst, &l);                                              \
+}                                                                                 \
+static void ck_store_##NAME##_##DT(const void *st, char *out)                     \
+{                                                                                 \
+    *(S *)out = (S)((const ck_st_##NAME##_##DT *)st)->v;                          \
+}                                                                                 \
+/* np.minimum: keep the accumulator unless the new value is better or NaN */  \
+static CK_HOT void ck_row_##NAME##_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    C *restrict acc = (C *)vacc;                                                           \
+    (void)k;                                                                      \
+    CK_ROWLOOP_(S, acc[j] = (C)x,                                                 \
+                { C a = acc[j]; C v = (C)x; acc[j] = (CK_KEEP_##NAME(K, a, v) | CK_ISNAN_##K(a)) ? a : v; }) \
+}                                                                                 \
+CK_ROWSTORE_(NAME, DT, C, S)
+
+#define CK_GEN_MIN_(DT, K, S, C, R, W) CK_GEN_MINMAX_(DT, K, S, C, R, W, MIN)
+#define CK_GEN_MAX_(DT, K, S, C, R, W) CK_GEN_MINMAX_(DT, K, S, C, R, W, MAX)
+CK_RED_TYPES(CK_GEN_MIN_)
+CK_RED_TYPES(CK_GEN_MAX_)
+
+/* argmin / argmax: the first best, and the first NaN beats everything. */
+#define CK_GEN_ARG_(DT, K, S, C, R, W, NAME, EXT)                                 \
+typedef struct { C v; int64_t i; int has; } ck_st_##NAME##_##DT;                  \
+CK_STATE_FITS_(ck_st_##NAME##_##DT);                                              \
+static void ck_init_##NAME##_##DT(void *st) { ((ck_st_##NAME##_##DT *)st)->has = 0; } \
+static void ck_merge_##NAME##_##DT(void *vst, const void *vl)                     \
+{                                                                                 \
+    ck_st_##NAME##_##DT *st = (ck_st_##NAME##_##DT *)vst;                         \
+    const ck_st_##NAME##_##DT *l = (const ck_st_##NAME##_##DT *)vl;               \
+    if (!l->has) return;                                                          \
+    if (!st->has || (!CK_ISNAN_##K(st->v) &&                                      \
+                     (CK_ISNAN_##K(l->v) || CK_BETTER_##EXT(K, l->v, st->v))))    \
+        *st = *l;                                                                 \
+}                                                                                 \
+static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    if (n <= 0) return;                                                           \
+    ck_st_##NAME##_##DT l;                                                        \
+    l.has = 1;                                                                    \
+    if (CK_HAS_VEXT_##K && s == (int64_t)sizeof(S)) {                             \
+        /* the extreme by lanes, then the first place it (or a NaN) occurs,  \
+         * 64 at a time so that search vectorises too */                     \
+        const S *x = (const S *)p;                                                \
+        S r = CK_VEXT_CALL_##K(EXT, DT, S, p, n);                                 \
+        int64_t i = 0;                                                            \
+        for (; i + 64 <= n; i += 64) {                                            \
+            int hit = 0;                                                          \
+            for (int j = 0; j < 64; j++) hit |= (x[i + j] == r) | CK_ISNAN_##K(x[i + j]); \
+            if (hit) break;                                                       \
+        }                                                                         \
+        for (; i < n - 1; i++)                                                    \
+            if (x[i] == r || CK_ISNAN_##K(x[i])) break;                           \
+        l.v = (C)r;                                                               \
+        l.i = idx + i;                                                            \
+    } else {                                                                      \
+        C best = (C)*(const S *)p;                                                \
+        int64_t bi = 0;                                                           \
+        if (!CK_ISNAN_##K(best))                                                  \
+            for (int64_t i = 1; i < n; i++) {                                     \
+                C v = (C)*(const S *)(p + i * s);                                 \
+                if (CK_ISNAN_##K(v)) { best = v; bi = i; break; }                 \
+                if (CK_BETTER_##EXT(K, v, best)) { best = v; bi = i; }            \
+            }                                                                     \
+        l.v = best;                                                               \
+        l.i = idx + bi;                                                           \
+    }                                                                             \
+    ck_merge_##NAME##_##DT(vst, &l);                                              \
+}                                                                                 \
+static void ck_store_##NAME##_##DT(const void *st, char *out)                     \
+{                                                                                 \
+    *(int64_t *)out = ((const ck_st_##NAME##_##DT *)st)->i;                       \
+}                                                                                 \
+static CK_HOT void ck_row_##NAME##_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    C *restrict acc = (C *)vacc;                                                           \
+    int64_t *restrict ix = (int64_t *)((char *)vacc + CK_RB * sizeof(C));                  \
+    CK_ROWLOOP_(S, { acc[j] = (C)x; ix[j] = k; },                                 \
+                { C a = acc[j]; C v = (C)x;                                       \
+                  if ((CK_ISNAN_##K(a) == 0) & (CK_ISNAN_##K(v) | CK_BETTER_##EXT(K, v, a))) { acc[j] = v; ix[j] = k; } }) \
+}                                                                                 \
+static void ck_rowst_##NAME##_##DT(const void *vacc, char *out, int64_t m, int64_t os) \
+{                                                                                 \
+    const int64_t *ix = (const int64_t *)((const char *)vacc + CK_RB * sizeof(C)); \
+    for (int64_t j = 0; j < m; j++) *(int64_t *)(out + j * os) = ix[j];           \
+}
+
+#define CK_GEN_ARGMIN_(DT, K, S, C, R, W) CK_GEN_ARG_(DT, K, S, C, R, W, ARGMIN, MIN)
+#define CK_GEN_ARGMAX_(DT, K, S, C, R, W) CK_GEN_ARG_(DT, K, S, C, R, W, ARGMAX, MAX)
+CK_RED_TYPES(CK_GEN_ARGMIN_)
+CK_RED_TYPES(CK_GEN_ARGMAX_)
+
+/* ================================================ ALL, ANY, COUNT_NONZERO */
+
+/* all / any stop early, a block at a time so the count inside vectorises. */
+#define CK_EARLY_BLOCK 4096
+
+#define CK_GEN_TRUTH_(DT, K, S, C, R, W)                                          \
+CK_INLINE int64_t ck_nnz_##DT(const char *p, int64_t n, int64_t s)                \
+{                                                                                 \
+    int64_t c = 0;                                                                \
+    if (s == (int64_t)sizeof(S)) {                                                \
+        const S *x = (const S *)p;                                                \
+        for (int64_t i = 0; i < n; i++) c += CK_NZ_##K(x[i]);                     \
+    } else {                                                                      \
+        for (int64_t i = 0; i < n; i++, p += s) c += CK_NZ_##K(*(const S *)p);    \
+    }                                                                             \
+    return c;                                                                     \
+}                                                                                 \
+typedef struct { int64_t v; } ck_st_COUNT_##DT;                                   \
+static void ck_init_COUNT_##DT(void *st) { ((ck_st_COUNT_##DT *)st)->v = 0; }     \
+static CK_HOT void ck_run_COUNT_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    (void)idx;                                                                    \
+    ((ck_st_COUNT_##DT *)vst)->v += ck_nnz_##DT(p, n, s);                         \
+}                                                                                 \
+static void ck_merge_COUNT_##DT(void *vst, const void *vl)                        \
+{                                                                                 \
+    ((ck_st_COUNT_##DT *)vst)->v += ((const ck_st_COUNT_##DT *)vl)->v;            \
+}                                                                                 \
+static void ck_store_COUNT_##DT(const void *st, char *out) { *(int64_t *)out = ((const ck_st_COUNT_##DT *)st)->v; } \
+static CK_HOT void ck_row_COUNT_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    int64_t *restrict acc = (int64_t *)vacc;                                               \
+    (void)k;                                                                      \
+    CK_ROWLOOP_(S, acc[j] = CK_NZ_##K(x), acc[j] += CK_NZ_##K(x))                 \
+}                                                                                 \
+CK_ROWSTORE_(COUNT, DT, int64_t, int64_t)                                         \
+typedef struct { uint8_t v; } ck_st_ALL_##DT;                                     \
+static void ck_init_ALL_##DT(void *st) { ((ck_st_ALL_##DT *)st)->v = 1; }         \
+static CK_HOT void ck_run_ALL_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    ck_st_ALL_##DT *st = (ck_st_ALL_##DT *)vst;                                   \
+    (void)idx;                                                                    \
+    for (int64_t b = 0; b < n && st->v; b += CK_EARLY_BLOCK) {                    \
+        int64_t m = n - b < CK_EARLY_BLOCK ? n - b : CK_EARLY_BLOCK;              \
+        if (ck_nnz_##DT(p + b * s, m, s) != m) st->v = 0;                         \
+    }                                                                             \
+}                                                                                 \
+static void ck_merge_ALL_##DT(void *vst, const void *vl) { ((ck_st_ALL_##DT *)vst)->v &= ((const ck_st_ALL_##DT *)vl)->v; } \
+static void ck_store_ALL_##DT(const void *st, char *out) { *(uint8_t *)out = ((const ck_st_ALL_##DT *)st)->v; } \
+static CK_HOT void ck_row_ALL_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    uint8_t *restrict acc = (uint8_t *)vacc;                                               \
+    (void)k;                                                                      \
+    CK_ROWLOOP_(S, acc[j] = (uint8_t)CK_NZ_##K(x), acc[j] &= (uint8_t)CK_NZ_##K(x)) \
+}                                                                                 \
+CK_ROWSTORE_(ALL, DT, uint8_t, uint8_t)                                           \
+typedef struct { uint8_t v; } ck_st_ANY_##DT;                                     \
+static void ck_init_ANY_##DT(void *st) { ((ck_st_ANY_##DT *)st)->v = 0; }         \
+static CK_HOT void ck_run_ANY_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
+{                                                                                 \
+    ck_st_ANY_##DT *st = (ck_st_ANY_##DT *)vst;                                   \
+    (void)idx;                                                                    \
+    for (int64_t b = 0; b < n && !st->v; b += CK_EARLY_BLOCK) {                   \
+        int64_t m = n - b < CK_EARLY_BLOCK ? n - b : CK_EARLY_BLOCK;              \
+        if (ck_nnz_##DT(p + b * s, m, s) != 0) st->v = 1;                         \
+    }                                                                             \
+}                                                                                 \
+static void ck_merge_ANY_##DT(void *vst, const void *vl) { ((ck_st_ANY_##DT *)vst)->v |= ((const ck_st_ANY_##DT *)vl)->v; } \
+static void ck_store_ANY_##DT(const void *st, char *out) { *(uint8_t *)out = ((const ck_st_ANY_##DT *)st)->v; } \
+static CK_HOT void ck_row_ANY_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+{                                                                                 \
+    uint8_t *restrict acc = (uint8_t *)vacc;                                               \
+    (void)k;                                                                      \
+    CK_ROWLOOP_(S, acc[j] = (uint8_t)CK_NZ_##K(x), acc[j] |= (uint8_t)CK_NZ_##K(x)) \
+}                                                                                 \
+CK_ROWSTORE_(ANY, DT, uint8_t, uint8_t)
+CK_RED_TYPES(CK_GEN_TRUTH_)
+
+/* ---------------------------------------------------------- the table */
+
+#define CK_KENTRY_(OP, NAME, DT, BLK) \
+    [CK_REDUCE_##OP][CK_##DT] = {ck_init_##NAME##_##DT, ck_run_##NAME##_##DT, ck_merge_##NAME##_##DT, \
+                                 ck_store_##NAME##_##DT, ck_row_##NAME##_##DT, ck_rowst_##NAME##_##DT, BLK},
+#define CK_KROW_(DT, K, S, C, R, W)                                               \
+    CK_KENTRY_(SUM, SUM, DT, CK_BLOCK_##K(R))                                     \
+    CK_KENTRY_(PROD, PROD, DT, 1024)                                              \
+    CK_KENTRY_(MIN, MIN, DT, 1024)                                                \
+    CK_KENTRY_(MAX, MAX, DT, 1024)                                                \
+    CK_KENTRY_(ALL, ALL, DT, 1024)                                                \
+    CK_KENTRY_(ANY, ANY, DT, 1024)                                                \
+    CK_KENTRY_(ARGMIN, ARGMIN, DT, 1024)                                          \
+    CK_KENTRY_(ARGMAX, ARGMAX, DT, 1024)                                          \
+    CK_KENTRY_(COUNT_NONZERO, COUNT, DT, 1024)
+static const ck_red_kernel ck_red_kernels[CK_REDUCE_COUNT][CK_NTYPES] = {
+    CK_RED_TYPES(CK_KROW_)
+};
+
+/* ===================================================== reduction drivers */
+
+/* Combine L leaf states in order into one, the way the sum kernels combine
+ * blocks: two complete subtrees of one level merge as soon as both exist,
+ * what is left folds from the right.  Leaves before the last are complete;
+ * the last is when last_full.  For sums this reproduces a single run over
+ * all leaves bit for bit. */
+static ck_state *ck_cascade(const ck_red_kernel *k, ck_state *st, int L, int last_full)
+{
+    int stk[CK_MAX_LEAVES], lvl[CK_MAX_LEAVES], sp = 0;
+    for (int i = 0; i < L; i++) {
+        int cur = i, l = -1;
+        if (i < L - 1 || last_full) {
+            for (l = 0; sp > 0 && lvl[sp - 1] == l; l++) {
+                int prev = stk[--sp];
+                k->merge(&st[prev], &st[cur]);
+                cur = prev;
+            }
+        }
+        stk[sp] = cur;
+        lvl[sp++] = l;
+    }
+    for (; sp > 1; sp--) k->merge(&st[stk[sp - 2]], &st[stk[sp - 1]]);
+    return &st[stk[0]];
+}
+
+typedef struct ck_leaf_ctx {
+    const ck_red_kernel *k;
+    const char *p;
+    int64_t n, s, idx0, leaf;
+    ck_state *st;
+} ck_leaf_ctx;
+
+static void ck_leaf_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    const ck_leaf_ctx *c = (const ck_leaf_ctx *)vc;
+    for (int64_t i = begin; i < end; i++) {
+        int64_t off = i * c->leaf, m = c->n - off < c->leaf ? c->n - off : c->leaf;
+        c->k->init(&c->st[i]);
+        c->k->run(&c->st[i], c->p + off * c->s, m, c->s, c->idx0 + off);
+    }
+}
+
+/* Fold one 1-D run into st, over the cores when it is long.  Leaf sizes
+ * depend on n only, so the result does not depend on the thread count. */
+static void ck_reduce_1d(const ck_red_kernel *k, const char *p, int64_t n, int64_t s, int64_t idx0, void *st)
+{
+    int64_t leaf = n;
+    if (n >= CK_PAR_MIN) {
+        leaf = k->block;
+        while (leaf < CK_LEAF_MIN || (n + leaf - 1) / leaf > CK_MAX_LEAVES) leaf *= 2;
+    }
+    if (leaf >= n) {
+        k->run(st, p, n, s, idx0);
+        return;
+    }
+    int L = (int)((n + leaf - 1) / leaf);
+    ck_state states[CK_MAX_LEAVES];
+    ck_leaf_ctx c = {k, p, n, s, idx0, leaf, states};
+    ck_parallel_for(L, 1, ck_leaf_task, &c);
+    int64_t last = n - (int64_t)(L - 1) * leaf;
+    int last_full = (last + k->block - 1) / k->block == leaf / k->block;
+    k->merge(st, ck_cascade(k, states, L, last_full));
+}
+
+/* The inner (reduced) space of one output element: dims innermost first,
+ * at least one. */
+typedef struct ck_inner {
+    const ck_red_kernel *k;
+    int n;
+    int64_t shape[CK_MAXDIMS], strides[CK_MAXDIMS];
+    int64_t rows;    /* product of shape[1..] */
+} ck_inner;
+
+/* Fold rows [r0, r1) (each along dim 0) of the inner space at base. */
+static void ck_fold_rows(const ck_inner *in, const char *base, int64_t r0, int64_t r1, void *st, int split)
+{
+    int64_t idx[CK_MAXDIMS], rem = r0, n0 = in->shape[0], s0 = in->strides[0];
+    const char *p = base;
+    for (int d = 1; d < in->n; d++) {
+        idx[d] = rem % in->shape[d];
+        rem /= in->shape[d];
+        p += idx[d] * in->strides[d];
+    }
+    for (int64_t r = r0; r < r1; r++) {
+        if (split) ck_reduce_1d(in->k, p, n0, s0, r * n0, st);
+        else in->k->run(st, p, n0, s0, r * n0);
+        for (int d = 1; d < in->n; d++) {
+            p += in->strides[d];
+            if (++idx[d] < in->shape[d]) break;
+            p -= in->shape[d] * in->strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+typedef struct ck_group_ctx {
+    const ck_inner *in;
+    const char *base;
+    int64_t rpg;
+    ck_state *st;
+} ck_group_ctx;
+
+static void ck_group_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    const ck_group_ctx *c = (const ck_group_ctx *)vc;
+    for (int64_t g = begin; g < end; g++) {
+        int64_t r1 = (g + 1) * c->rpg;
+        c->in->k->init(&c->st[g]);
+        ck_fold_rows(c->in, c->base, g * c->rpg, r1 < c->in->rows ? r1 : c->in->rows, &c->st[g], 0);
+    }
+}
+
+/* Fold the whole inner space at base into st.  Long rows are split into
+ * leaves each; many short rows are cut into groups of rows.  Either way
+ * the cut depends on the shape only. */
+static void ck_reduce_inner(const ck_inner *in, const char *base, void *st)
+{
+    int64_t n0 = in->shape[0], rows = in->rows;
+    if (rows == 1) {
+        ck_reduce_1d(in->k, base, n0, in->strides[0], 0, st);
+        return;
+    }
+    if (n0 >= 2 * CK_LEAF_MIN || n0 * rows < CK_PAR_MIN) {
+        ck_fold_rows(in, base, 0, rows, st, n0 >= 2 * CK_LEAF_MIN);
+        return;
+    }
+    int64_t rpg = (CK_LEAF_MIN + n0 - 1) / n0;
+    while ((rows + rpg - 1) / rpg > CK_MAX_LEAVES) rpg *= 2;
+    int G = (int)((rows + rpg - 1) / rpg);
+    ck_state states[CK_MAX_LEAVES];
+    ck_group_ctx c = {in, base, rpg, states};
+    ck_parallel_for(G, 1, ck_group_task, &c);
+    in->k->merge(st, ck_cascade(in->k, states, G, 1));
+}
+
+static int64_t ck_outer_count(const ck_reduce_desc *d)
+{
+    int64_t n = 1;
+    for (int i = 0; i < d->n_outer; i++) n *= d->outer_shape[i];
+    return n;
+}
+
+typedef struct ck_elem_ctx {
+    const ck_reduce_desc *d;
+    const ck_red_kernel *k;
+    const ck_inner *in;
+    int zero_identity;   /* empty reduction whose identity is all-zero bytes */
+    int osize;
+} ck_elem_ctx;
+
+/* Output elements [begin, end), each folding its own inner space. */
+static void ck_elem_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    const ck_elem_ctx *c = (const ck_elem_ctx *)vc;
+    const ck_reduce_desc *d = c->d;
+    int64_t idx[CK_MAXDIMS], rem = begin;
+    const char *ip = d->in;
+    char *op = d->out;
+    for (int i = 0; i < d->n_outer; i++) {
+        idx[i] = rem % d->outer_shape[i];
+        rem /= d->outer_shape[i];
+        ip += idx[i] * d->outer_in_strides[i];
+        op += idx[i] * d->outer_out_strides[i];
+    }
+    for (int64_t o = begin; o < end; o++) {
+        if (d->inner_size == 0 && c->zero_identity) {
+            memset(op, 0, (size_t)c->osize);
+        } else {
+            ck_state st;
+            c->k->init(&st);
+            if (d->inner_size) ck_reduce_inner(c->in, ip, &st);
+            c->k->store(&st, op);
+        }
+        for (int i = 0; i < d->n_outer; i++) {
+            ip += d->outer_in_strides[i];
+            op += d->outer_out_strides[i];
+            if (++idx[i] < d->outer_shape[i]) break;
+            ip -= d->outer_shape[i] * d->outer_in_strides[i];
+            op -= d->outer_shape[i] * d->outer_out_strides[i];
+            idx[i] = 0;
+        }
+    }
+}
+
+typedef struct ck_rows_ctx {
+    const ck_reduce_desc *d;
+    const ck_red_kernel *k;
+    int64_t nblk;
+} ck_rows_ctx;
+
+/* Tasks [begin, end): a block of up to CK_RB outputs along outer dim 0, at
+ * one position of the other outer dims; every inner position adds a row
+ * segment into the block's accumulators. */
+static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    const ck_rows_ctx *c = (const ck_rows_ctx *)vc;
+    const ck_reduce_desc *d = c->d;
+    /* room for CK_RB complex128 accumulators and their argmin indices */
+    _Alignas(64) unsigned char acc[CK_RB * 24];
+    int64_t n0 = d->outer_shape[0], si0 = d->outer_in_strides[0], so0 = d->outer_out_strides[0];
+    for (int64_t t = begin; t < end; t++) {
+        int64_t blk = t % c->nblk, o = t / c->nblk;
+        const char *ip = d->in + blk * CK_RB * si0;
+        char *op = d->out + blk * CK_RB * so0;
+        for (int i = 1; i < d->n_outer; i++) {
+            int64_t q = o % d->outer_shape[i];
+            o /= d->outer_shape[i];
+            ip += q * d->outer_in_strides[i];
+            op += q * d->outer_out_strides[i];
+        }
+        int64_t m = n0 - blk * CK_RB < CK_RB ? n0 - blk * CK_RB : CK_RB;
+        if (d->n_inner == 0) {
+            c->k->row(acc, ip, m, si0, 0, 1);
+        } else {
+            int64_t idx[CK_MAXDIMS] = {0};
+            const char *p = ip;
+            for (int64_t kk = 0; kk < d->inner_size; kk++) {
+                c->k->row(acc, p, m, si0, kk, kk == 0);
+                for (int i = 0; i < d->n_inner; i++) {
+                    p += d->inner_strides[i];
+                    if (++idx[i] < d->inner_shape[i]) break;
+                    p -= d->inner_shape[i] * d->inner_strides[i];
+                    idx[i] = 0;
+                }
+            }
+        }
+        c->k->row_store(acc, op, m, so0);
+    }
+}
+
+static int64_t ck_abs64(int64_t v) { return v < 0 ? -v : v; }
+
+ck_status ck_cpu_reduce(const ck_reduce_desc *d)
+{
+    if ((unsigned)d->op >= CK_REDUCE_COUNT || (unsigned)d->in_type >= CK_NTYPES)
+        return ck_error_set(CK_ERR_VALUE, "invalid reduction");
+    ck_dtype want = d->in_type;
+    if (d->op == CK_REDUCE_ALL || d->op == CK_REDUCE_ANY) want = CK_BOOL;
+    else if (d->op >= CK_REDUCE_ARGMIN) want = CK_INT64;
+    if (d->out_type != want)
+        return ck_error_set(CK_ERR_TYPE, "reduction of %s cannot write %s", ck_dtype_get_info(d->in_type)->name,
+                            (unsigned)d->out_type < CK_NTYPES ? ck_dtype_get_info(d->out_type)->name : "?");
+    if (d->n_outer < 0 || d->n_outer > CK_MAXDIMS || d->n_inner < 0 || d->n_inner > CK_MAXDIMS)
+        return ck_error_set(CK_ERR_VALUE, "invalid reduction");
+    const ck_red_kernel *k = &ck_red_kernels[d->op][d->in_type];
+    int64_t outer = ck_outer_count(d);
+    if (outer == 0) return CK_OK;
+    if (d->inner_size == 0 && (d->op == CK_REDUCE_MIN || d->op == CK_REDUCE_MAX ||
+                               d->op == CK_REDUCE_ARGMIN || d->op == CK_REDUCE_ARGMAX))
+        return ck_error_set(CK_ERR_VALUE, "zero-size reduction without identity");
+    int64_t work = outer * (d->inner_size ? d->inner_size : 1);
+    int threads = ck_cpu_num_threads();
+
+    /* rows: the kept dim 0 is nearer in memory than the reduced one (or the
+     * reduction is so short that per-element folds would be all overhead) */
+    if (d->inner_size >= 1 && d->n_outer >= 1 && d->outer_shape[0] >= 8) {
+        int64_t so = ck_abs64(d->outer_in_strides[0]);
+        int64_t si = d->n_inner ? ck_abs64(d->inner_strides[0]) : 0;
+        if (so < si || d->inner_size <= 32) {
+            ck_rows_ctx c = {d, k, (d->outer_shape[0] + CK_RB - 1) / CK_RB};
+            int64_t tasks = c.nblk * (outer / d->outer_shape[0]);
+            if (work >= CK_PAR_MIN && tasks >= 2 && threads > 1) ck_parallel_for(tasks, 1, ck_rows_task, &c);
+            else ck_rows_task(&c, 0, tasks, 0);
+            return CK_OK;
+        }
+    }
+
+    ck_inner in;
+    in.k = k;
+    in.n = d->n_inner > 0 ? d->n_inner : 1;
+    in.rows = 1;
+    if (d->n_inner == 0) {
+        in.shape[0] = 1;
+        in.strides[0] = 0;
+    } else {
+        for (int i = 0; i < d->n_inner; i++) {
+            in.shape[i] = d->inner_shape[i];
+            in.strides[i] = d->inner_strides[i];
+            if (i) in.rows *= d->inner_shape[i];
+        }
+    }
+    ck_elem_ctx c = {d, k, &in,
+                     d->op == CK_REDUCE_SUM || d->op == CK_REDUCE_ANY || d->op == CK_REDUCE_COUNT_NONZERO,
+                     ck_dtype_get_info(d->out_type)->itemsize};
+    /* many outputs: one core each; few long ones: each is split instead */
+    if (outer > 1 && work >= CK_PAR_MIN && threads > 1 &&
+        (d->inner_size < 2 * CK_LEAF_MIN || outer >= 2 * threads))
+        ck_parallel_for(outer, 1, ck_elem_task, &c);
+    else
+        ck_elem_task(&c, 0, outer, 0);
+    return CK_OK;
+}
+
+/* =============================================================== scans */
+
+/* Each step rounds to the stored type, as NumPy's accumulate does (float16
+ * included: its running value is a half). */
+#define CK_GEN_SCAN_(DT, K, S, C, NAME, OPM)                                      \
+static void ck_scan1_##NAME##_##DT(const char *ip, int64_t n, int64_t si, char *op, int64_t so) \
+{                                                                                 \
+    C a = (C)*(const S *)ip;                                                      \
+    *(S *)op = (S)a;                                                              \
+    for (int64_t i = 1; i < n; i++) {                                             \
+        ip += si;                                                                 \
+        op += so;                                                                 \
+        a = (C)(S)CK_##OPM##_##K(a, (C)*(const S *)ip);                           \
+        *(S *)op = (S)a;                                                          \
+    }                                                                             \
+}                                                                                 \
+static void ck_scanrow_##NAME##_##DT(char *o, const char *prev, const char *x, int64_t m, int64_t sx, int64_t so) \
+{                                                                                 \
+    if (!prev) {                                                                  \
+        for (int64_t j = 0; j < m; j++) *(S *)(o + j * so) = *(const S *)(x + j * sx); \
+    } else if (sx == (int64_t)sizeof(S) && so == (int64_t)sizeof(S)) {           \
+        S *oo = (S *)o;                                                           \
+        const S *pp = (const S *)prev, *xx = (const S *)x;                        \
+        for (int64_t j = 0; j < m; j++) oo[j] = (S)CK_##OPM##_##K((C)pp[j], (C)xx[j]); \
+    } else {                                                                      \
+        for (int64_t j = 0; j < m; j++)                                           \
+            *(S *)(o + j * so) = (S)CK_##OPM##_##K((C)*(const S *)(prev + j * so), (C)*(const S *)(x + j * sx)); \
+    }                                                                             \
+}
+#define CK_GEN_SCANS_(DT, K, S, C, R, W) CK_GEN_SCAN_(DT, K, S, C, SUM, ADD) CK_GEN_SCAN_(DT, K, S, C, PROD, MUL)
+CK_RED_TYPES(CK_GEN_SCANS_)
+
+typedef struct ck_scan_kernel {
+    void (*scan1)(const char *ip, int64_t n, int64_t si, char *op, int64_t so);
+    void (*row)(char *o, const char *prev, const char *x, int64_t m, int64_t sx, int64_t so);
+} ck_scan_kernel;
+
+#define CK_SENTRY_(DT, K, S, C, R, W) \
+    [0][CK_##DT] = {ck_scan1_SUM_##DT, ck_scanrow_SUM_##DT}, [1][CK_##DT] = {ck_scan1_PROD_##DT, ck_scanrow_PROD_##DT},
+static const ck_scan_kernel ck_scan_kernels[2][CK_NTYPES] = {CK_RED_TYPES(CK_SENTRY_)};
+
+typedef struct ck_scan_ctx {
+    const ck_scan_desc *d;
+    const ck_scan_kernel *k;
+    int64_t nblk;    /* row form: blocks along outer dim 0; 0: one run per element */
+} ck_scan_ctx;
+
+static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    const ck_scan_ctx *c = (const ck_scan_ctx *)vc;
+    const ck_scan_desc *d = c->d;
+    int first = c->nblk ? 1 : 0;   /* row form walks outer dims from 1 */
+    for (int64_t t = begin; t < end; t++) {
+        int64_t o = c->nblk ? t / c->nblk : t;
+        const char *ip = d->in;
+        char *op = d->out;
+        for (int i = first; i < d->n_outer; i++) {
+            int64_t q = o % d->outer_shape[i];
+            o /= d->outer_shape[i];
+            ip += q * d->outer_in_strides[i];
+            op += q * d->outer_out_strides[i];
+        }
+        if (!c->nblk) {
+            c->k->scan1(ip, d->len, d->in_stride, op, d->out_stride);
+            continue;
+        }
+        int64_t blk = t % c->nblk, n0 = d->outer_shape[0];
+        int64_t si0 = d->outer_in_strides[0], so0 = d->outer_out_strides[0];
+        int64_t m = n0 - blk * CK_RB < CK_RB ? n0 - blk * CK_RB : CK_RB;
+        ip += blk * CK_RB * si0;
+        op += blk * CK_RB * so0;
+        const char *prev = NULL;
+        for (int64_t i = 0; i < d->len; i++) {
+            c->k->row(op, prev, ip, m, si0, so0);
+            prev = op;
+            ip += d->in_stride;
+            op += d->out_stride;
+        }
+    }
+}
+
+ck_status ck_cpu_scan(const ck_scan_desc *d)
+{
+    if ((d->op != CK_REDUCE_SUM && d->op != CK_REDUCE_PROD) || (unsigned)d->type >= CK_NTYPES)
+        return ck_error_set(CK_ERR_VALUE, "scans are cumulative sums and products only");
+    if (d->n_outer < 0 || d->n_outer > CK_MAXDIMS) return ck_error_set(CK_ERR_VALUE, "invalid scan");
+    int64_t outer = 1;
+    for (int i = 0; i < d->n_outer; i++) outer *= d->outer_shape[i];
+    if (outer == 0 || d->len == 0) return CK_OK;
+    ck_scan_ctx c = {d, &ck_scan_kernels[d->op == CK_REDUCE_PROD][d->type], 0};
+    int64_t tasks = outer;
+    /* the row form, as for reductions: whole rows of outputs per step */
+    if (d->n_outer >= 1 && d->outer_shape[0] >= 8 &&
+        (ck_abs64(d->outer_in_strides[0]) < ck_abs64(d->in_stride) || d->len <= 32)) {
+        c.nblk = (d->outer_shape[0] + CK_RB - 1) / CK_RB;
+        tasks = c.nblk * (outer / d->outer_shape[0]);
+    }
+    if (outer * d->len >= CK_PAR_MIN && tasks >= 2 && ck_cpu_num_threads() > 1)
+        ck_parallel_for(tasks, 1, ck_scan_task, &c);
+    else
+        ck_scan_task(&c, 0, tasks, 0);
+    return CK_OK;
+}

@@ -1,0 +1,134 @@
+/* Copies, casts, fills and moves between devices. */
+#include "ops_internal.h"
+
+#include <string.h>
+
+static _Thread_local char ck_shape_bufs_[2][CK_MAXDIMS * 22 + 4];
+
+const char *ck_shape_str(int ndim, const int64_t *shape, int slot)
+{
+    char *b = ck_shape_bufs_[slot & 1];
+    size_t pos = 0, n = sizeof ck_shape_bufs_[0];
+    pos += (size_t)snprintf(b, n, "(");
+    for (int i = 0; i < ndim; i++)
+        pos += (size_t)snprintf(b + pos, n - pos, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    snprintf(b + pos, n - pos, "%s)", ndim == 1 ? "," : "");
+    return b;
+}
+
+void ck_device_str(ck_device d, char *buf, size_t n)
+{
+    if (d.type == CK_DEVICE_CPU) snprintf(buf, n, "cpu");
+    else snprintf(buf, n, "cuda:%d", d.index);
+}
+
+static ck_device ck_default_device_ = {CK_DEVICE_CPU, 0};
+ck_device ck_default_device(void) { return ck_default_device_; }
+void ck_set_default_device(ck_device dev) { ck_default_device_ = dev; }
+
+ck_status ck_cast_into(ck_array *dst, const ck_array *src)
+{
+    ck_ew_desc d;
+    d.op = CK_OP_COUNT;
+    d.types[0] = dst->dtype;
+    d.types[1] = src->dtype;
+    ck_iter_operand ops[2] = {ck_iter_op_of(dst), ck_iter_op_of(src)};
+    ck_iter_prepare(&d.it, 2, dst->ndim, dst->shape, ops);
+    return ck_backend_for(ck_array_device(dst))->cast(&d);
+}
+
+ck_status ck_array_assign(ck_array *dst, const ck_array *src)
+{
+    if (!ck_device_equal(ck_array_device(dst), ck_array_device(src))) {
+        ck_array moved;
+        ck_status s = ck_array_to_device(&moved, src, ck_array_device(dst));
+        if (s != CK_OK) return s;
+        s = ck_array_assign(dst, &moved);
+        ck_array_release(&moved);
+        return s;
+    }
+    if (!(dst->flags & CK_ARRAY_WRITEABLE))
+        return ck_error_set(CK_ERR_VALUE, "assignment destination is read-only");
+    int nds[2] = {dst->ndim, src->ndim};
+    const int64_t *shs[2] = {dst->shape, src->shape};
+    int bnd;
+    int64_t bsh[CK_MAXDIMS];
+    if (ck_broadcast_shapes(2, nds, shs, &bnd, bsh) != CK_OK || bnd != dst->ndim ||
+        memcmp(bsh, dst->shape, (size_t)bnd * sizeof *bsh) != 0)
+        return ck_error_set(CK_ERR_VALUE, "could not broadcast input array from shape %s into shape %s",
+                            ck_shape_str(src->ndim, src->shape, 0), ck_shape_str(dst->ndim, dst->shape, 1));
+    if (dst->size == 0) return CK_OK;
+    ck_array tmp;
+    const ck_array *from = src;
+    int used_tmp = 0;
+    if (ck_array_may_overlap(dst, src) &&
+        !(dst->data == src->data && dst->ndim == src->ndim &&
+          memcmp(dst->strides, src->strides, (size_t)dst->ndim * 8) == 0)) {
+        ck_status s = ck_array_astype(&tmp, src, src->dtype, 0);
+        if (s != CK_OK) return s;
+        from = &tmp;
+        used_tmp = 1;
+    }
+    ck_ew_desc d;
+    d.op = CK_OP_COUNT;
+    d.types[0] = dst->dtype;
+    d.types[1] = from->dtype;
+    ck_iter_operand ops[2] = {ck_iter_op_of(dst), ck_iter_op_of(from)};
+    ck_iter_prepare(&d.it, 2, dst->ndim, dst->shape, ops);
+    ck_status s = ck_backend_for(ck_array_device(dst))->cast(&d);
+    if (used_tmp) ck_array_release(&tmp);
+    return s;
+}
+
+ck_status ck_array_fill(ck_array *dst, const ck_scalar *value)
+{
+    if (!(dst->flags & CK_ARRAY_WRITEABLE))
+        return ck_error_set(CK_ERR_VALUE, "assignment destination is read-only");
+    _Alignas(16) unsigned char v[16];
+    ck_scalar_store(value, dst->dtype, v);
+    ck_ew_desc d;
+    d.op = CK_OP_COUNT;
+    d.types[0] = dst->dtype;
+    ck_iter_operand op = ck_iter_op_of(dst);
+    ck_iter_prepare(&d.it, 1, dst->ndim, dst->shape, &op);
+    return ck_backend_for(ck_array_device(dst))->fill(&d, v);
+}
+
+ck_status ck_array_astype(ck_array *out, const ck_array *a, ck_dtype dt, int order_f)
+{
+    ck_status s = ck_array_empty(out, a->ndim, a->shape, dt, ck_array_device(a));
+    if (s != CK_OK) return s;
+    if (order_f && a->ndim > 1) {
+        ck_strides_f(a->ndim, a->shape, ck_dtype_get_info(dt)->itemsize, out->strides);
+        ck_array_update_flags(out);
+    }
+    s = ck_cast_into(out, a);
+    if (s != CK_OK) ck_array_release(out);
+    return s;
+}
+
+ck_status ck_array_to_device(ck_array *out, const ck_array *a, ck_device dev)
+{
+    ck_device from = ck_array_device(a);
+    if (ck_device_equal(from, dev)) return ck_array_astype(out, a, a->dtype, 0);
+    /* make the source contiguous on its own device, then one transfer */
+    ck_array src;
+    const ck_array *c = a;
+    int tmp = 0;
+    if (!(a->flags & CK_ARRAY_C_CONTIGUOUS)) {
+        ck_status s = ck_array_astype(&src, a, a->dtype, 0);
+        if (s != CK_OK) return s;
+        c = &src;
+        tmp = 1;
+    }
+    ck_status s = ck_array_empty(out, a->ndim, a->shape, a->dtype, dev);
+    if (s == CK_OK) {
+        size_t n = (size_t)c->size * (size_t)ck_array_itemsize(c);
+        if (from.type == CK_DEVICE_CPU) s = ck_backend_for(dev)->copy_from_host(dev, out->data, c->data, n);
+        else if (dev.type == CK_DEVICE_CPU) s = ck_backend_for(from)->copy_to_host(from, out->data, c->data, n);
+        else s = ck_error_set(CK_ERR_NOT_IMPLEMENTED, "copies between two GPUs are not implemented yet");
+        if (s != CK_OK) ck_array_release(out);
+    }
+    if (tmp) ck_array_release(&src);
+    return s;
+}

@@ -1,0 +1,281 @@
+/*
+ * elementwise.c - type resolution (NEP 50), broadcasting, output allocation
+ * and casting for the element-wise ops; the backend then runs one merged
+ * iteration.
+ */
+#include "ops_internal.h"
+
+#include <string.h>
+
+/* The category of a dtype for NEP 50's weak scalars: bool < int < float < complex. */
+static int category(ck_dtype t)
+{
+    switch (ck_dtype_get_info(t)->kind) {
+    case CK_KIND_BOOL: return 0;
+    case CK_KIND_INT: case CK_KIND_UINT: return 1;
+    case CK_KIND_FLOAT: return 2;
+    default: return 3;
+    }
+}
+
+static const ck_dtype default_of_category[4] = {CK_BOOL, CK_INT64, CK_FLOAT64, CK_COMPLEX128};
+
+ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
+{
+    int have_strong = 0, weak_cat = -1;
+    ck_dtype strong = CK_BOOL;
+    for (int k = 0; k < n; k++) {
+        ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
+        if (in[k].array || !in[k].weak) {
+            strong = have_strong ? ck_dtype_promote(strong, t) : t;
+            have_strong = 1;
+        } else {
+            int c = category(t);
+            if (c > weak_cat) weak_cat = c;
+        }
+    }
+    if (!have_strong) {
+        *result = default_of_category[weak_cat];
+        return CK_OK;
+    }
+    ck_dtype r = strong;
+    int sc = category(strong);
+    if (weak_cat > sc) {
+        if (weak_cat == 3 && sc == 2) r = ck_dtype_complex_of(strong == CK_FLOAT64 ? CK_FLOAT64 : CK_FLOAT32);
+        else r = default_of_category[weak_cat];
+    }
+    /* a Python int must fit the integer dtype it joins */
+    if (ck_dtype_is_integer(r)) {
+        for (int k = 0; k < n; k++) {
+            if (in[k].array || !in[k].weak || category(in[k].scalar.dtype) != 1) continue;
+            ck_status s = ck_check_pyint_fits(&in[k].scalar, r);
+            if (s != CK_OK) return s;
+        }
+    }
+    *result = r;
+    return CK_OK;
+}
+
+ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t)
+{
+    int64_t lo, hi;
+    uint64_t uhi = 0;
+    switch (t) {
+    case CK_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
+    case CK_UINT8: lo = 0; hi = UINT8_MAX; break;
+    case CK_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
+    case CK_UINT16: lo = 0; hi = UINT16_MAX; break;
+    case CK_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    case CK_UINT32: lo = 0; hi = UINT32_MAX; break;
+    case CK_INT64: lo = INT64_MIN; hi = INT64_MAX; break;
+    case CK_UINT64: lo = 0; hi = -1; uhi = UINT64_MAX; break;
+    default: return CK_OK;
+    }
+    int ok;
+    if (s->dtype == CK_UINT64) ok = (uhi != 0) || s->v.u <= (uint64_t)hi;
+    else ok = s->v.i >= lo && (uhi != 0 || s->v.i <= hi);
+    if (ok) return CK_OK;
+    if (s->dtype == CK_UINT64)
+        return ck_error_set(CK_ERR_OVERFLOW, "Python integer %llu out of bounds for %s",
+                            (unsigned long long)s->v.u, ck_dtype_get_info(t)->name);
+    return ck_error_set(CK_ERR_OVERFLOW, "Python integer %lld out of bounds for %s",
+                        (long long)s->v.i, ck_dtype_get_info(t)->name);
+}
+
+static ck_status no_loop(ck_op op, int nin, const ck_operand *in)
+{
+    char buf[256];
+    size_t pos = 0;
+    for (int k = 0; k < nin; k++) {
+        ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
+        pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%sdtype('%s')", k ? ", " : "",
+                                ck_dtype_get_info(t)->name);
+    }
+    return ck_error_set(CK_ERR_TYPE,
+                        "ufunc '%s' not supported for the input types (%s), and the inputs could not be "
+                        "safely coerced to any supported types according to the casting rule ''safe''",
+                        ck_op_table[op].name, buf);
+}
+
+ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *loop_in, ck_dtype *loop_out)
+{
+    const ck_op_info *info = &ck_op_table[op];
+    int first = (info->rule & CK_R_WHERE) ? 1 : 0;
+    ck_dtype d;
+    ck_status s = ck_promote_operands(nin - first, in + first, &d);
+    if (s != CK_OK) return s;
+    if ((info->rule & CK_R_NO_BOOL) && d == CK_BOOL) {
+        if (op == CK_OP_SUBTRACT)
+            return ck_error_set(CK_ERR_TYPE, "numpy boolean subtract, the `-` operator, is not supported, "
+                                             "use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
+        if (op == CK_OP_NEGATIVE)
+            return ck_error_set(CK_ERR_TYPE, "The numpy boolean negative, the `-` operator, is not supported, "
+                                             "use the `~` operator or the logical_not function instead.");
+        return no_loop(op, nin, in);
+    }
+    if ((info->rule & CK_R_INT_DOUBLE) && !ck_dtype_is_inexact(d)) d = CK_FLOAT64;
+    ck_dtype t = CK_DTYPE_INVALID;
+    if (info->types & (1u << d)) {
+        t = d;
+    } else {
+        for (int c = 0; c < CK_NTYPES; c++) {
+            if ((info->types & (1u << c)) && ck_dtype_can_cast_safe(d, (ck_dtype)c)) { t = (ck_dtype)c; break; }
+        }
+    }
+    if (t == CK_DTYPE_INVALID) return no_loop(op, nin, in);
+    for (int k = 0; k < nin; k++) loop_in[k] = t;
+    if (first) loop_in[0] = CK_BOOL;
+    *loop_out = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real(t) : t;
+    return CK_OK;
+}
+
+static ck_status mixed_devices(ck_device a, ck_device b)
+{
+    char da[32], db[32];
+    ck_device_str(a, da, sizeof da);
+    ck_device_str(b, db, sizeof db);
+    return ck_error_set(CK_ERR_VALUE, "arrays are on different devices: %s and %s; "
+                                      "move one with .to_device() first", da, db);
+}
+
+ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given,
+                         ck_dtype out_dtype)
+{
+    const ck_op_info *info = &ck_op_table[op];
+    if (nin != info->nin)
+        return ck_error_set(CK_ERR_TYPE, "%s() takes %d positional arguments but %d were given",
+                            info->name, info->nin, nin);
+    ck_dtype loop_in[CK_ITER_MAXOPS], loop_out;
+    ck_status s = ck_ufunc_resolve(op, nin, in, loop_in, &loop_out);
+    if (s != CK_OK) return s;
+    int cast_result = 0;
+    if (out_dtype != CK_DTYPE_INVALID && out_dtype != loop_out) {
+        /* dtype=: run the op's loop of that dtype when it has one (NumPy's
+         * signature selection), else compute and cast */
+        if (!(info->rule & (CK_R_OUT_BOOL | CK_R_OUT_REAL | CK_R_WHERE)) && (info->types & (1u << out_dtype))) {
+            for (int k = 0; k < nin; k++) loop_in[k] = out_dtype;
+            loop_out = out_dtype;
+        } else {
+            cast_result = 1;
+        }
+    }
+
+    /* device and broadcast shape */
+    int have_dev = 0;
+    ck_device dev = ck_device_cpu();
+    int ndims[CK_ITER_MAXOPS];
+    const int64_t *shapes[CK_ITER_MAXOPS];
+    int na = 0;
+    for (int k = 0; k < nin; k++) {
+        const ck_array *a = in[k].array;
+        if (!a) continue;
+        if (have_dev && !ck_device_equal(dev, ck_array_device(a))) return mixed_devices(dev, ck_array_device(a));
+        dev = ck_array_device(a);
+        have_dev = 1;
+        ndims[na] = a->ndim;
+        shapes[na] = a->shape;
+        na++;
+    }
+    if (out_given) {
+        if (have_dev && !ck_device_equal(dev, ck_array_device(out))) return mixed_devices(dev, ck_array_device(out));
+        dev = ck_array_device(out);
+    } else if (!have_dev) {
+        dev = ck_default_device();
+    }
+    int ndim = 0;
+    int64_t shape[CK_MAXDIMS];
+    if (na == 1) {
+        ndim = ndims[0];
+        memcpy(shape, shapes[0], (size_t)ndim * sizeof *shape);
+    } else if (na > 1) {
+        s = ck_broadcast_shapes(na, ndims, shapes, &ndim, shape);
+        if (s != CK_OK) return s;
+    }
+
+    /* the output */
+    ck_array tmp_out;
+    ck_array *dst = out;
+    int tmp_out_used = 0;
+    if (out_given) {
+        if (out->ndim != ndim || memcmp(out->shape, shape, (size_t)ndim * sizeof *shape) != 0) {
+            /* out may have the broadcast shape only; smaller is an error */
+            int nds[2] = {out->ndim, ndim};
+            const int64_t *shs[2] = {out->shape, shape};
+            int bnd;
+            int64_t bsh[CK_MAXDIMS];
+            if (ck_broadcast_shapes(2, nds, shs, &bnd, bsh) != CK_OK || bnd != out->ndim ||
+                memcmp(bsh, out->shape, (size_t)bnd * sizeof *bsh) != 0)
+                return ck_error_set(CK_ERR_VALUE, "non-broadcastable output operand with shape %s "
+                                    "doesn't match the broadcast shape %s",
+                                    ck_shape_str(out->ndim, out->shape, 0), ck_shape_str(ndim, shape, 1));
+            ndim = out->ndim;
+            memcpy(shape, out->shape, (size_t)ndim * sizeof *shape);
+        }
+        if (!(out->flags & CK_ARRAY_WRITEABLE))
+            return ck_error_set(CK_ERR_VALUE, "output array is read-only");
+        if (out->dtype != loop_out || cast_result) {
+            if (!ck_dtype_can_cast_same_kind(loop_out, out->dtype))
+                return ck_error_set(CK_ERR_TYPE, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
+                                    "with casting rule 'same_kind'", info->name,
+                                    ck_dtype_get_info(loop_out)->name, ck_dtype_get_info(out->dtype)->name);
+            s = ck_array_empty(&tmp_out, ndim, shape, loop_out, dev);
+            if (s != CK_OK) return s;
+            dst = &tmp_out;
+            tmp_out_used = 1;
+        }
+    } else {
+        s = ck_array_empty(out, ndim, shape, loop_out, dev);
+        if (s != CK_OK) return s;
+    }
+
+    /* the inputs: cast where the loop needs another dtype; copy where an
+     * input overlaps the output other than exactly */
+    ck_array casted[CK_ITER_MAXOPS];
+    int ncasted = 0;
+    _Alignas(16) unsigned char scal[CK_ITER_MAXOPS][16];
+    ck_iter_operand ops[CK_ITER_MAXOPS + 1];
+    ops[0] = ck_iter_op_of(dst);
+    for (int k = 0; k < nin && s == CK_OK; k++) {
+        const ck_array *a = in[k].array;
+        if (!a) {
+            ck_scalar_store(&in[k].scalar, loop_in[k], scal[k]);
+            ops[k + 1] = (ck_iter_operand){(char *)scal[k], 0, NULL, NULL};
+            continue;
+        }
+        int overlap = out_given && !tmp_out_used && ck_array_may_overlap(a, dst) &&
+                      !(a->data == dst->data && a->ndim == dst->ndim &&
+                        memcmp(a->strides, dst->strides, (size_t)a->ndim * 8) == 0 &&
+                        memcmp(a->shape, dst->shape, (size_t)a->ndim * 8) == 0);
+        if (a->dtype != loop_in[k] || overlap) {
+            s = ck_array_astype(&casted[ncasted], a, loop_in[k], 0);
+            if (s != CK_OK) break;
+            a = &casted[ncasted++];
+        }
+        ops[k + 1] = ck_iter_op_of(a);
+    }
+    if (s == CK_OK) {
+        ck_ew_desc d;
+        d.op = op;
+        d.types[0] = dst->dtype;
+        for (int k = 0; k < nin; k++) d.types[k + 1] = loop_in[k];
+        ck_iter_prepare(&d.it, nin + 1, ndim, shape, ops);
+        s = ck_backend_for(dev)->elementwise(&d);
+    }
+    for (int k = 0; k < ncasted; k++) ck_array_release(&casted[k]);
+    if (s == CK_OK && tmp_out_used) s = ck_array_assign(out, &tmp_out);
+    if (tmp_out_used) ck_array_release(&tmp_out);
+    if (s != CK_OK && !out_given) ck_array_release(out);
+    if (s == CK_OK && !out_given && cast_result) {
+        ck_array r;
+        s = ck_array_astype(&r, out, out_dtype, 0);
+        ck_array_release(out);
+        if (s == CK_OK) *out = r;
+    }
+    return s;
+}
+
+ck_status ck_ufunc_call2(ck_op op, const ck_array *a, const ck_array *b, ck_array *out)
+{
+    ck_operand in[2] = {{a, {0}, 0}, {b, {0}, 0}};
+    return ck_ufunc_apply(op, 2, in, out, 0, CK_DTYPE_INVALID);
+}

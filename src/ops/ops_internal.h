@@ -1,0 +1,25 @@
+/* Helpers shared by the op families (not part of the public C API). */
+#ifndef CK_OPS_INTERNAL_H
+#define CK_OPS_INTERNAL_H
+
+#include "cudakit.h"
+#include "../array/layout.h"
+#include "../backend/backend.h"
+
+#include <stdio.h>
+
+/* The device new arrays go to when none is named (the CPU until a GPU
+ * backend registers and the Python layer chooses it). */
+ck_device ck_default_device(void);
+void ck_set_default_device(ck_device dev);
+/* "cpu", "cuda:0" */
+void ck_device_str(ck_device d, char *buf, size_t n);
+/* "(2, 3)" in a per-thread buffer (slot 0 or 1, so two may be live). */
+const char *ck_shape_str(int ndim, const int64_t *shape, int slot);
+
+ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
+ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t);
+/* Run a cast of src into dst (same shape) on their device. */
+ck_status ck_cast_into(ck_array *dst, const ck_array *src);
+
+#endif

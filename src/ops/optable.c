@@ -1,0 +1,8 @@
+/* The op table's data, from the X-macro rows of cudakit_ops.h. */
+#include "cudakit.h"
+
+const ck_op_info ck_op_table[CK_OP_COUNT] = {
+#define CK_OP_INFO_(ID, name, nin, types, rule) [CK_OP_##ID] = {#name, nin, types, rule},
+    CK_ALL_OPS(CK_OP_INFO_)
+#undef CK_OP_INFO_
+};

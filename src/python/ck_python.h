@@ -1,0 +1,139 @@
+/*
+ * ck_python.h - the CPython face of the core: object wrappers and argument
+ * conversion only.  The work is done by the C library (include/cudakit.h);
+ * this layer turns Python objects into ck_array / ck_operand values, calls
+ * it, and turns a failing ck_status into the exception NumPy would raise.
+ */
+#ifndef CK_PYTHON_H
+#define CK_PYTHON_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "cudakit.h"
+#include "../ops/ops_internal.h"
+
+/* ------------------------------------------------------------- objects */
+
+typedef struct {
+    PyObject_HEAD
+    ck_array arr;          /* owns one reference to arr.buf */
+    PyObject *base;        /* the array (or exporter) whose memory a view uses, or NULL */
+    PyObject *weakreflist;
+} CkArrayObject;
+
+typedef struct {
+    PyObject_HEAD
+    ck_dtype type;
+    PyObject *np_dtype;    /* numpy.dtype, made on first use */
+} CkDTypeObject;
+
+typedef struct {
+    PyObject_HEAD
+    ck_device dev;
+} CkDeviceObject;
+
+extern PyTypeObject CkArray_Type;
+extern PyTypeObject CkDType_Type;
+extern PyTypeObject CkDevice_Type;
+extern PyTypeObject CkUFunc_Type;
+extern PyTypeObject CkFlags_Type;
+
+#define CkArray_Check(o) PyObject_TypeCheck(o, &CkArray_Type)
+#define CkArray_CheckExact(o) Py_IS_TYPE(o, &CkArray_Type)
+#define CK_ARR(o) (&((CkArrayObject *)(o))->arr)
+
+/* The dtype singletons, by ck_dtype (borrowed references). */
+extern CkDTypeObject *ck_py_dtypes[CK_NTYPES];
+
+/* Exceptions of the module. */
+extern PyObject *ck_py_AxisError;        /* ValueError, IndexError */
+extern PyObject *ck_py_ComplexWarning;
+
+/* ------------------------------------------------------------ errors */
+
+/* Raise the Python exception for the thread's last core error; returns NULL. */
+PyObject *ck_py_raise(ck_status s);
+/* Same, returning -1 for int-returning slots. */
+int ck_py_raise_int(ck_status s);
+
+/* ------------------------------------------------------------ arrays */
+
+/* Wrap a filled ck_array (steals its buffer reference) into a new object;
+ * base may be NULL (new reference to base taken).  On failure releases arr. */
+PyObject *ck_py_wrap(ck_array *arr, PyObject *base);
+/* A view object of an array object's memory with a new layout already set
+ * in *view (which holds its own buffer reference, e.g. from ck_array_view). */
+PyObject *ck_py_wrap_view(ck_array *view, PyObject *owner);
+
+/* Any array-like -> a CkArray object (new reference).
+ *   dtype: CK_DTYPE_INVALID to infer; copy: 1 always, 0 never (error if
+ *   needed), -1 if needed; dev: where the result lives (has_dev = 0: the
+ *   object's own device for arrays, the default device for the rest). */
+PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck_device dev);
+/* Python scalar / object -> element-wise operand.  Arrays stay arrays
+ * (borrowed into *tmp_obj-owned storage); lists etc. are converted and the
+ * new object stored in *tmp_obj (caller DECREFs).  Returns 0, or -1 with an
+ * exception set; 1 when obj is of a type we do not handle (NotImplemented). */
+int ck_py_operand(PyObject *obj, ck_operand *op, PyObject **tmp_obj);
+
+/* ------------------------------------------------------------ conversions */
+
+/* dtype-like (ck dtype, numpy dtype or scalar type, Python type, string)
+ * -> ck_dtype.  None gives dflt.  -1 with TypeError on failure. */
+int ck_py_dtype_from_obj(PyObject *obj, ck_dtype dflt, ck_dtype *out);
+/* device-like (None, "cpu", "cuda", "cuda:1", Device, ck.cuda.Device...)
+ * -> ck_device.  *has = 0 for None. */
+int ck_py_device_from_obj(PyObject *obj, ck_device *out, int *has);
+PyObject *ck_py_device_new(ck_device dev);
+/* The default device (decided and announced once, see device.c). */
+ck_device ck_py_default_device(void);
+/* int or sequence of ints -> shape; -1 with exception. */
+int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape);
+PyObject *ck_py_shape_tuple(int ndim, const int64_t *v);
+/* axis argument: None -> all; int or tuple -> mask.  -1 with AxisError. */
+int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask);
+/* Element at ptr of dtype t -> Python scalar (bool, int, float, complex). */
+PyObject *ck_py_scalar_to_py(const void *ptr, ck_dtype t);
+/* Python number -> ck_scalar (weak flag set for Python bool/int/float/complex;
+ * numpy scalars are strong).  Returns 0 ok, 1 if obj is not a scalar, -1 error. */
+int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak);
+/* numpy module (imported on first use; borrowed). NULL with ImportError. */
+PyObject *ck_py_numpy(void);
+
+/* ------------------------------------------------------------ pieces */
+
+/* index.c: basic indexing */
+PyObject *ck_py_getitem(PyObject *self, PyObject *key);
+int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value);
+/* interop.c: buffer protocol, DLPack, __array_interface__, pickling */
+extern PyBufferProcs ck_py_buffer_procs;
+extern PyMethodDef ck_py_interop_methods[];     /* array methods, NULL-terminated */
+extern PyGetSetDef ck_py_interop_getset[];      /* array properties, NULL-terminated */
+extern PyMethodDef ck_py_interop_functions[];   /* module functions (from_dlpack, _reconstruct) */
+/* Wrap the memory of an object exporting the buffer protocol (zero copy);
+ * NULL with exception (TypeError if it does not export one). */
+PyObject *ck_py_from_buffer(PyObject *obj, int writable_required);
+/* format.c: repr and str */
+PyObject *ck_py_repr(PyObject *self);
+PyObject *ck_py_str(PyObject *self);
+/* tolist */
+PyObject *ck_py_tolist(PyObject *self);
+
+/* ufunc.c */
+PyObject *ck_py_ufunc_new(ck_op op);
+/* Apply op to Python operands (out may be NULL); NotImplemented when an
+ * operand is of a foreign type and return_notimpl. */
+PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl);
+
+/* reduce.c: reductions as module functions and methods */
+extern PyMethodDef ck_py_reduce_methods[];      /* array methods */
+extern PyMethodDef ck_py_reduce_functions[];    /* module functions */
+
+/* creation.c */
+extern PyMethodDef ck_py_creation_functions[];
+
+/* Release the GIL for loops at least this large (elements). */
+#define CK_PY_NOGIL_MIN 65536
+
+#endif

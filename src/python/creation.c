@@ -1,0 +1,443 @@
+/* Creation functions: asarray/array, empty/zeros/ones/full and their _like
+ * forms, arange, linspace, eye, asnumpy, and dtype queries. */
+#include "ck_python.h"
+
+#include <math.h>
+#include <string.h>
+
+static int parse_copy(PyObject *copy, int *out)
+{
+    if (!copy || copy == Py_None) { *out = -1; return 0; }
+    int v = PyObject_IsTrue(copy);
+    if (v < 0) return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *obj, *dt = Py_None, *device = Py_None, *copy = Py_None, *order = Py_None;
+    static char *kwlist[] = {"obj", "dtype", "device", "copy", "order", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$OO", kwlist, &obj, &dt, &device, &copy, &order)) return NULL;
+    ck_dtype t;
+    ck_device dev;
+    int has, cp;
+    if (ck_py_dtype_from_obj(dt, CK_DTYPE_INVALID, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0 ||
+        parse_copy(copy, &cp) < 0)
+        return NULL;
+    return ck_py_asarray(obj, t, cp, has, dev);
+}
+
+static PyObject *f_array(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *obj, *dt = Py_None, *device = Py_None, *copy = Py_True, *order = Py_None;
+    int ndmin = 0;
+    static char *kwlist[] = {"object", "dtype", "copy", "order", "ndmin", "device", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$OOiO", kwlist, &obj, &dt, &copy, &order, &ndmin, &device)) return NULL;
+    ck_dtype t;
+    ck_device dev;
+    int has, cp;
+    if (ck_py_dtype_from_obj(dt, CK_DTYPE_INVALID, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0 ||
+        parse_copy(copy, &cp) < 0)
+        return NULL;
+    if (cp == -1) cp = -1; else if (cp == 1) cp = 1; else cp = 0;
+    PyObject *r = ck_py_asarray(obj, t, copy == Py_None ? -1 : cp, has, dev);
+    if (!r || ndmin <= CK_ARR(r)->ndim) return r;
+    if (ndmin > CK_MAXDIMS) { Py_DECREF(r); PyErr_SetString(PyExc_ValueError, "ndmin bigger than allowable number of dimensions"); return NULL; }
+    ck_array *a = CK_ARR(r), v;
+    int64_t shape[CK_MAXDIMS], strides[CK_MAXDIMS];
+    int pad = ndmin - a->ndim;
+    for (int i = 0; i < ndmin; i++) {
+        shape[i] = i < pad ? 1 : a->shape[i - pad];
+        strides[i] = i < pad ? 0 : a->strides[i - pad];
+    }
+    ck_array_view(&v, a);
+    ck_array_set_layout(&v, ndmin, shape, strides);
+    PyObject *res = ck_py_wrap_view(&v, r);
+    Py_DECREF(r);
+    return res;
+}
+
+/* shape, dtype, device of the creation functions */
+static int creation_args(PyObject *shape, PyObject *dt, PyObject *device, ck_dtype dflt,
+                         int *nd, int64_t *sh, ck_dtype *t, ck_device *dev)
+{
+    int has;
+    if (ck_py_shape_from_obj(shape, nd, sh) < 0 || ck_py_dtype_from_obj(dt, dflt, t) < 0 ||
+        ck_py_device_from_obj(device, dev, &has) < 0)
+        return -1;
+    if (!has) *dev = ck_py_default_device();
+    return 0;
+}
+
+static PyObject *make_filled(int nd, const int64_t *sh, ck_dtype t, ck_device dev, PyObject *value)
+{
+    ck_array a;
+    ck_status s;
+    if (!value) {
+        s = ck_array_empty(&a, nd, sh, t, dev);
+    } else {
+        ck_scalar v;
+        int weak;
+        int r = ck_py_scalar_from_obj(value, &v, &weak);
+        if (r < 0) return NULL;
+        if (r > 0) {
+            /* an array fill value: broadcast it */
+            PyObject *src = ck_py_asarray(value, t, -1, 1, dev);
+            if (!src) return NULL;
+            s = ck_array_empty(&a, nd, sh, t, dev);
+            if (s == CK_OK) {
+                s = ck_array_assign(&a, CK_ARR(src));
+                if (s != CK_OK) ck_array_release(&a);
+            }
+            Py_DECREF(src);
+            if (s != CK_OK) return ck_py_raise(s);
+            return ck_py_wrap(&a, NULL);
+        }
+        s = ck_full(&a, nd, sh, t, &v, dev);
+    }
+    if (s != CK_OK) return ck_py_raise(s);
+    return ck_py_wrap(&a, NULL);
+}
+
+#define CK_FILL_FN_(fname, VALUE)                                                          \
+static PyObject *fname(PyObject *m, PyObject *args, PyObject *kw)                          \
+{                                                                                          \
+    (void)m;                                                                               \
+    PyObject *shape, *dt = Py_None, *order = Py_None, *device = Py_None;                   \
+    static char *kwlist[] = {"shape", "dtype", "order", "device", NULL};                   \
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$O", kwlist, &shape, &dt, &order, &device)) \
+        return NULL;                                                                       \
+    int nd;                                                                                \
+    int64_t sh[CK_MAXDIMS];                                                                \
+    ck_dtype t;                                                                            \
+    ck_device dev;                                                                         \
+    if (creation_args(shape, dt, device, CK_FLOAT64, &nd, sh, &t, &dev) < 0) return NULL;  \
+    return make_filled(nd, sh, t, dev, VALUE);                                             \
+}
+
+static PyObject *py_zero, *py_one;
+CK_FILL_FN_(f_empty, NULL)
+CK_FILL_FN_(f_zeros, py_zero)
+CK_FILL_FN_(f_ones, py_one)
+
+static PyObject *f_full(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *shape, *value, *dt = Py_None, *order = Py_None, *device = Py_None;
+    static char *kwlist[] = {"shape", "fill_value", "dtype", "order", "device", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OO$O", kwlist, &shape, &value, &dt, &order, &device)) return NULL;
+    ck_dtype dflt = CK_FLOAT64;
+    if (dt == Py_None) {
+        /* the fill value decides: full((2,), 3) is int64 */
+        ck_scalar v;
+        int weak;
+        int r = ck_py_scalar_from_obj(value, &v, &weak);
+        if (r < 0) return NULL;
+        if (r == 0) dflt = v.dtype == CK_UINT64 ? CK_UINT64 : v.dtype;
+        else if (CkArray_Check(value)) dflt = CK_ARR(value)->dtype;
+    }
+    int nd;
+    int64_t sh[CK_MAXDIMS];
+    ck_dtype t;
+    ck_device dev;
+    if (creation_args(shape, dt, device, dflt, &nd, sh, &t, &dev) < 0) return NULL;
+    return make_filled(nd, sh, t, dev, value);
+}
+
+#define CK_LIKE_FN_(fname, VALUE, HASFILL)                                                 \
+static PyObject *fname(PyObject *m, PyObject *args, PyObject *kw)                          \
+{                                                                                          \
+    (void)m;                                                                               \
+    PyObject *proto, *value = VALUE, *dt = Py_None, *order = Py_None, *device = Py_None;   \
+    PyObject *shape = Py_None;                                                             \
+    int subok = 1;                                                                         \
+    static char *kwlist1[] = {"a", "dtype", "order", "subok", "shape", "device", NULL};     \
+    static char *kwlist2[] = {"a", "fill_value", "dtype", "order", "subok", "shape", "device", NULL}; \
+    if (HASFILL) {                                                                         \
+        if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOpO$O", kwlist2, &proto, &value, &dt, &order, \
+                                         &subok, &shape, &device)) return NULL;            \
+    } else if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOpO$O", kwlist1, &proto, &dt, &order, \
+                                            &subok, &shape, &device)) return NULL;         \
+    PyObject *a = ck_py_asarray(proto, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());          \
+    if (!a) return NULL;                                                                   \
+    const ck_array *pa = CK_ARR(a);                                                        \
+    int nd = pa->ndim, has;                                                                \
+    int64_t sh[CK_MAXDIMS];                                                                \
+    memcpy(sh, pa->shape, (size_t)nd * sizeof *sh);                                        \
+    ck_dtype t;                                                                            \
+    ck_device dev;                                                                         \
+    if ((shape != Py_None && ck_py_shape_from_obj(shape, &nd, sh) < 0) ||                  \
+        ck_py_dtype_from_obj(dt, pa->dtype, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) { \
+        Py_DECREF(a);                                                                      \
+        return NULL;                                                                       \
+    }                                                                                      \
+    if (!has) dev = ck_array_device(pa);                                                   \
+    Py_DECREF(a);                                                                          \
+    return make_filled(nd, sh, t, dev, value);                                             \
+}
+
+CK_LIKE_FN_(f_empty_like, NULL, 0)
+CK_LIKE_FN_(f_zeros_like, py_zero, 0)
+CK_LIKE_FN_(f_ones_like, py_one, 0)
+CK_LIKE_FN_(f_full_like, NULL, 1)
+
+/* arange(stop) / arange(start, stop[, step]) with NumPy's length rule
+ * ceil((stop - start) / step) and dtype from the arguments. */
+static PyObject *f_arange(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *a0 = NULL, *a1 = Py_None, *a2 = Py_None, *dt = Py_None, *device = Py_None, *like = Py_None;
+    static char *kwlist[] = {"start", "stop", "step", "dtype", "device", "like", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO$OO", kwlist, &a0, &a1, &a2, &dt, &device, &like)) return NULL;
+    if (!a0) { PyErr_SetString(PyExc_TypeError, "arange() requires stop to be specified."); return NULL; }
+    PyObject *vals[3] = {a0, a1, a2};
+    ck_scalar sv[3];
+    int present[3] = {1, a1 != Py_None, a2 != Py_None};
+    ck_dtype inferred = CK_INT64;
+    for (int i = 0; i < 3; i++) {
+        if (!present[i]) continue;
+        int weak;
+        int r = ck_py_scalar_from_obj(vals[i], &sv[i], &weak);
+        if (r < 0) return NULL;
+        if (r > 0) {
+            if (CkArray_Check(vals[i]) && CK_ARR(vals[i])->ndim == 0) {
+                PyObject *f = PyNumber_Float(vals[i]);
+                if (!f) return NULL;
+                sv[i].dtype = CK_ARR(vals[i])->dtype == CK_FLOAT64 || ck_dtype_is_inexact(CK_ARR(vals[i])->dtype) ? CK_FLOAT64 : CK_INT64;
+                if (sv[i].dtype == CK_FLOAT64) sv[i].v.f = PyFloat_AsDouble(f);
+                else sv[i].v.i = (int64_t)PyFloat_AsDouble(f);
+                Py_DECREF(f);
+            } else {
+                PyErr_SetString(PyExc_TypeError, "arange() arguments must be numbers");
+                return NULL;
+            }
+        }
+        if (ck_dtype_is_complex(sv[i].dtype)) { PyErr_SetString(PyExc_TypeError, "arange() does not support complex arguments"); return NULL; }
+        inferred = ck_dtype_promote(inferred, sv[i].dtype == CK_BOOL ? CK_INT64 : sv[i].dtype);
+    }
+    double v[3];
+    for (int i = 0; i < 3; i++) {
+        if (!present[i]) continue;
+        switch (ck_dtype_get_info(sv[i].dtype)->kind) {
+        case CK_KIND_UINT: v[i] = (double)sv[i].v.u; break;
+        case CK_KIND_FLOAT: v[i] = sv[i].v.f; break;
+        default: v[i] = (double)sv[i].v.i; break;
+        }
+    }
+    double start = present[1] ? v[0] : 0.0, stop = present[1] ? v[1] : v[0], step = present[2] ? v[2] : 1.0;
+    if (step == 0) { PyErr_SetString(PyExc_ZeroDivisionError, "division by zero"); return NULL; }
+    ck_dtype t;
+    ck_device dev;
+    int has;
+    if (ck_py_dtype_from_obj(dt, inferred, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) return NULL;
+    if (!has) dev = ck_py_default_device();
+    double len = ceil((stop - start) / step);
+    if (!(len == len) || isinf(len)) { PyErr_SetString(PyExc_ValueError, "arange: cannot compute length"); return NULL; }
+    int64_t n = len > 0 ? (int64_t)len : 0;
+    ck_array a;
+    ck_status s = ck_arange(&a, start, step, n, t, dev);
+    if (s != CK_OK) return ck_py_raise(s);
+    return ck_py_wrap(&a, NULL);
+}
+
+static PyObject *f_linspace(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    double start, stop;
+    Py_ssize_t num = 50;
+    int endpoint = 1, retstep = 0;
+    PyObject *dt = Py_None, *device = Py_None;
+    int axis = 0;
+    static char *kwlist[] = {"start", "stop", "num", "endpoint", "retstep", "dtype", "axis", "device", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "dd|nppOi$O", kwlist, &start, &stop, &num, &endpoint, &retstep,
+                                     &dt, &axis, &device))
+        return NULL;
+    ck_dtype t;
+    ck_device dev;
+    int has;
+    if (ck_py_dtype_from_obj(dt, CK_FLOAT64, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) return NULL;
+    if (!has) dev = ck_py_default_device();
+    if (num < 0) { PyErr_Format(PyExc_ValueError, "Number of samples, %zd, must be non-negative.", num); return NULL; }
+    ck_array a;
+    ck_status s;
+    if (ck_dtype_is_integer(t) || t == CK_BOOL) {
+        /* computed in float64 and floored, as NumPy's astype after linspace */
+        ck_array f;
+        s = ck_linspace(&f, start, stop, num, endpoint, CK_FLOAT64, dev);
+        if (s != CK_OK) return ck_py_raise(s);
+        ck_operand in = {&f, {0}, 0};
+        ck_array fl;
+        s = ck_ufunc_apply(CK_OP_FLOOR, 1, &in, &fl, 0, CK_DTYPE_INVALID);
+        ck_array_release(&f);
+        if (s != CK_OK) return ck_py_raise(s);
+        s = ck_array_astype(&a, &fl, t, 0);
+        ck_array_release(&fl);
+    } else {
+        s = ck_linspace(&a, start, stop, num, endpoint, t, dev);
+    }
+    if (s != CK_OK) return ck_py_raise(s);
+    PyObject *r = ck_py_wrap(&a, NULL);
+    if (!r || !retstep) return r;
+    double div = endpoint ? (double)(num - 1) : (double)num;
+    return Py_BuildValue("(Nd)", r, div > 0 ? (stop - start) / div : NAN);
+}
+
+static PyObject *f_eye(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    Py_ssize_t n, k = 0;
+    PyObject *mo = Py_None, *dt = Py_None, *order = Py_None, *device = Py_None;
+    static char *kwlist[] = {"N", "M", "k", "dtype", "order", "device", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "n|OnOO$O", kwlist, &n, &mo, &k, &dt, &order, &device)) return NULL;
+    Py_ssize_t mm = n;
+    if (mo != Py_None) {
+        mm = PyNumber_AsSsize_t(mo, PyExc_OverflowError);
+        if (mm == -1 && PyErr_Occurred()) return NULL;
+    }
+    if (n < 0 || mm < 0) { PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed"); return NULL; }
+    ck_dtype t;
+    ck_device dev;
+    int has;
+    if (ck_py_dtype_from_obj(dt, CK_FLOAT64, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) return NULL;
+    if (!has) dev = ck_py_default_device();
+    ck_array a;
+    ck_status s = ck_eye(&a, n, mm, k, t, dev);
+    if (s != CK_OK) return ck_py_raise(s);
+    return ck_py_wrap(&a, NULL);
+}
+
+/* asnumpy: a NumPy array with the values (zero copy for CPU arrays). */
+static PyObject *f_asnumpy(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *obj, *stream = Py_None, *order = Py_None, *out = Py_None;
+    static char *kwlist[] = {"a", "stream", "order", "out", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$O", kwlist, &obj, &stream, &order, &out)) return NULL;
+    PyObject *np = ck_py_numpy();
+    if (!np) return NULL;
+    if (!CkArray_Check(obj)) return PyObject_CallMethod(np, "asarray", "O", obj);
+    PyObject *host = obj;
+    Py_INCREF(host);
+    if (ck_array_device(CK_ARR(obj)).type != CK_DEVICE_CPU) {
+        Py_DECREF(host);
+        host = ck_py_asarray(obj, CK_DTYPE_INVALID, -1, 1, ck_device_cpu());
+        if (!host) return NULL;
+    }
+    PyObject *mv = PyMemoryView_FromObject(host);
+    Py_DECREF(host);
+    if (!mv) return NULL;
+    PyObject *r = PyObject_CallMethod(np, "asarray", "O", mv);
+    Py_DECREF(mv);
+    if (r && out != Py_None) {
+        PyObject *ok = PyObject_CallMethod(np, "copyto", "OO", out, r);
+        Py_DECREF(r);
+        if (!ok) return NULL;
+        Py_DECREF(ok);
+        return Py_NewRef(out);
+    }
+    return r;
+}
+
+/* result_type(*arrays_and_dtypes) with NEP 50's weak Python scalars */
+static PyObject *f_result_type(PyObject *m, PyObject *args)
+{
+    (void)m;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n == 0) { PyErr_SetString(PyExc_ValueError, "at least one array or dtype is required"); return NULL; }
+    ck_operand *ops = PyMem_Calloc((size_t)n, sizeof *ops);
+    if (!ops) return PyErr_NoMemory();
+    PyObject *res = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(args, i);
+        ck_dtype t;
+        if (CkArray_Check(x)) { ops[i].array = CK_ARR(x); continue; }
+        int weak;
+        int r = ck_py_scalar_from_obj(x, &ops[i].scalar, &weak);
+        if (r < 0) goto done;
+        if (r == 0) { ops[i].weak = weak; continue; }
+        if (ck_py_dtype_from_obj(x, CK_DTYPE_INVALID, &t) < 0) goto done;
+        ops[i].scalar.dtype = t;
+        ops[i].weak = 0;
+    }
+    ck_dtype out;
+    ck_status s = ck_promote_operands((int)n, ops, &out);
+    if (s != CK_OK) { ck_py_raise(s); goto done; }
+    res = Py_NewRef((PyObject *)ck_py_dtypes[out]);
+done:
+    PyMem_Free(ops);
+    return res;
+}
+
+static PyObject *f_can_cast(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *from, *to, *casting = NULL;
+    static char *kwlist[] = {"from_", "to", "casting", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kwlist, &from, &to, &casting)) return NULL;
+    ck_dtype f, t;
+    if (CkArray_Check(from)) f = CK_ARR(from)->dtype;
+    else if (ck_py_dtype_from_obj(from, CK_DTYPE_INVALID, &f) < 0) return NULL;
+    if (ck_py_dtype_from_obj(to, CK_DTYPE_INVALID, &t) < 0) return NULL;
+    const char *c = casting ? PyUnicode_AsUTF8(casting) : "safe";
+    if (!c) return NULL;
+    int ok;
+    if (!strcmp(c, "safe")) ok = ck_dtype_can_cast_safe(f, t);
+    else if (!strcmp(c, "same_kind")) ok = ck_dtype_can_cast_same_kind(f, t);
+    else if (!strcmp(c, "unsafe")) ok = 1;
+    else if (!strcmp(c, "no") || !strcmp(c, "equiv")) ok = f == t;
+    else { PyErr_SetString(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'"); return NULL; }
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *f_set_num_threads(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    ck_cpu_set_num_threads((int)n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *f_get_num_threads(PyObject *m, PyObject *unused)
+{
+    (void)m; (void)unused;
+    return PyLong_FromLong(ck_cpu_num_threads());
+}
+
+PyObject *ck_py_get_default_device(PyObject *m, PyObject *unused);
+PyObject *ck_py_set_default_device(PyObject *m, PyObject *arg);
+
+#define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+PyMethodDef ck_py_creation_functions[] = {
+    {"asarray", CK_KW_(f_asarray), "asarray(obj, /, dtype=None, device=None, *, copy=None): an array from an array-like, without a copy when possible."},
+    {"array", CK_KW_(f_array), "array(object, dtype=None, *, copy=True, order=None, ndmin=0, device=None): a new array from an array-like."},
+    {"empty", CK_KW_(f_empty), "empty(shape, dtype=float64, order='C', *, device=None): an uninitialised array."},
+    {"zeros", CK_KW_(f_zeros), "zeros(shape, dtype=float64, order='C', *, device=None)"},
+    {"ones", CK_KW_(f_ones), "ones(shape, dtype=float64, order='C', *, device=None)"},
+    {"full", CK_KW_(f_full), "full(shape, fill_value, dtype=None, order='C', *, device=None)"},
+    {"empty_like", CK_KW_(f_empty_like), "empty_like(a, dtype=None, ..., *, device=None)"},
+    {"zeros_like", CK_KW_(f_zeros_like), "zeros_like(a, dtype=None, ..., *, device=None)"},
+    {"ones_like", CK_KW_(f_ones_like), "ones_like(a, dtype=None, ..., *, device=None)"},
+    {"full_like", CK_KW_(f_full_like), "full_like(a, fill_value, dtype=None, ..., *, device=None)"},
+    {"arange", CK_KW_(f_arange), "arange([start,] stop[, step], dtype=None, *, device=None)"},
+    {"linspace", CK_KW_(f_linspace), "linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None)"},
+    {"eye", CK_KW_(f_eye), "eye(N, M=None, k=0, dtype=float64, order='C', *, device=None)"},
+    {"asnumpy", CK_KW_(f_asnumpy), "asnumpy(a): the values as a NumPy array (zero copy for CPU arrays)."},
+    {"can_cast", CK_KW_(f_can_cast), "can_cast(from_, to, casting='safe')"},
+    {"result_type", f_result_type, METH_VARARGS, "result_type(*arrays_and_dtypes): NumPy 2's promotion (NEP 50)."},
+    {"set_num_threads", f_set_num_threads, METH_O, "Threads the CPU backend may use."},
+    {"get_num_threads", f_get_num_threads, METH_NOARGS, "Threads the CPU backend may use."},
+    {"get_default_device", ck_py_get_default_device, METH_NOARGS, "The device arrays are made on when none is named."},
+    {"set_default_device", ck_py_set_default_device, METH_O, "Choose the device arrays are made on when none is named."},
+    {NULL, NULL, 0, NULL},
+};
+
+int ck_py_creation_init(void)
+{
+    py_zero = PyLong_FromLong(0);
+    py_one = PyLong_FromLong(1);
+    return py_zero && py_one ? 0 : -1;
+}

@@ -1,0 +1,83 @@
+/* cudakit._core: module init and the mapping of core statuses to exceptions. */
+#include "ck_python.h"
+
+PyObject *ck_py_AxisError;
+PyObject *ck_py_ComplexWarning;
+
+int ck_py_dtypes_init(PyObject *module);
+int ck_py_array_type_init(void);
+int ck_py_ufuncs_init(PyObject *module);
+int ck_py_creation_init(void);
+
+PyObject *ck_py_raise(ck_status s)
+{
+    PyObject *exc;
+    switch (s) {
+    case CK_ERR_VALUE: exc = PyExc_ValueError; break;
+    case CK_ERR_TYPE: exc = PyExc_TypeError; break;
+    case CK_ERR_INDEX: exc = PyExc_IndexError; break;
+    case CK_ERR_AXIS: exc = ck_py_AxisError; break;
+    case CK_ERR_MEMORY: exc = PyExc_MemoryError; break;
+    case CK_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
+    case CK_ERR_ZERO_DIVISION: exc = PyExc_ZeroDivisionError; break;
+    case CK_ERR_NOT_IMPLEMENTED: exc = PyExc_NotImplementedError; break;
+    default: exc = PyExc_RuntimeError; break;
+    }
+    if (!PyErr_Occurred()) PyErr_SetString(exc, ck_error_message());
+    return NULL;
+}
+
+int ck_py_raise_int(ck_status s)
+{
+    ck_py_raise(s);
+    return -1;
+}
+
+static PyModuleDef ck_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "cudakit._core",
+    .m_doc = "The CPython face of the cudakit C core.",
+    .m_size = -1,
+};
+
+static int add_functions(PyObject *m, PyMethodDef *defs)
+{
+    PyObject *name = PyModule_GetNameObject(m);
+    if (!name) return -1;
+    for (PyMethodDef *d = defs; d->ml_name; d++) {
+        PyObject *f = PyCMethod_New(d, m, name, NULL);
+        if (!f || PyModule_AddObject(m, d->ml_name, f) < 0) {
+            Py_XDECREF(f);
+            Py_DECREF(name);
+            return -1;
+        }
+    }
+    Py_DECREF(name);
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m = PyModule_Create(&ck_module);
+    if (!m) return NULL;
+    ck_py_AxisError = PyErr_NewExceptionWithDoc(
+        "cudakit.AxisError", "An axis argument out of range (a ValueError and an IndexError, as NumPy's).",
+        PyTuple_Pack(2, PyExc_ValueError, PyExc_IndexError), NULL);
+    ck_py_ComplexWarning = PyErr_NewException("cudakit.ComplexWarning", PyExc_RuntimeWarning, NULL);
+    if (!ck_py_AxisError || !ck_py_ComplexWarning) goto fail;
+    if (PyModule_AddObjectRef(m, "AxisError", ck_py_AxisError) < 0 ||
+        PyModule_AddObjectRef(m, "ComplexWarning", ck_py_ComplexWarning) < 0)
+        goto fail;
+    if (ck_py_dtypes_init(m) < 0) goto fail;
+    if (PyType_Ready(&CkDevice_Type) < 0 || PyModule_AddObjectRef(m, "Device", (PyObject *)&CkDevice_Type) < 0) goto fail;
+    if (ck_py_array_type_init() < 0 || PyModule_AddObjectRef(m, "ndarray", (PyObject *)&CkArray_Type) < 0) goto fail;
+    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0) goto fail;
+    if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
+        add_functions(m, ck_py_interop_functions) < 0)
+        goto fail;
+    if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

@@ -1,0 +1,252 @@
+/* cudakit.ufunc: callable objects made from the op table, one per row. */
+#include "ck_python.h"
+
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    ck_op op;
+} CkUFuncObject;
+
+static int64_t operand_size(const ck_operand *o) { return o->array ? o->array->size : 1; }
+
+PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl)
+{
+    ck_operand ops[CK_ITER_MAXOPS];
+    PyObject *tmps[CK_ITER_MAXOPS] = {NULL};
+    PyObject *result = NULL;
+    int have_dev = 0;
+    ck_device dev = ck_device_cpu();
+    for (int k = 0; k < nin; k++) {
+        int r = ck_py_operand(args[k], &ops[k], &tmps[k]);
+        if (r < 0) goto done;
+        if (r > 0) {
+            if (return_notimpl) { result = Py_NewRef(Py_NotImplemented); goto done; }
+            PyErr_Format(PyExc_TypeError, "ufunc '%s' did not contain a loop for an operand of type '%.50s'",
+                         ck_op_table[op].name, Py_TYPE(args[k])->tp_name);
+            goto done;
+        }
+        if (ops[k].array && !tmps[k] && !have_dev) { dev = ck_array_device(ops[k].array); have_dev = 1; }
+    }
+    if (out) {
+        if (!CkArray_Check(out)) {
+            PyErr_SetString(PyExc_TypeError, "return arrays must be of ArrayType");
+            goto done;
+        }
+        if (!have_dev) { dev = ck_array_device(CK_ARR(out)); have_dev = 1; }
+    }
+    /* lists and NumPy arrays were made on the CPU: follow the real arrays */
+    for (int k = 0; k < nin; k++) {
+        if (!tmps[k]) continue;
+        if (!have_dev) { dev = ck_py_default_device(); have_dev = 1; }
+        if (!ck_device_equal(dev, ck_array_device(CK_ARR(tmps[k])))) {
+            PyObject *moved = ck_py_asarray(tmps[k], CK_DTYPE_INVALID, -1, 1, dev);
+            if (!moved) goto done;
+            Py_SETREF(tmps[k], moved);
+        }
+        ops[k].array = CK_ARR(tmps[k]);
+    }
+    if (!have_dev) ck_py_default_device();   /* all scalars: fix the default now */
+
+    int64_t size = 0;
+    for (int k = 0; k < nin; k++) if (operand_size(&ops[k]) > size) size = operand_size(&ops[k]);
+    ck_array res;
+    ck_array *dst = out ? CK_ARR(out) : &res;
+    ck_status s;
+    if (size >= CK_PY_NOGIL_MIN) {
+        Py_BEGIN_ALLOW_THREADS
+        s = ck_ufunc_apply(op, nin, ops, dst, out != NULL, dtype);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = ck_ufunc_apply(op, nin, ops, dst, out != NULL, dtype);
+    }
+    if (s != CK_OK) { ck_py_raise(s); goto done; }
+    result = out ? Py_NewRef(out) : ck_py_wrap(&res, NULL);
+done:
+    for (int k = 0; k < nin; k++) Py_XDECREF(tmps[k]);
+    return result;
+}
+
+static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    ck_op op = ((CkUFuncObject *)self)->op;
+    const ck_op_info *info = &ck_op_table[op];
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *out = NULL, *dtype_obj = NULL;
+    if (nargs == info->nin + 1) {
+        out = args[info->nin];   /* positional out, as NumPy allows */
+    } else if (nargs != info->nin) {
+        PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd were given",
+                     info->name, info->nin, info->nin + 1, nargs);
+        return NULL;
+    }
+    if (kwnames) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+            const char *k = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+            PyObject *v = args[nargs + i];
+            if (!k) return NULL;
+            if (!strcmp(k, "out")) {
+                if (PyTuple_Check(v)) {
+                    if (PyTuple_GET_SIZE(v) != 1) {
+                        PyErr_SetString(PyExc_ValueError, "The 'out' tuple must have exactly one entry per ufunc output");
+                        return NULL;
+                    }
+                    v = PyTuple_GET_ITEM(v, 0);
+                }
+                out = v == Py_None ? NULL : v;
+            } else if (!strcmp(k, "dtype")) {
+                dtype_obj = v;
+            } else if (!strcmp(k, "casting")) {
+                const char *c = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+                if (!c || strcmp(c, "same_kind")) {
+                    PyErr_SetString(PyExc_NotImplementedError, "only casting='same_kind' is implemented for ufuncs");
+                    return NULL;
+                }
+            } else if (!strcmp(k, "where")) {
+                if (v != Py_True) {
+                    PyErr_SetString(PyExc_NotImplementedError, "the where= argument of ufuncs is not implemented yet");
+                    return NULL;
+                }
+            } else {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", info->name, k);
+                return NULL;
+            }
+        }
+    }
+    ck_dtype dt = CK_DTYPE_INVALID;
+    if (dtype_obj && ck_py_dtype_from_obj(dtype_obj, CK_DTYPE_INVALID, &dt) < 0) return NULL;
+    return ck_py_apply(op, info->nin, args, out, dt, 0);
+}
+
+static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+    /* tp_call for callers that do not use vectorcall */
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    Py_ssize_t nk = kw ? PyDict_Size(kw) : 0;
+    PyObject **stack = PyMem_Malloc((size_t)(n + nk + 1) * sizeof(PyObject *));
+    if (!stack) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) stack[i] = PyTuple_GET_ITEM(args, i);
+    PyObject *names = NULL;
+    if (nk) {
+        names = PyTuple_New(nk);
+        if (!names) { PyMem_Free(stack); return NULL; }
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(kw, &pos, &k, &v)) {
+            PyTuple_SET_ITEM(names, i, Py_NewRef(k));
+            stack[n + i] = v;
+            i++;
+        }
+    }
+    PyObject *r = ufunc_vectorcall(self, stack, (size_t)n, names);
+    Py_XDECREF(names);
+    PyMem_Free(stack);
+    return r;
+}
+
+static PyObject *ufunc_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("<ufunc '%s'>", ck_op_table[((CkUFuncObject *)self)->op].name);
+}
+
+static PyObject *ufunc_get_name(PyObject *self, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(ck_op_table[((CkUFuncObject *)self)->op].name);
+}
+
+static PyObject *ufunc_get_nin(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(ck_op_table[((CkUFuncObject *)self)->op].nin);
+}
+
+static PyObject *ufunc_get_nout(PyObject *self, void *c)
+{
+    (void)self; (void)c;
+    return PyLong_FromLong(1);
+}
+
+static PyObject *ufunc_get_types(PyObject *self, void *c)
+{
+    (void)c;
+    const ck_op_info *info = &ck_op_table[((CkUFuncObject *)self)->op];
+    PyObject *l = PyList_New(0);
+    if (!l) return NULL;
+    for (int t = 0; t < CK_NTYPES; t++) {
+        if (!(info->types & (1u << t))) continue;
+        char in = ck_dtype_get_info((ck_dtype)t)->type_char;
+        ck_dtype ot = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)t) : (ck_dtype)t;
+        char buf[8];
+        int p = 0;
+        for (int k = 0; k < info->nin; k++) buf[p++] = (k == 0 && (info->rule & CK_R_WHERE)) ? '?' : in;
+        buf[p++] = '-';
+        buf[p++] = '>';
+        buf[p++] = ck_dtype_get_info(ot)->type_char;
+        PyObject *s = PyUnicode_FromStringAndSize(buf, p);
+        if (!s || PyList_Append(l, s) < 0) { Py_XDECREF(s); Py_DECREF(l); return NULL; }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+static PyGetSetDef ufunc_getset[] = {
+    {"__name__", ufunc_get_name, NULL, NULL, NULL},
+    {"nin", ufunc_get_nin, NULL, NULL, NULL},
+    {"nout", ufunc_get_nout, NULL, NULL, NULL},
+    {"types", ufunc_get_types, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *ufunc_reduce(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyUnicode_FromString(ck_op_table[((CkUFuncObject *)self)->op].name);
+}
+
+static PyMethodDef ufunc_methods[] = {
+    {"__reduce__", ufunc_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject CkUFunc_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cudakit.ufunc",
+    .tp_basicsize = sizeof(CkUFuncObject),
+    .tp_repr = ufunc_repr,
+    .tp_call = ufunc_call,
+    .tp_vectorcall_offset = 0,
+    .tp_getset = ufunc_getset,
+    .tp_methods = ufunc_methods,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An element-wise function over arrays, with broadcasting and NumPy's type rules.",
+};
+
+/* Vectorcall needs a per-object function pointer slot. */
+typedef struct {
+    CkUFuncObject base;
+    vectorcallfunc vectorcall;
+} CkUFuncVC;
+
+PyObject *ck_py_ufunc_new(ck_op op)
+{
+    CkUFuncVC *u = PyObject_New(CkUFuncVC, &CkUFunc_Type);
+    if (!u) return NULL;
+    u->base.op = op;
+    u->vectorcall = ufunc_vectorcall;
+    return (PyObject *)u;
+}
+
+int ck_py_ufuncs_init(PyObject *module)
+{
+    CkUFunc_Type.tp_basicsize = sizeof(CkUFuncVC);
+    CkUFunc_Type.tp_vectorcall_offset = offsetof(CkUFuncVC, vectorcall);
+    CkUFunc_Type.tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    if (PyType_Ready(&CkUFunc_Type) < 0) return -1;
+    for (int op = 0; op < CK_OP_COUNT; op++) {
+        PyObject *u = ck_py_ufunc_new((ck_op)op);
+        if (!u) return -1;
+        if (PyModule_AddObject(module, ck_op_table[op].name, u) < 0) { Py_DECREF(u); return -1; }
+    }
+    return PyModule_AddObjectRef(module, "ufunc", (PyObject *)&CkUFunc_Type);
+}

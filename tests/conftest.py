@@ -1,0 +1,41 @@
+"""Every test that can run on both devices takes the `device` fixture: 'cpu'
+always, 'cuda' when a GPU is usable (skipped otherwise)."""
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("CUDAKIT_DEVICE", "cpu")  # tests name their device explicitly
+
+import cudakit as ck  # noqa: E402
+
+
+def _cuda_usable():
+    try:
+        return bool(ck.cuda.is_available())
+    except AttributeError:
+        return False
+
+
+DEVICES = ["cpu"] + (["cuda"] if _cuda_usable() else [])
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request):
+    if request.param not in DEVICES:
+        pytest.skip("no usable CUDA device")
+    return request.param
+
+
+def assert_same(got, want, rtol=None, atol=0):
+    """Compare a cudakit result with NumPy's: values, dtype and shape."""
+    got_np = ck.asnumpy(got)
+    want = np.asarray(want)
+    assert got_np.shape == want.shape, (got_np.shape, want.shape)
+    assert got_np.dtype == want.dtype, (got_np.dtype, want.dtype)
+    if rtol is None:
+        rtol = {np.dtype("float16"): 1e-3, np.dtype("float32"): 1e-5, np.dtype("complex64"): 1e-5}.get(want.dtype, 1e-12)
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(got_np, want, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got_np, want)
