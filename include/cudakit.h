@@ -43,6 +43,8 @@ typedef enum ck_status {
     CK_ERR_NOT_IMPLEMENTED,/* NotImplementedError */
     CK_ERR_RUNTIME,        /* RuntimeError */
     CK_ERR_DEVICE,         /* a device (driver) failure */
+    CK_ERR_COMPILE,        /* a generated kernel did not compile (NVRTC) */
+    CK_ERR_DEVICE_MEMORY,  /* out of GPU memory (cudakit.cuda.OutOfMemoryError) */
     CK_ERR_COUNT
 } ck_status;
 

@@ -17,6 +17,10 @@ from ._core import asarray, maximum, minimum
 
 __version__ = "0.1.0"
 
+from . import cuda  # noqa: E402  (loads no driver until used)
+
+CompileError = _core.CompileError
+
 # NumPy's and the array API standard's other names for the same functions.
 abs = _core.absolute
 acos = arccos = _core.arccos
@@ -60,6 +64,16 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     """Limit the values of ``a`` to [a_min, a_max]; either bound may be None."""
     lo = a_min if min is None else min
     hi = a_max if max is None else max
+    a = asarray(a)
+    if a.dtype.kind in "iu":
+        # a Python int beyond the dtype's range bounds nothing (as NumPy's
+        # _clip): drop it rather than let it overflow
+        bits = 8 * a.dtype.itemsize
+        dmin, dmax = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if a.dtype.kind == "i" else (0, (1 << bits) - 1)
+        if type(lo) is int and lo <= dmin:
+            lo = None
+        if type(hi) is int and hi >= dmax:
+            hi = None
     if lo is None and hi is None:
         return asarray(a).copy() if out is None else _core.positive(a, out=out)
     if lo is None:
@@ -77,9 +91,13 @@ def round(a, decimals=0, out=None):
     if a.dtype.kind in "biu":
         if decimals > 0:
             return a.copy() if out is None else _core.positive(a, out=out)
-        f = 10 ** (-decimals)
-        r = _core.multiply(_core.floor_divide(_core.add(a, f // 2), f), f)
-        return r if out is None else _core.positive(r, out=out)
+        # as NumPy: in float64, halves to even, then back to the integer dtype
+        f = float(10 ** (-decimals))
+        r = _core.multiply(_core.rint(_core.divide(a, f)), f).astype(a.dtype)
+        if out is None:
+            return r
+        out[...] = r
+        return out
     f = 10.0 ** decimals
     return _core.divide(_core.rint(_core.multiply(a, f)), f, out=out)
 
@@ -127,7 +145,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     out = [a.reshape(s) for a, s in zip(arrs, shapes)]
     if sparse:
         return [o.copy() for o in out] if copy else out
-    full_shape = [max(s[i] for s in shapes) for i in range(ndim)]
+    full_shape = [a.size for a in arrs]
+    if indexing == "xy" and ndim > 1:
+        full_shape[0], full_shape[1] = full_shape[1], full_shape[0]
     return [_core.zeros(full_shape, dtype=o.dtype, device=o.device) + o for o in out]
 
 

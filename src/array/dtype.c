@@ -127,6 +127,7 @@ int ck_dtype_can_cast_same_kind(ck_dtype from, ck_dtype to)
     ck_kind kf = ck_dtype_infos_[from].kind, kt = ck_dtype_infos_[to].kind;
     /* int -> uint is not same_kind; uint -> int is (like NumPy) */
     if (kf == CK_KIND_INT && kt == CK_KIND_UINT) return 0;
+    if (kf == CK_KIND_UINT && kt == CK_KIND_INT) return 1;
     return kf <= kt;
 }
 

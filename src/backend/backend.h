@@ -19,6 +19,8 @@
 typedef struct ck_ew_desc {
     ck_op op;
     ck_dtype types[CK_ITER_MAXOPS];
+    unsigned scalar_mask;   /* bit k: operand k is one host value at it.data[k] (strides 0) */
+    ck_device dev;          /* where the arrays are */
     ck_iter it;
 } ck_ew_desc;
 
@@ -26,6 +28,7 @@ typedef struct ck_ew_desc {
  * dims; out has the outer dims.  it_outer holds out at 0 and in at 1. */
 typedef struct ck_reduce_desc {
     ck_reduce_op op;
+    ck_device dev;
     ck_dtype in_type;     /* input dtype (already cast if needed) */
     ck_dtype out_type;
     int n_outer;          /* dims kept, innermost first */
@@ -44,6 +47,7 @@ typedef struct ck_reduce_desc {
  * out of the same shape; the other dims are given as outer dims. */
 typedef struct ck_scan_desc {
     ck_reduce_op op;      /* CK_REDUCE_SUM or CK_REDUCE_PROD */
+    ck_device dev;
     ck_dtype type;        /* input and output dtype */
     int64_t len, in_stride, out_stride;
     int n_outer;

@@ -30,6 +30,8 @@ ck_status ck_cast_into(ck_array *dst, const ck_array *src)
 {
     ck_ew_desc d;
     d.op = CK_OP_COUNT;
+    d.scalar_mask = 0;
+    d.dev = ck_array_device(dst);
     d.types[0] = dst->dtype;
     d.types[1] = src->dtype;
     ck_iter_operand ops[2] = {ck_iter_op_of(dst), ck_iter_op_of(src)};
@@ -71,6 +73,8 @@ ck_status ck_array_assign(ck_array *dst, const ck_array *src)
     }
     ck_ew_desc d;
     d.op = CK_OP_COUNT;
+    d.scalar_mask = 0;
+    d.dev = ck_array_device(dst);
     d.types[0] = dst->dtype;
     d.types[1] = from->dtype;
     ck_iter_operand ops[2] = {ck_iter_op_of(dst), ck_iter_op_of(from)};
@@ -88,6 +92,8 @@ ck_status ck_array_fill(ck_array *dst, const ck_scalar *value)
     ck_scalar_store(value, dst->dtype, v);
     ck_ew_desc d;
     d.op = CK_OP_COUNT;
+    d.scalar_mask = 0;
+    d.dev = ck_array_device(dst);
     d.types[0] = dst->dtype;
     ck_iter_operand op = ck_iter_op_of(dst);
     ck_iter_prepare(&d.it, 1, dst->ndim, dst->shape, &op);

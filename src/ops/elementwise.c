@@ -44,14 +44,9 @@ ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
         if (weak_cat == 3 && sc == 2) r = ck_dtype_complex_of(strong == CK_FLOAT64 ? CK_FLOAT64 : CK_FLOAT32);
         else r = default_of_category[weak_cat];
     }
-    /* a Python int must fit the integer dtype it joins */
-    if (ck_dtype_is_integer(r)) {
-        for (int k = 0; k < n; k++) {
-            if (in[k].array || !in[k].weak || category(in[k].scalar.dtype) != 1) continue;
-            ck_status s = ck_check_pyint_fits(&in[k].scalar, r);
-            if (s != CK_OK) return s;
-        }
-    }
+    /* Whether a Python int fits is checked against the loop it is handed
+     * to (ck_ufunc_apply), as NumPy does: result_type(uint8, -2) is uint8,
+     * hypot(uint8_array, -2) runs in float16 and is fine. */
     *result = r;
     return CK_OK;
 }
@@ -118,8 +113,18 @@ ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *lo
     if (info->types & (1u << d)) {
         t = d;
     } else {
-        for (int c = 0; c < CK_NTYPES; c++) {
-            if ((info->types & (1u << c)) && ck_dtype_can_cast_safe(d, (ck_dtype)c)) { t = (ck_dtype)c; break; }
+        /* No loop of the promoted dtype: NumPy's linear search takes the
+         * first loop every input casts to safely, one input at a time
+         * (hypot(int8, uint8) is float16, not float32 as int16 would
+         * give).  A weak Python scalar counts as the promoted dtype. */
+        for (int c = 0; c < CK_NTYPES && t == CK_DTYPE_INVALID; c++) {
+            if (!(info->types & (1u << c))) continue;
+            int ok = 1;
+            for (int k = first; k < nin && ok; k++) {
+                ck_dtype ik = in[k].array ? in[k].array->dtype : in[k].weak ? d : in[k].scalar.dtype;
+                ok = ck_dtype_can_cast_safe(ik, (ck_dtype)c);
+            }
+            if (ok) t = (ck_dtype)c;
         }
     }
     if (t == CK_DTYPE_INVALID) return no_loop(op, nin, in);
@@ -145,6 +150,31 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
     if (nin != info->nin)
         return ck_error_set(CK_ERR_TYPE, "%s() takes %d positional arguments but %d were given",
                             info->name, info->nin, nin);
+    /* The logical ops only look at truth values (NumPy runs them on bool):
+     * a weak Python scalar is replaced by its truth, so logical_and(uint8
+     * array, 256) is not spoilt by 256 wrapping to 0 in a uint8 loop. */
+    ck_operand inl[CK_ITER_MAXOPS];
+    memcpy(inl, in, (size_t)nin * sizeof *in);
+    in = inl;
+    int logical = op == CK_OP_LOGICAL_AND || op == CK_OP_LOGICAL_OR || op == CK_OP_LOGICAL_XOR ||
+                  op == CK_OP_LOGICAL_NOT;
+    int comparison = op == CK_OP_EQUAL || op == CK_OP_NOT_EQUAL || op == CK_OP_LESS || op == CK_OP_LESS_EQUAL ||
+                     op == CK_OP_GREATER || op == CK_OP_GREATER_EQUAL;
+    if (logical) {
+        for (int k = 0; k < nin; k++) {
+            if (inl[k].array || !inl[k].weak) continue;
+            const ck_scalar *v = &inl[k].scalar;
+            int truth;
+            switch (ck_dtype_get_info(v->dtype)->kind) {
+            case CK_KIND_BOOL: case CK_KIND_INT: truth = v->v.i != 0; break;
+            case CK_KIND_UINT: truth = v->v.u != 0; break;
+            case CK_KIND_FLOAT: truth = v->v.f != 0; break;
+            default: truth = v->v.c.re != 0 || v->v.c.im != 0; break;
+            }
+            inl[k].scalar.dtype = CK_BOOL;
+            inl[k].scalar.v.i = truth;
+        }
+    }
     ck_dtype loop_in[CK_ITER_MAXOPS], loop_out;
     ck_status s = ck_ufunc_resolve(op, nin, in, loop_in, &loop_out);
     if (s != CK_OK) return s;
@@ -157,6 +187,28 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
             loop_out = out_dtype;
         } else {
             cast_result = 1;
+        }
+    }
+    /* A Python int must fit the integer loop it joins (OverflowError, as
+     * NumPy 2), except that a comparison with one out of the loop's range
+     * has the same answer for every element (NumPy 2 gives it), and where()
+     * casts it as NumPy's where does. */
+    int const_result = -1;
+    for (int k = 0; k < nin; k++) {
+        if (in[k].array || !in[k].weak || category(in[k].scalar.dtype) != 1 || !ck_dtype_is_integer(loop_in[k]) ||
+            (info->rule & CK_R_WHERE))
+            continue;
+        if (ck_check_pyint_fits(&in[k].scalar, loop_in[k]) == CK_OK) continue;
+        if (!comparison || nin != 2) return ck_error_status();
+        ck_error_clear();
+        /* the scalar is above (or below) every value of the loop's dtype */
+        int above = in[k].scalar.dtype == CK_UINT64 || in[k].scalar.v.i > 0;
+        int lhs_less = k == 1 ? above : !above;   /* lhs < rhs for every element */
+        switch (op) {
+        case CK_OP_EQUAL: const_result = 0; break;
+        case CK_OP_NOT_EQUAL: const_result = 1; break;
+        case CK_OP_LESS: case CK_OP_LESS_EQUAL: const_result = lhs_less; break;
+        default: const_result = !lhs_less; break;
         }
     }
 
@@ -235,6 +287,13 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
     _Alignas(16) unsigned char scal[CK_ITER_MAXOPS][16];
     ck_iter_operand ops[CK_ITER_MAXOPS + 1];
     ops[0] = ck_iter_op_of(dst);
+    if (const_result >= 0) {
+        ck_scalar v;
+        v.dtype = CK_BOOL;
+        v.v.i = const_result;
+        s = ck_array_fill(dst, &v);
+        nin = 0;   /* no inputs to read */
+    }
     for (int k = 0; k < nin && s == CK_OK; k++) {
         const ck_array *a = in[k].array;
         if (!a) {
@@ -253,9 +312,13 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
         }
         ops[k + 1] = ck_iter_op_of(a);
     }
-    if (s == CK_OK) {
+    if (s == CK_OK && const_result < 0) {
         ck_ew_desc d;
         d.op = op;
+        d.scalar_mask = 0;
+        d.dev = dev;
+        for (int k = 0; k < nin; k++)
+            if (!in[k].array) d.scalar_mask |= 1u << (k + 1);
         d.types[0] = dst->dtype;
         for (int k = 0; k < nin; k++) d.types[k + 1] = loop_in[k];
         ck_iter_prepare(&d.it, nin + 1, ndim, shape, ops);

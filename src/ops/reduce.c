@@ -106,6 +106,7 @@ static ck_status ck_reduce_run_(ck_reduce_op op, const ck_array *src, uint64_t m
     char *ip = src->data, *op_ = dst->data;
     int nd = src->ndim, j = 0;
     d.op = op;
+    d.dev = ck_array_device(src);
     d.in_type = src->dtype;
     d.out_type = dst->dtype;
     d.n_outer = 0;
@@ -286,6 +287,7 @@ ck_status ck_scan(ck_reduce_op op, const ck_array *a, int axis, ck_dtype dtype, 
         ck_scan_desc d;
         char *ip = src->data, *op_ = dst->data;
         d.op = op;
+        d.dev = dev;
         d.type = t;
         d.len = a->shape[axis];
         d.in_stride = src->strides[axis];

@@ -350,6 +350,9 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw)
         }
     }
     if (!cp && t == a->dtype && (!has_dev || ck_device_equal(dev, ck_array_device(a)))) return Py_NewRef(self);
+    if (ck_dtype_is_complex(a->dtype) && !ck_dtype_is_complex(t) && t != CK_BOOL &&
+        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+        return NULL;
     ck_array out;
     ck_status s = ck_array_astype(&out, a, t, order_f);
     if (s != CK_OK) return ck_py_raise(s);
@@ -449,10 +452,21 @@ static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw)
         if (shape_kw) known++;
         if (PyDict_Size(kw) != known) { PyErr_SetString(PyExc_TypeError, "reshape() got an unexpected keyword argument"); return NULL; }
         if (shape_kw) {
+            if (PyTuple_GET_SIZE(args) != 0) {
+                PyErr_SetString(PyExc_TypeError, "reshape() got multiple values for argument 'shape'");
+                return NULL;
+            }
+            /* shape= as the positional shape, keeping order= and copy= */
             PyObject *t = PyTuple_Pack(1, shape_kw);
-            if (!t) return NULL;
-            PyObject *r = m_reshape(self, t, NULL);
+            PyObject *k = t ? PyDict_Copy(kw) : NULL;
+            if (!k || PyDict_DelItemString(k, "shape") < 0) {
+                Py_XDECREF(t);
+                Py_XDECREF(k);
+                return NULL;
+            }
+            PyObject *r = m_reshape(self, t, k);
             Py_DECREF(t);
+            Py_DECREF(k);
             return r;
         }
     }
@@ -558,7 +572,19 @@ static PyObject *m_ravel(PyObject *self, PyObject *args, PyObject *kw)
     ck_array r;
     ck_status s = ck_array_reshape(&r, CK_ARR(self), 1, &n, order_f);
     if (s != CK_OK) return ck_py_raise(s);
-    return r.buf == CK_ARR(self)->buf ? view_with(self, &r) : ck_py_wrap(&r, NULL);
+    if (r.buf != CK_ARR(self)->buf) return ck_py_wrap(&r, NULL);
+    if (r.flags & CK_ARRAY_C_CONTIGUOUS) return view_with(self, &r);
+    /* the result is always contiguous, as NumPy's: a strided view (a
+     * stepped or reversed 1-d array) is copied */
+    ck_array_release(&r);
+    ck_array c;
+    s = ck_array_astype(&c, CK_ARR(self), CK_ARR(self)->dtype, order_f);
+    if (s != CK_OK) return ck_py_raise(s);
+    s = ck_array_reshape(&r, &c, 1, &n, order_f);
+    ck_array_release(&c);
+    if (s != CK_OK) return ck_py_raise(s);
+    r.flags |= CK_ARRAY_OWNDATA;
+    return ck_py_wrap(&r, NULL);
 }
 
 static PyObject *m_flatten(PyObject *self, PyObject *args, PyObject *kw)

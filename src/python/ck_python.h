@@ -48,6 +48,10 @@ extern CkDTypeObject *ck_py_dtypes[CK_NTYPES];
 
 /* Exceptions of the module. */
 extern PyObject *ck_py_AxisError;        /* ValueError, IndexError */
+extern PyObject *ck_py_CUDAError;        /* RuntimeError: a driver call failed */
+extern PyObject *ck_py_OutOfMemoryError; /* MemoryError: out of GPU memory */
+extern PyObject *ck_py_CompileError;     /* RuntimeError: NVRTC rejected a kernel */
+extern PyMethodDef ck_py_cuda_functions[];
 extern PyObject *ck_py_ComplexWarning;
 
 /* ------------------------------------------------------------ errors */
@@ -98,6 +102,10 @@ PyObject *ck_py_scalar_to_py(const void *ptr, ck_dtype t);
 /* Python number -> ck_scalar (weak flag set for Python bool/int/float/complex;
  * numpy scalars are strong).  Returns 0 ok, 1 if obj is not a scalar, -1 error. */
 int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak);
+/* A weak Python number stored into dtype dt is converted as NumPy 2 does
+ * (through int() / float()): 0, or -1 with OverflowError / TypeError /
+ * ValueError for values such a conversion refuses. */
+int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt);
 /* numpy module (imported on first use; borrowed). NULL with ImportError. */
 PyObject *ck_py_numpy(void);
 

@@ -273,13 +273,15 @@ static int seq_scan(PyObject *obj, int depth, seq_info *si)
     return 0;
 }
 
-static int seq_fill(PyObject *obj, int depth, const seq_info *si, ck_dtype t, char **p, int isz)
+static int seq_fill(PyObject *obj, int depth, const seq_info *si, ck_dtype t, char **p, int isz, int check)
 {
     if (depth == si->ndim) {
         ck_scalar s;
         int weak;
         int r = ck_py_scalar_from_obj(obj, &s, &weak);
         if (r < 0) return -1;
+        /* a dtype that was asked for: Python numbers must convert to it */
+        if (r == 0 && weak && check && ck_py_check_weak_scalar(&s, t) < 0) return -1;
         if (r > 0) {   /* a 0-d array */
             ck_array *a = CK_ARR(obj), host;
             const ck_array *src = a;
@@ -297,7 +299,7 @@ static int seq_fill(PyObject *obj, int depth, const seq_info *si, ck_dtype t, ch
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
     for (Py_ssize_t i = 0; i < n; i++)
-        if (seq_fill(PySequence_Fast_GET_ITEM(obj, i), depth + 1, si, t, p, isz) < 0) return -1;
+        if (seq_fill(PySequence_Fast_GET_ITEM(obj, i), depth + 1, si, t, p, isz, check) < 0) return -1;
     return 0;
 }
 
@@ -314,7 +316,7 @@ static PyObject *from_sequence(PyObject *obj, ck_dtype dtype, ck_device dev, int
     ck_status s = ck_array_empty(&a, si.ndim, si.shape, t, ck_device_cpu());
     if (s != CK_OK) return ck_py_raise(s);
     char *p = a.data;
-    if (seq_fill(obj, 0, &si, t, &p, ck_dtype_get_info(t)->itemsize) < 0) {
+    if (seq_fill(obj, 0, &si, t, &p, ck_dtype_get_info(t)->itemsize, dtype != CK_DTYPE_INVALID) < 0) {
         ck_array_release(&a);
         return NULL;
     }
@@ -371,11 +373,7 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
     if (r < 0) return NULL;
     if (r == 0) {
         ck_dtype t = dtype != CK_DTYPE_INVALID ? dtype : sc.dtype;
-        if (weak && dtype != CK_DTYPE_INVALID && ck_dtype_is_integer(t) && ck_dtype_get_info(sc.dtype)->kind != CK_KIND_BOOL &&
-            ck_dtype_is_integer(sc.dtype)) {
-            ck_status st = ck_check_pyint_fits(&sc, t);
-            if (st != CK_OK) return ck_py_raise(st);
-        }
+        if (weak && dtype != CK_DTYPE_INVALID && ck_py_check_weak_scalar(&sc, t) < 0) return NULL;
         ck_array a;
         ck_status s = ck_full(&a, 0, NULL, t, &sc, target);
         if (s != CK_OK) return ck_py_raise(s);

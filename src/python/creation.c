@@ -14,6 +14,44 @@ static int parse_copy(PyObject *copy, int *out)
     return 0;
 }
 
+/* order= of array/asarray: 'C' and 'F' ask for that layout (a copy when r
+ * lacks it), 'A' and 'K' keep a Fortran-ordered source Fortran-ordered. */
+static PyObject *apply_order(PyObject *r, PyObject *src, PyObject *order, int copy)
+{
+    if (!r || !order || order == Py_None) return r;
+    const char *o = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : NULL;
+    if (!o || !o[0] || o[1] || !strchr("CFAKcfak", o[0])) {
+        Py_DECREF(r);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K'");
+        return NULL;
+    }
+    const ck_array *a = CK_ARR(r);
+    int want_f;
+    switch (o[0]) {
+    case 'C': case 'c': want_f = 0; break;
+    case 'F': case 'f': want_f = 1; break;
+    default: {
+        if (r == src || !CkArray_Check(src)) return r;
+        int sf = CK_ARR(src)->flags;
+        if (!((sf & CK_ARRAY_F_CONTIGUOUS) && !(sf & CK_ARRAY_C_CONTIGUOUS))) return r;
+        want_f = 1;
+        break;
+    }
+    }
+    int flag = want_f ? CK_ARRAY_F_CONTIGUOUS : CK_ARRAY_C_CONTIGUOUS;
+    if (a->flags & flag) return r;
+    if (copy == 0) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as requested.");
+        return NULL;
+    }
+    ck_array out;
+    ck_status s = ck_array_astype(&out, a, a->dtype, want_f);
+    Py_DECREF(r);
+    if (s != CK_OK) return ck_py_raise(s);
+    return ck_py_wrap(&out, NULL);
+}
+
 static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
@@ -26,7 +64,7 @@ static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw)
     if (ck_py_dtype_from_obj(dt, CK_DTYPE_INVALID, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0 ||
         parse_copy(copy, &cp) < 0)
         return NULL;
-    return ck_py_asarray(obj, t, cp, has, dev);
+    return apply_order(ck_py_asarray(obj, t, cp, has, dev), obj, order, cp);
 }
 
 static PyObject *f_array(PyObject *m, PyObject *args, PyObject *kw)
@@ -43,7 +81,8 @@ static PyObject *f_array(PyObject *m, PyObject *args, PyObject *kw)
         parse_copy(copy, &cp) < 0)
         return NULL;
     if (cp == -1) cp = -1; else if (cp == 1) cp = 1; else cp = 0;
-    PyObject *r = ck_py_asarray(obj, t, copy == Py_None ? -1 : cp, has, dev);
+    PyObject *r = apply_order(ck_py_asarray(obj, t, copy == Py_None ? -1 : cp, has, dev), obj, order,
+                              copy == Py_None ? -1 : cp);
     if (!r || ndmin <= CK_ARR(r)->ndim) return r;
     if (ndmin > CK_MAXDIMS) { Py_DECREF(r); PyErr_SetString(PyExc_ValueError, "ndmin bigger than allowable number of dimensions"); return NULL; }
     ck_array *a = CK_ARR(r), v;
@@ -95,6 +134,11 @@ static PyObject *make_filled(int nd, const int64_t *sh, ck_dtype t, ck_device de
             Py_DECREF(src);
             if (s != CK_OK) return ck_py_raise(s);
             return ck_py_wrap(&a, NULL);
+        }
+        /* a Python int must fit an integer dtype (NumPy 2: OverflowError) */
+        if (weak && ck_dtype_is_integer(v.dtype) && ck_dtype_is_integer(t)) {
+            s = ck_check_pyint_fits(&v, t);
+            if (s != CK_OK) return ck_py_raise(s);
         }
         s = ck_full(&a, nd, sh, t, &v, dev);
     }

@@ -197,7 +197,7 @@ static int ck_default_chosen_;
 static int cuda_usable(void)
 {
     ck_device d = {CK_DEVICE_CUDA, 0};
-    return ck_backend_for(d) != NULL;
+    return ck_backend_for(d) != NULL;   /* loads the driver on first call */
 }
 
 ck_device ck_py_default_device(void)

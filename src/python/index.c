@@ -430,6 +430,9 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
 static int run_assign(ck_array *dst, const ck_array *src)
 {
     ck_status s;
+    if (ck_dtype_is_complex(src->dtype) && !ck_dtype_is_complex(dst->dtype) && dst->dtype != CK_BOOL &&
+        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+        return -1;
     if (dst->size >= CK_PY_NOGIL_MIN) {
         Py_BEGIN_ALLOW_THREADS
         s = ck_array_assign(dst, src);
@@ -456,7 +459,7 @@ static int run_fill(ck_array *dst, const ck_scalar *v)
 /* A Python scalar stored into an array is converted as NumPy 2 converts it
  * (through int() / float()), which refuses values a cast would silently
  * mangle; the core's casts, meant for arrays, would not. */
-static int check_weak_scalar(const ck_scalar *s, ck_dtype dt)
+int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt)
 {
     if (ck_dtype_is_integer(s->dtype) && ck_dtype_is_integer(dt)) {
         ck_status st = ck_check_pyint_fits(s, dt);
@@ -493,13 +496,17 @@ static int assign_value(ck_array *view, PyObject *value)
     int r = ck_py_scalar_from_obj(value, &s, &weak);
     if (r < 0) return -1;
     if (r == 0) {
-        if (weak && check_weak_scalar(&s, view->dtype) < 0) return -1;
+        if (weak && ck_py_check_weak_scalar(&s, view->dtype) < 0) return -1;
         return run_fill(view, &s);
     }
     /* Anything else (lists, NumPy arrays, foreign arrays) becomes an array
      * on the destination's device, so that the copy never crosses devices
      * twice; its own dtype is inferred and then cast by assign. */
-    PyObject *arr = ck_py_asarray(value, CK_DTYPE_INVALID, -1, 1, ck_array_device(view));
+    /* A list is converted element by element to the destination's dtype,
+     * each Python number as a scalar store would (NumPy: [300] into int8
+     * is an OverflowError, [1j] into float64 a TypeError). */
+    ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? view->dtype : CK_DTYPE_INVALID;
+    PyObject *arr = ck_py_asarray(value, as, -1, 1, ck_array_device(view));
     if (!arr) return -1;
     r = run_assign(view, CK_ARR(arr));
     Py_DECREF(arr);

@@ -3,6 +3,9 @@
 
 PyObject *ck_py_AxisError;
 PyObject *ck_py_ComplexWarning;
+PyObject *ck_py_CUDAError;
+PyObject *ck_py_OutOfMemoryError;
+PyObject *ck_py_CompileError;
 
 int ck_py_dtypes_init(PyObject *module);
 int ck_py_array_type_init(void);
@@ -21,6 +24,9 @@ PyObject *ck_py_raise(ck_status s)
     case CK_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case CK_ERR_ZERO_DIVISION: exc = PyExc_ZeroDivisionError; break;
     case CK_ERR_NOT_IMPLEMENTED: exc = PyExc_NotImplementedError; break;
+    case CK_ERR_DEVICE: exc = ck_py_CUDAError; break;
+    case CK_ERR_DEVICE_MEMORY: exc = ck_py_OutOfMemoryError; break;
+    case CK_ERR_COMPILE: exc = ck_py_CompileError; break;
     default: exc = PyExc_RuntimeError; break;
     }
     if (!PyErr_Occurred()) PyErr_SetString(exc, ck_error_message());
@@ -64,16 +70,28 @@ PyMODINIT_FUNC PyInit__core(void)
         "cudakit.AxisError", "An axis argument out of range (a ValueError and an IndexError, as NumPy's).",
         PyTuple_Pack(2, PyExc_ValueError, PyExc_IndexError), NULL);
     ck_py_ComplexWarning = PyErr_NewException("cudakit.ComplexWarning", PyExc_RuntimeWarning, NULL);
-    if (!ck_py_AxisError || !ck_py_ComplexWarning) goto fail;
+    ck_py_CUDAError = PyErr_NewExceptionWithDoc("cudakit.cuda.CUDAError",
+        "A CUDA driver call failed; the message names the call and the driver's error.", PyExc_RuntimeError, NULL);
+    ck_py_OutOfMemoryError = PyErr_NewExceptionWithDoc("cudakit.cuda.OutOfMemoryError",
+        "Out of GPU memory after freeing the pool's cache; says what was asked for and what is free.",
+        PyExc_MemoryError, NULL);
+    ck_py_CompileError = PyErr_NewExceptionWithDoc("cudakit.CompileError",
+        "NVRTC could not compile a kernel; the message has the log and the source lines around the error.",
+        PyExc_RuntimeError, NULL);
+    if (!ck_py_AxisError || !ck_py_ComplexWarning || !ck_py_CUDAError || !ck_py_OutOfMemoryError || !ck_py_CompileError)
+        goto fail;
     if (PyModule_AddObjectRef(m, "AxisError", ck_py_AxisError) < 0 ||
-        PyModule_AddObjectRef(m, "ComplexWarning", ck_py_ComplexWarning) < 0)
+        PyModule_AddObjectRef(m, "ComplexWarning", ck_py_ComplexWarning) < 0 ||
+        PyModule_AddObjectRef(m, "CUDAError", ck_py_CUDAError) < 0 ||
+        PyModule_AddObjectRef(m, "OutOfMemoryError", ck_py_OutOfMemoryError) < 0 ||
+        PyModule_AddObjectRef(m, "CompileError", ck_py_CompileError) < 0)
         goto fail;
     if (ck_py_dtypes_init(m) < 0) goto fail;
     if (PyType_Ready(&CkDevice_Type) < 0 || PyModule_AddObjectRef(m, "Device", (PyObject *)&CkDevice_Type) < 0) goto fail;
     if (ck_py_array_type_init() < 0 || PyModule_AddObjectRef(m, "ndarray", (PyObject *)&CkArray_Type) < 0) goto fail;
     if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0) goto fail;
     if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
-        add_functions(m, ck_py_interop_functions) < 0)
+        add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     return m;

@@ -15,7 +15,7 @@ typedef struct red_spec {
 static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args, PyObject *kw)
 {
     PyObject *a_obj = self, *axis = Py_None, *dt = Py_None, *out = Py_None, *initial = NULL, *where = NULL;
-    PyObject *correction = Py_None;
+    PyObject *correction = Py_None, *ddof_obj = NULL;
     int keepdims = 0;
     double ddof = 0;
     int ok;
@@ -41,8 +41,8 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
                : PyArg_ParseTupleAndKeywords(args, kw, "O|OO$p", kw_arg, &a_obj, &axis, &out, &keepdims);
         break;
     case R_VAR: case R_STD:
-        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOdp$OO", kw_var + 1, &axis, &dt, &out, &ddof, &keepdims, &where, &correction)
-               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOdp$OO", kw_var, &a_obj, &axis, &dt, &out, &ddof, &keepdims, &where, &correction);
+        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOOp$OO", kw_var + 1, &axis, &dt, &out, &ddof_obj, &keepdims, &where, &correction)
+               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOp$OO", kw_var, &a_obj, &axis, &dt, &out, &ddof_obj, &keepdims, &where, &correction);
         break;
     case R_SCAN:
         ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOO", kw_scan + 1, &axis, &dt, &out)
@@ -57,6 +57,14 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
     if ((initial && initial != Py_None) || (where && where != Py_True)) {
         PyErr_Format(PyExc_NotImplementedError, "%s(): the initial= and where= arguments are not implemented yet", sp->name);
         return NULL;
+    }
+    if (ddof_obj && ddof_obj != Py_None && correction != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "ddof and correction can't be provided simultaneously.");
+        return NULL;
+    }
+    if (ddof_obj && ddof_obj != Py_None) {
+        ddof = PyFloat_AsDouble(ddof_obj);
+        if (ddof == -1.0 && PyErr_Occurred()) return NULL;
     }
     if (correction != Py_None) {
         ddof = PyFloat_AsDouble(correction);

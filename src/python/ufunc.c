@@ -75,6 +75,7 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
     PyObject *out = NULL, *dtype_obj = NULL;
     if (nargs == info->nin + 1) {
         out = args[info->nin];   /* positional out, as NumPy allows */
+        if (out == Py_None) out = NULL;
     } else if (nargs != info->nin) {
         PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd were given",
                      info->name, info->nin, info->nin + 1, nargs);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 static _Thread_local ck_status ck_err_status_;
-static _Thread_local char ck_err_msg_[1024];
+static _Thread_local char ck_err_msg_[8192]; /* room for a compile log and source excerpt */
 
 const char *ck_error_message(void) { return ck_err_msg_; }
 

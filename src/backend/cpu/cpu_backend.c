@@ -6,22 +6,89 @@
 #include "cpu_loops.h"
 #include "cpu_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Large host blocks: first touches of fresh memory cost a page fault per
+ * 4 KiB page, which on a virtual machine can cost more than the loop that
+ * fills the page.  Large blocks are therefore 2 MiB aligned and advised as
+ * huge pages, and a few freed ones are kept for reuse (warm, no faults), as
+ * the GPU memory pools of CuPy and PyTorch do. */
+#define CK_LARGE_MIN ((size_t)1 << 22)          /* 4 MiB */
+#define CK_HUGE_ALIGN ((size_t)1 << 21)
+#define CK_CACHE_SLOTS 8
+#define CK_CACHE_MAX_BYTES ((size_t)512 << 20)
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct { void *ptr; size_t size; } cache_[CK_CACHE_SLOTS];
+static size_t cache_bytes_;
 
 static void *cpu_alloc(ck_device dev, size_t nbytes)
 {
     (void)dev;
-    void *p = aligned_alloc(64, (nbytes + 63) & ~(size_t)63);
+    void *p;
+    if (nbytes < CK_LARGE_MIN) {
+        p = aligned_alloc(64, (nbytes + 63) & ~(size_t)63);
+    } else {
+        size_t sz = (nbytes + CK_HUGE_ALIGN - 1) & ~(CK_HUGE_ALIGN - 1);
+        p = NULL;
+        pthread_mutex_lock(&cache_mu);
+        int best = -1;
+        for (int i = 0; i < CK_CACHE_SLOTS; i++)   /* smallest cached block that fits without waste */
+            if (cache_[i].ptr && cache_[i].size >= sz && cache_[i].size <= sz + sz / 4 &&
+                (best < 0 || cache_[i].size < cache_[best].size))
+                best = i;
+        if (best >= 0) {
+            p = cache_[best].ptr;
+            cache_bytes_ -= cache_[best].size;
+            cache_[best].ptr = NULL;
+        }
+        pthread_mutex_unlock(&cache_mu);
+        if (!p) {
+            p = aligned_alloc(CK_HUGE_ALIGN, sz);
+#ifdef MADV_HUGEPAGE
+            if (p) madvise(p, sz, MADV_HUGEPAGE);
+#endif
+        }
+    }
     if (!p) ck_error_set(CK_ERR_MEMORY, "Unable to allocate %zu bytes for an array", nbytes);
     return p;
 }
 
 static void cpu_free(ck_device dev, void *ptr, size_t nbytes)
 {
-    (void)dev; (void)nbytes;
+    (void)dev;
+    if (nbytes >= CK_LARGE_MIN) {
+        size_t sz = (nbytes + CK_HUGE_ALIGN - 1) & ~(CK_HUGE_ALIGN - 1);
+        pthread_mutex_lock(&cache_mu);
+        if (cache_bytes_ + sz <= CK_CACHE_MAX_BYTES) {
+            for (int i = 0; i < CK_CACHE_SLOTS; i++) {
+                if (!cache_[i].ptr) {
+                    cache_[i].ptr = ptr;
+                    cache_[i].size = sz;
+                    cache_bytes_ += sz;
+                    ptr = NULL;
+                    break;
+                }
+            }
+        }
+        pthread_mutex_unlock(&cache_mu);
+    }
     free(ptr);
+}
+
+void ck_cpu_empty_cache(void)
+{
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < CK_CACHE_SLOTS; i++) {
+        free(cache_[i].ptr);
+        cache_[i].ptr = NULL;
+    }
+    cache_bytes_ = 0;
+    pthread_mutex_unlock(&cache_mu);
 }
 
 static ck_status cpu_copy(ck_device dev, void *dst, const void *src, size_t n)

@@ -10,5 +10,7 @@
 ck_status ck_cpu_walk(ck_cpu_loop fn, const ck_iter *it, int64_t parallel_min);
 ck_status ck_cpu_reduce(const ck_reduce_desc *d);
 ck_status ck_cpu_scan(const ck_scan_desc *d);
+/* Free the host blocks kept for reuse. */
+void ck_cpu_empty_cache(void);
 
 #endif

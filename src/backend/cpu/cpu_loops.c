@@ -174,49 +174,6 @@ ck_cpu_loop ck_cpu_ew_loops[CK_OP_COUNT][CK_NTYPES] = {
 };
 
 /* ----------------------------------------------------------------- casts */
-/* Conversion of one value from compute type CF (kind KF) to storage ST of
- * kind KT.  Float to integer goes through int64 so negative values wrap into
- * unsigned types as NumPy's casts do; complex to real drops the imaginary
- * part. */
-#define CK_CVT_(KF, KT, ST, v) CK_CVT_##KF##_##KT(ST, v)
-#define CK_CVT_B_B(ST, v) ((ST)((v) != 0))
-#define CK_CVT_I_B(ST, v) ((ST)((v) != 0))
-#define CK_CVT_U_B(ST, v) ((ST)((v) != 0))
-#define CK_CVT_F_B(ST, v) ((ST)((v) != 0))
-#define CK_CVT_C_B(ST, v) ((ST)((v) != 0))
-#define CK_CVT_B_I(ST, v) ((ST)(v))
-#define CK_CVT_I_I(ST, v) ((ST)(v))
-#define CK_CVT_U_I(ST, v) ((ST)(v))
-#define CK_CVT_F_I(ST, v) ((ST)ck_f2i64((double)(v)))
-#define CK_CVT_C_I(ST, v) ((ST)ck_f2i64((double)CK_RE(v)))
-#define CK_CVT_B_U CK_CVT_B_I
-#define CK_CVT_I_U CK_CVT_I_I
-#define CK_CVT_U_U CK_CVT_U_I
-#define CK_CVT_F_U(ST, v) ((ST)ck_f2u64((double)(v)))
-#define CK_CVT_C_U(ST, v) ((ST)ck_f2u64((double)CK_RE(v)))
-#define CK_CVT_B_F(ST, v) ((ST)(v))
-#define CK_CVT_I_F(ST, v) ((ST)(v))
-#define CK_CVT_U_F(ST, v) ((ST)(v))
-#define CK_CVT_F_F(ST, v) ((ST)(v))
-#define CK_CVT_C_F(ST, v) ((ST)CK_RE(v))
-#define CK_CVT_B_C(ST, v) ((ST)(v))
-#define CK_CVT_I_C(ST, v) ((ST)(v))
-#define CK_CVT_U_C(ST, v) ((ST)(v))
-#define CK_CVT_F_C(ST, v) ((ST)(v))
-#define CK_CVT_C_C(ST, v) ((ST)(v))
-
-static inline int64_t ck_f2i64(double v)
-{
-    if (v != v) return INT64_MIN;
-    if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-static inline uint64_t ck_f2u64(double v)
-{
-    if (v >= 9223372036854775808.0 && v < 18446744073709551616.0) return (uint64_t)v;
-    return (uint64_t)ck_f2i64(v);
-}
-
 /* f16 -> wider floats convert directly; everything converts from the
  * compute type of the source. */
 #define CK_CAST_LOOP_(DTT, KT, ST, DTF, KF, SF, CF)                               \

@@ -15,16 +15,17 @@
  *               are cut into leaves that run on all cores.
  *   - empty:    the identity (sum 0, prod 1, all true, ...).
  *
- * Float sums are pairwise like NumPy's, but organised for SIMD: a block of
- * 128 bytes' worth of lanes each adds CK_DEPTH values (NumPy: 8 accumulators
- * of 16), whole lane vectors are then combined pairwise (a binary-counter
- * cascade rather than recursion, so there is no per-block call), and the
- * lanes are folded pairwise at the end.  The error bound is NumPy's: a
- * short sequential run per lane plus O(log n) pairwise levels.
+ * Float sums are pairwise like NumPy's, but organised for SIMD: lanes of
+ * CK_LANE_BYTES (four AVX2 registers) each add CK_DEPTH values of a block
+ * (NumPy: 8 accumulators of 16), whole lane vectors are then combined
+ * pairwise (a binary-counter cascade rather than recursion, so there is no
+ * call per block) and folded pairwise at the end of a run.  The error bound
+ * is NumPy's: a short sequential run per lane plus O(log n) pairwise levels.
  *
- * Results never depend on the thread count: parallel leaves are aligned to
- * the cascade's power-of-two subtrees and combined in the same tree, so a
- * sum on 1 or 16 threads gives the same bits.
+ * Results never depend on the thread count: long runs are cut into leaves
+ * whose size depends on the length only, every leaf is folded on its own
+ * (on whichever core) and the leaves are combined in one fixed pairwise
+ * tree, so a sum on 1 or 16 threads gives the same bits.
  */
 #include "cpu_internal.h"
 #include "../../runtime/parallel.h"
@@ -54,31 +55,30 @@
 /* Parallel leaves hold at least this many elements, at most this many leaves. */
 #define CK_LEAF_MIN ((int64_t)1 << 15)
 #define CK_MAX_LEAVES 64
-/* Outputs per task in the row driver (its accumulators stay in L1). */
-#ifndef CK_RB
-#define CK_RB 1024
-#endif
+/* Bytes of accumulators per task in the row drivers: a row segment that
+ * long streams well, and the accumulators stay in L1/L2. */
+#define CK_ROW_BYTES (32 * 1024)
 /* Fold states of every kernel fit this. */
-#define CK_STATE_BYTES 192
+#define CK_STATE_BYTES 64
 
 /* The dtypes: M(DT, K, S, C, R, W) with K the kind (B bool, I signed, U
  * unsigned, H float16, F float, X complex), S the storage type, C the type
  * values are computed in (float for float16, as NumPy's half loops do), R
  * the real type of a sum lane, W an unsigned integer as wide as S. */
-#define CK_RED_TYPES(M) \
-    M(BOOL, B, uint8_t, uint8_t, uint8_t, uint8_t) \
-    M(INT8, I, int8_t, int8_t, int8_t, uint8_t) \
-    M(UINT8, U, uint8_t, uint8_t, uint8_t, uint8_t) \
-    M(INT16, I, int16_t, int16_t, int16_t, uint16_t) \
-    M(UINT16, U, uint16_t, uint16_t, uint16_t, uint16_t) \
-    M(INT32, I, int32_t, int32_t, int32_t, uint32_t) \
-    M(UINT32, U, uint32_t, uint32_t, uint32_t, uint32_t) \
-    M(INT64, I, int64_t, int64_t, int64_t, uint64_t) \
-    M(UINT64, U, uint64_t, uint64_t, uint64_t, uint64_t) \
-    M(FLOAT16, H, _Float16, float, float, uint16_t) \
-    M(FLOAT32, F, float, float, float, uint32_t) \
-    M(FLOAT64, F, double, double, double, uint64_t) \
-    M(COMPLEX64, X, float _Complex, float _Complex, float, uint64_t) \
+#define CK_RED_TYPES(M)                                                           \
+    M(BOOL, B, uint8_t, uint8_t, uint8_t, uint8_t)                                \
+    M(INT8, I, int8_t, int8_t, int8_t, uint8_t)                                   \
+    M(UINT8, U, uint8_t, uint8_t, uint8_t, uint8_t)                               \
+    M(INT16, I, int16_t, int16_t, int16_t, uint16_t)                              \
+    M(UINT16, U, uint16_t, uint16_t, uint16_t, uint16_t)                          \
+    M(INT32, I, int32_t, int32_t, int32_t, uint32_t)                              \
+    M(UINT32, U, uint32_t, uint32_t, uint32_t, uint32_t)                          \
+    M(INT64, I, int64_t, int64_t, int64_t, uint64_t)                              \
+    M(UINT64, U, uint64_t, uint64_t, uint64_t, uint64_t)                          \
+    M(FLOAT16, H, _Float16, float, float, uint16_t)                               \
+    M(FLOAT32, F, float, float, float, uint32_t)                                  \
+    M(FLOAT64, F, double, double, double, uint64_t)                               \
+    M(COMPLEX64, X, float _Complex, float _Complex, float, uint64_t)              \
     M(COMPLEX128, X, double _Complex, double _Complex, double, uint64_t)
 
 /* ------------------------------------------------------- per-kind pieces */
@@ -158,38 +158,55 @@ static inline double _Complex ck_cmul128(double _Complex a, double _Complex b)
 
 /* ------------------------------------------------------------ the lanes */
 
-/* CK_LANE_BYTES of float or double accumulators. */
+/* gcc cannot tell that the float16 staging buffer of the sums is filled up
+ * to every row the lanes read (both are counted from the same m) and warns
+ * where the lanes load; the region ends after the sum kernels. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* CK_LANE_BYTES of float or double accumulators, as GNU vectors of 32
+ * bytes: the compiler then keeps them in registers (an array of scalars
+ * tends to be spilled, and reloading it stalls on store forwarding); the
+ * baseline build splits each into two SSE registers.  Lane j is element
+ * j % VL of vector j / VL. */
 #define CK_LANES_DEF_(R)                                                          \
-typedef struct { R l[CK_LANE_BYTES / sizeof(R)]; } ck_lanes_##R;                  \
-CK_INLINE void ck_lanes_zero_##R(ck_lanes_##R *a)                                 \
-{                                                                                 \
-    for (int j = 0; j < (int)(CK_LANE_BYTES / sizeof(R)); j++) a->l[j] = 0;       \
-}                                                                                 \
+typedef R ck_vec_##R __attribute__((vector_size(32)));                            \
+/* the same, for loads from data only aligned to its elements */                  \
+typedef R ck_uvec_##R __attribute__((vector_size(32), aligned(sizeof(R)), may_alias)); \
+typedef struct { ck_vec_##R v[CK_LANE_BYTES / 32]; } ck_lanes_##R;                \
 CK_INLINE void ck_lanes_add_##R(ck_lanes_##R *a, const ck_lanes_##R *b)           \
 {                                                                                 \
-    for (int j = 0; j < (int)(CK_LANE_BYTES / sizeof(R)); j++) a->l[j] += b->l[j]; \
+    for (int k = 0; k < CK_LANE_BYTES / 32; k++) a->v[k] += b->v[k];             \
 }                                                                                 \
-/* The lane sums of n <= lanes * CK_DEPTH values: value i goes to lane        \
- * i % lanes, so complex data keeps re in even and im in odd lanes. */        \
-CK_INLINE void ck_lanes_block_##R(ck_lanes_##R *o, const R *x, int64_t n)         \
+/* The lane sums of nrows (1 to CK_DEPTH) full rows of lanes: value i goes to \
+ * lane i % lanes, so complex data keeps re in even and im in odd lanes. */   \
+CK_INLINE void ck_lanes_block_##R(ck_lanes_##R *o, const R *x, int64_t nrows)     \
 {                                                                                 \
-    enum { NL = CK_LANE_BYTES / sizeof(R) };                                      \
+    enum { NV = CK_LANE_BYTES / 32, VL = 32 / sizeof(R), NL = NV * VL };         \
     ck_lanes_##R r;                                                               \
-    ck_lanes_zero_##R(&r);                                                        \
-    int64_t i = 0;                                                                \
-    for (; i + NL <= n; i += NL)                                                  \
-        for (int j = 0; j < NL; j++) r.l[j] += x[i + j];                          \
-    for (int j = 0; i + j < n; j++) r.l[j] += x[i + j];                           \
+    for (int k = 0; k < NV; k++) r.v[k] = *(const ck_uvec_##R *)(x + k * VL);     \
+    for (int64_t i = NL; i < nrows * NL; i += NL)                                 \
+        for (int k = 0; k < NV; k++) r.v[k] += *(const ck_uvec_##R *)(x + i + k * VL); \
     *o = r;                                                                       \
 }                                                                                 \
-/* Pairwise fold of the lanes down to ncomp (1 real, 2 complex) sums: halving \
- * by even steps keeps the parity of complex lanes. */                        \
-static inline R ck_lanes_fold_##R(const ck_lanes_##R *a, int ncomp, int comp)     \
+/* Pairwise fold of the lanes down to ncomp (1 real, 2 complex) sums, by       \
+ * halving (vectors first, then within the last one); even steps keep the     \
+ * parity of complex lanes. */                                                \
+CK_INLINE void ck_lanes_fold_##R(const ck_lanes_##R *a, int ncomp, R *out)        \
 {                                                                                 \
-    ck_lanes_##R t = *a;                                                          \
-    for (int h = (int)(CK_LANE_BYTES / sizeof(R)) / 2; h >= ncomp; h /= 2)        \
-        for (int j = 0; j < h; j++) t.l[j] += t.l[j + h];                         \
-    return t.l[comp];                                                             \
+    enum { NV = CK_LANE_BYTES / 32, VL = 32 / sizeof(R) };                        \
+    ck_vec_##R t[NV];                                                             \
+    for (int k = 0; k < NV; k++) t[k] = a->v[k];                                  \
+    for (int h = NV / 2; h >= 1; h /= 2)                                          \
+        for (int k = 0; k < h; k++) t[k] += t[k + h];                             \
+    R e[VL];                                                                      \
+    memcpy(e, &t[0], sizeof e);                                                   \
+    for (int h = VL / 2; h >= ncomp; h /= 2)                                      \
+        for (int j = 0; j < h; j++) e[j] += e[j + h];                             \
+    out[0] = e[0];                                                                \
+    out[1] = e[ncomp - 1];                                                        \
 }
 CK_LANES_DEF_(float)
 CK_LANES_DEF_(double)
@@ -206,12 +223,14 @@ typedef struct ck_red_kernel {
     /* st = st (+) later, where later's values come after st's */
     void (*merge)(void *st, const void *later);
     void (*store)(const void *st, char *out);
-    /* the row form: m accumulators at acc (C values, argmin/argmax indices
-     * after CK_RB of them) fold values p[j*s]; k: the row's flat index along
-     * the reduction; first: set rather than fold */
-    void (*row)(void *acc, const char *p, int64_t m, int64_t s, int64_t k, int first);
-    void (*row_store)(const void *acc, char *out, int64_t m, int64_t os);
+    /* the row form: m accumulators at acc (and for argmin/argmax their
+     * indices at ix) fold values p[j*s]; k: the row's flat index along the
+     * reduction; first: set rather than fold */
+    void (*row)(void *acc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first);
+    void (*row_store)(const void *acc, const int64_t *ix, char *out, int64_t m, int64_t os);
     int64_t block;   /* elements per pairwise block: leaves are 2^k of them */
+    int acc_size;    /* bytes of one row accumulator */
+    int has_ix;      /* the row form keeps indices */
 } ck_red_kernel;
 
 typedef struct { _Alignas(64) unsigned char b[CK_STATE_BYTES]; } ck_state;
@@ -232,9 +251,10 @@ typedef struct { _Alignas(64) unsigned char b[CK_STATE_BYTES]; } ck_state;
 
 /* Row outputs of value accumulators, converted to the stored type O. */
 #define CK_ROWSTORE_(NAME, DT, A, O)                                              \
-static void ck_rowst_##NAME##_##DT(const void *vacc, char *out, int64_t m, int64_t os) \
+static void ck_rowst_##NAME##_##DT(const void *vacc, const int64_t *ix, char *out, int64_t m, int64_t os) \
 {                                                                                 \
     const A *acc = (const A *)vacc;                                               \
+    (void)ix;                                                                     \
     if (os == (int64_t)sizeof(O)) for (int64_t j = 0; j < m; j++) ((O *)out)[j] = (O)acc[j]; \
     else for (int64_t j = 0; j < m; j++) *(O *)(out + j * os) = (O)acc[j];        \
 }
@@ -278,50 +298,79 @@ static void ck_store_SUM_##DT(const void *st, char *out)                        
 #define CK_DIRECT_X 1
 #define CK_GATHER_H(buf, i, S, q) ((buf)[i] = (float)*(const S *)(q))
 #define CK_GATHER_F(buf, i, S, q) ((buf)[i] = *(const S *)(q))
-#define CK_GATHER_X(buf, i, S, q) \
+#define CK_GATHER_X(buf, i, S, q)                                                 \
     ((buf)[2 * (i)] = CK_RE_(*(const S *)(q)), (buf)[2 * (i) + 1] = CK_IM_(*(const S *)(q)))
-#define CK_SUMOUT_H(S, R, l) ((S)ck_lanes_fold_##R(l, 1, 0))
-#define CK_SUMOUT_F(S, R, l) ((S)ck_lanes_fold_##R(l, 1, 0))
-#define CK_SUMOUT_X(S, R, l) (__builtin_complex(ck_lanes_fold_##R(l, 2, 0), ck_lanes_fold_##R(l, 2, 1)))
+#define CK_SUMVAL_H(C, re, im) ((C)(re))
+#define CK_SUMVAL_F(C, re, im) ((C)(re))
+#define CK_SUMVAL_X(C, re, im) (__builtin_complex(re, im))
 
+/* A run folds its lanes at its end and adds the result to the state (as
+ * NumPy adds each inner loop's pairwise sum to the output).  Long runs are
+ * cut into leaves whose size depends on n only, so this stays independent
+ * of the thread count.  The values after the last whole row of lanes are
+ * added in order, like NumPy's remainder loop. */
 #define CK_SUM_LANES_(DT, K, S, C, R, W)                                          \
-typedef struct { ck_lanes_##R v; } ck_st_SUM_##DT;                                \
+typedef struct { C v; } ck_st_SUM_##DT;                                           \
 CK_STATE_FITS_(ck_st_SUM_##DT);                                                   \
-static void ck_init_SUM_##DT(void *st) { ck_lanes_zero_##R(&((ck_st_SUM_##DT *)st)->v); } \
+static void ck_init_SUM_##DT(void *st) { ((ck_st_SUM_##DT *)st)->v = 0; }         \
+/* m values at q as contiguous reals: in place, or widened into buf */            \
+CK_INLINE const R *ck_sum_reals_##DT(const char *q, int64_t m, int64_t s, R *buf) \
+{                                                                                 \
+    if (CK_DIRECT_##K && s == (int64_t)sizeof(S)) return (const R *)q;            \
+    if (s == (int64_t)sizeof(S))                                                  \
+        for (int64_t i = 0; i < m; i++) CK_GATHER_##K(buf, i, S, q + i * (int64_t)sizeof(S)); \
+    else                                                                          \
+        for (int64_t i = 0; i < m; i++, q += s) CK_GATHER_##K(buf, i, S, q);      \
+    return buf;                                                                   \
+}                                                                                 \
 static CK_HOT void ck_run_SUM_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
 {                                                                                 \
-    enum { NC = CK_NCOMP_##K, NR = CK_NLANES(R) * CK_DEPTH, EB = NR / NC };      \
-    ck_lanes_##R stack[64], cur;                                                  \
-    int lvl[64], sp = 0;                                                          \
-    R buf[NR];                                                                    \
-    const int direct = CK_DIRECT_##K && s == (int64_t)sizeof(S);                  \
+    enum { NC = CK_NCOMP_##K, NL = CK_NLANES(R), NR = NL * CK_DEPTH, EB = NR / NC }; \
+    R buf[NR], tail[2] = {0, 0}, f[2] = {0, 0};                                   \
     (void)idx;                                                                    \
-    for (int64_t b = 0; b < n; b += EB) {                                         \
-        int64_t m = n - b < EB ? n - b : EB;                                      \
-        const char *q = p + b * s;                                                \
-        const R *x = buf;                                                         \
-        if (direct) x = (const R *)q;                                             \
-        else if (s == (int64_t)sizeof(S))                                         \
-            for (int64_t i = 0; i < m; i++) CK_GATHER_##K(buf, i, S, q + i * (int64_t)sizeof(S)); \
-        else                                                                      \
-            for (int64_t i = 0; i < m; i++, q += s) CK_GATHER_##K(buf, i, S, q);  \
-        ck_lanes_block_##R(&cur, x, m * NC);                                      \
-        /* binary counter: two subtrees of one level become one of the next */  \
-        int l = 0;                                                                \
-        for (; sp > 0 && lvl[sp - 1] == l; l++) ck_lanes_add_##R(&cur, &stack[--sp]); \
-        stack[sp] = cur;                                                          \
-        lvl[sp++] = l;                                                            \
+    if (n <= EB) {                                                                \
+        /* one block, kept in registers: short rows are common */                 \
+        const R *x = ck_sum_reals_##DT(p, n, s, buf);                             \
+        int64_t rows = n * NC / NL;                                               \
+        for (int64_t i = rows * NL; i < n * NC; i += NC)                          \
+            for (int c = 0; c < NC; c++) tail[c] += x[i + c];                     \
+        if (rows) {                                                               \
+            ck_lanes_##R cur;                                                     \
+            ck_lanes_block_##R(&cur, x, rows);                                    \
+            ck_lanes_fold_##R(&cur, NC, f);                                       \
+        }                                                                         \
+    } else {                                                                      \
+        ck_lanes_##R stack[64], cur;                                              \
+        int lvl[64], sp = 0;                                                      \
+        for (int64_t b = 0; b < n; b += EB) {                                     \
+            int64_t m = n - b < EB ? n - b : EB;                                  \
+            const R *x = ck_sum_reals_##DT(p + b * s, m, s, buf);                 \
+            int64_t rows = m * NC / NL;                                           \
+            for (int64_t i = rows * NL; i < m * NC; i += NC)                      \
+                for (int c = 0; c < NC; c++) tail[c] += x[i + c];                 \
+            if (!rows) continue;                                                  \
+            ck_lanes_block_##R(&cur, x, rows);                                    \
+            /* binary counter: two subtrees of one level become one of the next */ \
+            int l = 0;                                                            \
+            for (; sp > 0 && lvl[sp - 1] == l; l++) ck_lanes_add_##R(&cur, &stack[--sp]); \
+            stack[sp] = cur;                                                      \
+            lvl[sp++] = l;                                                        \
+        }                                                                         \
+        for (; sp > 1; sp--) ck_lanes_add_##R(&stack[sp - 2], &stack[sp - 1]);    \
+        ck_lanes_fold_##R(&stack[0], NC, f);                                      \
     }                                                                             \
-    for (; sp > 1; sp--) ck_lanes_add_##R(&stack[sp - 2], &stack[sp - 1]);        \
-    if (sp) ck_lanes_add_##R(&((ck_st_SUM_##DT *)vst)->v, &stack[0]);             \
+    R re = f[0] + tail[0], im = f[1] + tail[1];                                   \
+    (void)im;                                                                     \
+    ck_st_SUM_##DT *st = (ck_st_SUM_##DT *)vst;                                   \
+    st->v += CK_SUMVAL_##K(C, re, im);                                            \
 }                                                                                 \
 static void ck_merge_SUM_##DT(void *vst, const void *vl)                          \
 {                                                                                 \
-    ck_lanes_add_##R(&((ck_st_SUM_##DT *)vst)->v, &((const ck_st_SUM_##DT *)vl)->v); \
+    ((ck_st_SUM_##DT *)vst)->v += ((const ck_st_SUM_##DT *)vl)->v;                \
 }                                                                                 \
 static void ck_store_SUM_##DT(const void *st, char *out)                          \
 {                                                                                 \
-    *(S *)out = CK_SUMOUT_##K(S, R, &((const ck_st_SUM_##DT *)st)->v);            \
+    *(S *)out = (S)((const ck_st_SUM_##DT *)st)->v;                               \
 }
 
 #define CK_SUM_B CK_SUM_PLAIN_
@@ -334,10 +383,11 @@ static void ck_store_SUM_##DT(const void *st, char *out)                        
 /* The row form of sum accumulates in C (float for float16: more accurate
  * than NumPy's half adds, never less). */
 #define CK_SUM_ROW_(DT, K, S, C, R, W)                                            \
-static CK_HOT void ck_row_SUM_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+static CK_HOT void ck_row_SUM_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    C *restrict acc = (C *)vacc;                                                           \
+    C *restrict acc = (C *)vacc;                                                  \
     (void)k;                                                                      \
+    (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = (C)x, acc[j] = (C)CK_ADD_##K(acc[j], (C)x))           \
 }                                                                                 \
 CK_ROWSTORE_(SUM, DT, C, S)
@@ -351,6 +401,9 @@ CK_ROWSTORE_(SUM, DT, C, S)
 
 #define CK_GEN_SUM_(DT, K, S, C, R, W) CK_SUM_##K(DT, K, S, C, R, W) CK_SUM_ROW_(DT, K, S, C, R, W)
 CK_RED_TYPES(CK_GEN_SUM_)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* ================================================================ PROD */
 
@@ -403,10 +456,11 @@ static void ck_store_PROD_##DT(const void *st, char *out)                       
 {                                                                                 \
     *(S *)out = (S)((const ck_st_PROD_##DT *)st)->v;                              \
 }                                                                                 \
-static void ck_row_PROD_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+static void ck_row_PROD_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    C *restrict acc = (C *)vacc;                                                           \
+    C *restrict acc = (C *)vacc;                                                  \
     (void)k;                                                                      \
+    (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = (C)x, acc[j] = (C)CK_MUL_##K(acc[j], (C)x))           \
 }                                                                                 \
 CK_ROWSTORE_(PROD, DT, C, S)
@@ -506,11 +560,12 @@ static void ck_store_##NAME##_##DT(const void *st, char *out)                   
 {                                                                                 \
     *(S *)out = (S)((const ck_st_##NAME##_##DT *)st)->v;                          \
 }                                                                                 \
-/* np.minimum: keep the accumulator unless the new value is better or NaN */  \
-static CK_HOT void ck_row_##NAME##_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+/* np.minimum: keep the accumulator unless the new value is better or NaN */      \
+static CK_HOT void ck_row_##NAME##_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    C *restrict acc = (C *)vacc;                                                           \
+    C *restrict acc = (C *)vacc;                                                  \
     (void)k;                                                                      \
+    (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = (C)x,                                                 \
                 { C a = acc[j]; C v = (C)x; acc[j] = (CK_KEEP_##NAME(K, a, v) | CK_ISNAN_##K(a)) ? a : v; }) \
 }                                                                                 \
@@ -541,8 +596,8 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
     ck_st_##NAME##_##DT l;                                                        \
     l.has = 1;                                                                    \
     if (CK_HAS_VEXT_##K && s == (int64_t)sizeof(S)) {                             \
-        /* the extreme by lanes, then the first place it (or a NaN) occurs,  \
-         * 64 at a time so that search vectorises too */                     \
+        /* the extreme by lanes, then the first place it (or a NaN) occurs,       \
+         * 64 at a time so that search vectorises too */                          \
         const S *x = (const S *)p;                                                \
         S r = CK_VEXT_CALL_##K(EXT, DT, S, p, n);                                 \
         int64_t i = 0;                                                            \
@@ -573,17 +628,16 @@ static void ck_store_##NAME##_##DT(const void *st, char *out)                   
 {                                                                                 \
     *(int64_t *)out = ((const ck_st_##NAME##_##DT *)st)->i;                       \
 }                                                                                 \
-static CK_HOT void ck_row_##NAME##_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+static CK_HOT void ck_row_##NAME##_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    C *restrict acc = (C *)vacc;                                                           \
-    int64_t *restrict ix = (int64_t *)((char *)vacc + CK_RB * sizeof(C));                  \
+    C *restrict acc = (C *)vacc;                                                  \
     CK_ROWLOOP_(S, { acc[j] = (C)x; ix[j] = k; },                                 \
                 { C a = acc[j]; C v = (C)x;                                       \
                   if ((CK_ISNAN_##K(a) == 0) & (CK_ISNAN_##K(v) | CK_BETTER_##EXT(K, v, a))) { acc[j] = v; ix[j] = k; } }) \
 }                                                                                 \
-static void ck_rowst_##NAME##_##DT(const void *vacc, char *out, int64_t m, int64_t os) \
+static void ck_rowst_##NAME##_##DT(const void *vacc, const int64_t *ix, char *out, int64_t m, int64_t os) \
 {                                                                                 \
-    const int64_t *ix = (const int64_t *)((const char *)vacc + CK_RB * sizeof(C)); \
+    (void)vacc;                                                                   \
     for (int64_t j = 0; j < m; j++) *(int64_t *)(out + j * os) = ix[j];           \
 }
 
@@ -621,10 +675,11 @@ static void ck_merge_COUNT_##DT(void *vst, const void *vl)                      
     ((ck_st_COUNT_##DT *)vst)->v += ((const ck_st_COUNT_##DT *)vl)->v;            \
 }                                                                                 \
 static void ck_store_COUNT_##DT(const void *st, char *out) { *(int64_t *)out = ((const ck_st_COUNT_##DT *)st)->v; } \
-static CK_HOT void ck_row_COUNT_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+static CK_HOT void ck_row_COUNT_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    int64_t *restrict acc = (int64_t *)vacc;                                               \
+    int64_t *restrict acc = (int64_t *)vacc;                                      \
     (void)k;                                                                      \
+    (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = CK_NZ_##K(x), acc[j] += CK_NZ_##K(x))                 \
 }                                                                                 \
 CK_ROWSTORE_(COUNT, DT, int64_t, int64_t)                                         \
@@ -641,10 +696,11 @@ static CK_HOT void ck_run_ALL_##DT(void *vst, const char *p, int64_t n, int64_t 
 }                                                                                 \
 static void ck_merge_ALL_##DT(void *vst, const void *vl) { ((ck_st_ALL_##DT *)vst)->v &= ((const ck_st_ALL_##DT *)vl)->v; } \
 static void ck_store_ALL_##DT(const void *st, char *out) { *(uint8_t *)out = ((const ck_st_ALL_##DT *)st)->v; } \
-static CK_HOT void ck_row_ALL_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+static CK_HOT void ck_row_ALL_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    uint8_t *restrict acc = (uint8_t *)vacc;                                               \
+    uint8_t *restrict acc = (uint8_t *)vacc;                                      \
     (void)k;                                                                      \
+    (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = (uint8_t)CK_NZ_##K(x), acc[j] &= (uint8_t)CK_NZ_##K(x)) \
 }                                                                                 \
 CK_ROWSTORE_(ALL, DT, uint8_t, uint8_t)                                           \
@@ -661,10 +717,11 @@ static CK_HOT void ck_run_ANY_##DT(void *vst, const char *p, int64_t n, int64_t 
 }                                                                                 \
 static void ck_merge_ANY_##DT(void *vst, const void *vl) { ((ck_st_ANY_##DT *)vst)->v |= ((const ck_st_ANY_##DT *)vl)->v; } \
 static void ck_store_ANY_##DT(const void *st, char *out) { *(uint8_t *)out = ((const ck_st_ANY_##DT *)st)->v; } \
-static CK_HOT void ck_row_ANY_##DT(void *vacc, const char *p, int64_t m, int64_t s, int64_t k, int first) \
+static CK_HOT void ck_row_ANY_##DT(void *vacc, int64_t *ix, const char *p, int64_t m, int64_t s, int64_t k, int first) \
 {                                                                                 \
-    uint8_t *restrict acc = (uint8_t *)vacc;                                               \
+    uint8_t *restrict acc = (uint8_t *)vacc;                                      \
     (void)k;                                                                      \
+    (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = (uint8_t)CK_NZ_##K(x), acc[j] |= (uint8_t)CK_NZ_##K(x)) \
 }                                                                                 \
 CK_ROWSTORE_(ANY, DT, uint8_t, uint8_t)
@@ -672,41 +729,38 @@ CK_RED_TYPES(CK_GEN_TRUTH_)
 
 /* ---------------------------------------------------------- the table */
 
-#define CK_KENTRY_(OP, NAME, DT, BLK) \
+#define CK_KENTRY_(OP, NAME, DT, BLK, ACC, IX)                                    \
     [CK_REDUCE_##OP][CK_##DT] = {ck_init_##NAME##_##DT, ck_run_##NAME##_##DT, ck_merge_##NAME##_##DT, \
-                                 ck_store_##NAME##_##DT, ck_row_##NAME##_##DT, ck_rowst_##NAME##_##DT, BLK},
+                                 ck_store_##NAME##_##DT, ck_row_##NAME##_##DT, ck_rowst_##NAME##_##DT, \
+                                 BLK, (int)sizeof(ACC), IX},
 #define CK_KROW_(DT, K, S, C, R, W)                                               \
-    CK_KENTRY_(SUM, SUM, DT, CK_BLOCK_##K(R))                                     \
-    CK_KENTRY_(PROD, PROD, DT, 1024)                                              \
-    CK_KENTRY_(MIN, MIN, DT, 1024)                                                \
-    CK_KENTRY_(MAX, MAX, DT, 1024)                                                \
-    CK_KENTRY_(ALL, ALL, DT, 1024)                                                \
-    CK_KENTRY_(ANY, ANY, DT, 1024)                                                \
-    CK_KENTRY_(ARGMIN, ARGMIN, DT, 1024)                                          \
-    CK_KENTRY_(ARGMAX, ARGMAX, DT, 1024)                                          \
-    CK_KENTRY_(COUNT_NONZERO, COUNT, DT, 1024)
+    CK_KENTRY_(SUM, SUM, DT, CK_BLOCK_##K(R), C, 0)                               \
+    CK_KENTRY_(PROD, PROD, DT, 1024, C, 0)                                        \
+    CK_KENTRY_(MIN, MIN, DT, 1024, C, 0)                                          \
+    CK_KENTRY_(MAX, MAX, DT, 1024, C, 0)                                          \
+    CK_KENTRY_(ALL, ALL, DT, 1024, uint8_t, 0)                                    \
+    CK_KENTRY_(ANY, ANY, DT, 1024, uint8_t, 0)                                    \
+    CK_KENTRY_(ARGMIN, ARGMIN, DT, 1024, C, 1)                                    \
+    CK_KENTRY_(ARGMAX, ARGMAX, DT, 1024, C, 1)                                    \
+    CK_KENTRY_(COUNT_NONZERO, COUNT, DT, 1024, int64_t, 0)
 static const ck_red_kernel ck_red_kernels[CK_REDUCE_COUNT][CK_NTYPES] = {
     CK_RED_TYPES(CK_KROW_)
 };
 
 /* ===================================================== reduction drivers */
 
-/* Combine L leaf states in order into one, the way the sum kernels combine
- * blocks: two complete subtrees of one level merge as soon as both exist,
- * what is left folds from the right.  Leaves before the last are complete;
- * the last is when last_full.  For sums this reproduces a single run over
- * all leaves bit for bit. */
-static ck_state *ck_cascade(const ck_red_kernel *k, ck_state *st, int L, int last_full)
+/* Combine L leaf states, in order, pairwise: two subtrees of one level
+ * merge as soon as both exist (as the sum kernels combine their blocks),
+ * what is left folds from the right.  The tree depends on L only. */
+static ck_state *ck_cascade(const ck_red_kernel *k, ck_state *st, int L)
 {
     int stk[CK_MAX_LEAVES], lvl[CK_MAX_LEAVES], sp = 0;
     for (int i = 0; i < L; i++) {
-        int cur = i, l = -1;
-        if (i < L - 1 || last_full) {
-            for (l = 0; sp > 0 && lvl[sp - 1] == l; l++) {
-                int prev = stk[--sp];
-                k->merge(&st[prev], &st[cur]);
-                cur = prev;
-            }
+        int cur = i, l = 0;
+        for (; sp > 0 && lvl[sp - 1] == l; l++) {
+            int prev = stk[--sp];
+            k->merge(&st[prev], &st[cur]);
+            cur = prev;
         }
         stk[sp] = cur;
         lvl[sp++] = l;
@@ -733,8 +787,9 @@ static void ck_leaf_task(void *vc, int64_t begin, int64_t end, int worker)
     }
 }
 
-/* Fold one 1-D run into st, over the cores when it is long.  Leaf sizes
- * depend on n only, so the result does not depend on the thread count. */
+/* Fold one 1-D run into st, over the cores when it is long.  Leaves are
+ * whole blocks of the kernel and their size depends on n only, so the
+ * result does not depend on the thread count. */
 static void ck_reduce_1d(const ck_red_kernel *k, const char *p, int64_t n, int64_t s, int64_t idx0, void *st)
 {
     int64_t leaf = n;
@@ -750,9 +805,7 @@ static void ck_reduce_1d(const ck_red_kernel *k, const char *p, int64_t n, int64
     ck_state states[CK_MAX_LEAVES];
     ck_leaf_ctx c = {k, p, n, s, idx0, leaf, states};
     ck_parallel_for(L, 1, ck_leaf_task, &c);
-    int64_t last = n - (int64_t)(L - 1) * leaf;
-    int last_full = (last + k->block - 1) / k->block == leaf / k->block;
-    k->merge(st, ck_cascade(k, states, L, last_full));
+    k->merge(st, ck_cascade(k, states, L));
 }
 
 /* The inner (reduced) space of one output element: dims innermost first,
@@ -824,7 +877,7 @@ static void ck_reduce_inner(const ck_inner *in, const char *base, void *st)
     ck_state states[CK_MAX_LEAVES];
     ck_group_ctx c = {in, base, rpg, states};
     ck_parallel_for(G, 1, ck_group_task, &c);
-    in->k->merge(st, ck_cascade(in->k, states, G, 1));
+    in->k->merge(st, ck_cascade(in->k, states, G));
 }
 
 static int64_t ck_outer_count(const ck_reduce_desc *d)
@@ -880,38 +933,45 @@ static void ck_elem_task(void *vc, int64_t begin, int64_t end, int worker)
 typedef struct ck_rows_ctx {
     const ck_reduce_desc *d;
     const ck_red_kernel *k;
-    int64_t nblk;
+    int64_t rb, nblk;   /* outputs per block along outer dim 0, blocks */
+    int failed;         /* a task could not get its accumulators */
 } ck_rows_ctx;
 
-/* Tasks [begin, end): a block of up to CK_RB outputs along outer dim 0, at
- * one position of the other outer dims; every inner position adds a row
+/* Tasks [begin, end): a block of up to rb outputs along outer dim 0, at one
+ * position of the other outer dims; every inner position adds a row
  * segment into the block's accumulators. */
 static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
 {
     (void)worker;
-    const ck_rows_ctx *c = (const ck_rows_ctx *)vc;
+    ck_rows_ctx *c = (ck_rows_ctx *)vc;
     const ck_reduce_desc *d = c->d;
-    /* room for CK_RB complex128 accumulators and their argmin indices */
-    _Alignas(64) unsigned char acc[CK_RB * 24];
+    const ck_red_kernel *k = c->k;
+    int64_t rb = c->rb;
+    char *acc = malloc((size_t)rb * (size_t)(k->acc_size + (k->has_ix ? 8 : 0)) + 64);
+    if (!acc) {
+        c->failed = 1;
+        return;
+    }
+    int64_t *ix = k->has_ix ? (int64_t *)(acc + ((rb * k->acc_size + 63) & ~(int64_t)63)) : NULL;
     int64_t n0 = d->outer_shape[0], si0 = d->outer_in_strides[0], so0 = d->outer_out_strides[0];
     for (int64_t t = begin; t < end; t++) {
         int64_t blk = t % c->nblk, o = t / c->nblk;
-        const char *ip = d->in + blk * CK_RB * si0;
-        char *op = d->out + blk * CK_RB * so0;
+        const char *ip = d->in + blk * rb * si0;
+        char *op = d->out + blk * rb * so0;
         for (int i = 1; i < d->n_outer; i++) {
             int64_t q = o % d->outer_shape[i];
             o /= d->outer_shape[i];
             ip += q * d->outer_in_strides[i];
             op += q * d->outer_out_strides[i];
         }
-        int64_t m = n0 - blk * CK_RB < CK_RB ? n0 - blk * CK_RB : CK_RB;
+        int64_t m = n0 - blk * rb < rb ? n0 - blk * rb : rb;
         if (d->n_inner == 0) {
-            c->k->row(acc, ip, m, si0, 0, 1);
+            k->row(acc, ix, ip, m, si0, 0, 1);
         } else {
             int64_t idx[CK_MAXDIMS] = {0};
             const char *p = ip;
             for (int64_t kk = 0; kk < d->inner_size; kk++) {
-                c->k->row(acc, p, m, si0, kk, kk == 0);
+                k->row(acc, ix, p, m, si0, kk, kk == 0);
                 for (int i = 0; i < d->n_inner; i++) {
                     p += d->inner_strides[i];
                     if (++idx[i] < d->inner_shape[i]) break;
@@ -920,8 +980,25 @@ static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
                 }
             }
         }
-        c->k->row_store(acc, op, m, so0);
+        k->row_store(acc, ix, op, m, so0);
     }
+    free(acc);
+}
+
+/* Outputs per row block: CK_ROW_BYTES of accumulators (or of the strided
+ * input segment, which short reductions read again at the next inner
+ * position), fewer when that would leave cores idle. */
+static int64_t ck_row_block(int64_t n0, int64_t rest, int64_t elem_bytes, int64_t in_step, int64_t work, int threads)
+{
+    if (in_step < 0) in_step = -in_step;
+    int64_t rb = CK_ROW_BYTES / (elem_bytes > in_step ? elem_bytes : in_step);
+    if (threads > 1 && work >= CK_PAR_MIN && rest < threads) {
+        int64_t share = (n0 * rest + threads - 1) / threads;
+        share = (share + 63) / 64 * 64;
+        if (share < rb) rb = share;
+    }
+    if (rb < 64) rb = 64;
+    return rb < n0 ? rb : n0;
 }
 
 static int64_t ck_abs64(int64_t v) { return v < 0 ? -v : v; }
@@ -953,10 +1030,13 @@ ck_status ck_cpu_reduce(const ck_reduce_desc *d)
         int64_t so = ck_abs64(d->outer_in_strides[0]);
         int64_t si = d->n_inner ? ck_abs64(d->inner_strides[0]) : 0;
         if (so < si || d->inner_size <= 32) {
-            ck_rows_ctx c = {d, k, (d->outer_shape[0] + CK_RB - 1) / CK_RB};
-            int64_t tasks = c.nblk * (outer / d->outer_shape[0]);
+            int64_t n0 = d->outer_shape[0], rest = outer / n0;
+            ck_rows_ctx c = {d, k, ck_row_block(n0, rest, k->acc_size + (k->has_ix ? 8 : 0), d->outer_in_strides[0], work, threads), 0, 0};
+            c.nblk = (n0 + c.rb - 1) / c.rb;
+            int64_t tasks = c.nblk * rest;
             if (work >= CK_PAR_MIN && tasks >= 2 && threads > 1) ck_parallel_for(tasks, 1, ck_rows_task, &c);
             else ck_rows_task(&c, 0, tasks, 0);
+            if (c.failed) return ck_error_set(CK_ERR_MEMORY, "out of memory for reduction accumulators");
             return CK_OK;
         }
     }
@@ -1007,7 +1087,7 @@ static void ck_scanrow_##NAME##_##DT(char *o, const char *prev, const char *x, i
 {                                                                                 \
     if (!prev) {                                                                  \
         for (int64_t j = 0; j < m; j++) *(S *)(o + j * so) = *(const S *)(x + j * sx); \
-    } else if (sx == (int64_t)sizeof(S) && so == (int64_t)sizeof(S)) {           \
+    } else if (sx == (int64_t)sizeof(S) && so == (int64_t)sizeof(S)) {            \
         S *oo = (S *)o;                                                           \
         const S *pp = (const S *)prev, *xx = (const S *)x;                        \
         for (int64_t j = 0; j < m; j++) oo[j] = (S)CK_##OPM##_##K((C)pp[j], (C)xx[j]); \
@@ -1024,14 +1104,14 @@ typedef struct ck_scan_kernel {
     void (*row)(char *o, const char *prev, const char *x, int64_t m, int64_t sx, int64_t so);
 } ck_scan_kernel;
 
-#define CK_SENTRY_(DT, K, S, C, R, W) \
+#define CK_SENTRY_(DT, K, S, C, R, W)                                             \
     [0][CK_##DT] = {ck_scan1_SUM_##DT, ck_scanrow_SUM_##DT}, [1][CK_##DT] = {ck_scan1_PROD_##DT, ck_scanrow_PROD_##DT},
 static const ck_scan_kernel ck_scan_kernels[2][CK_NTYPES] = {CK_RED_TYPES(CK_SENTRY_)};
 
 typedef struct ck_scan_ctx {
     const ck_scan_desc *d;
     const ck_scan_kernel *k;
-    int64_t nblk;    /* row form: blocks along outer dim 0; 0: one run per element */
+    int64_t rb, nblk;   /* row form: outputs per block along outer dim 0, blocks; nblk 0: one run per element */
 } ck_scan_ctx;
 
 static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
@@ -1056,9 +1136,9 @@ static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
         }
         int64_t blk = t % c->nblk, n0 = d->outer_shape[0];
         int64_t si0 = d->outer_in_strides[0], so0 = d->outer_out_strides[0];
-        int64_t m = n0 - blk * CK_RB < CK_RB ? n0 - blk * CK_RB : CK_RB;
-        ip += blk * CK_RB * si0;
-        op += blk * CK_RB * so0;
+        int64_t m = n0 - blk * c->rb < c->rb ? n0 - blk * c->rb : c->rb;
+        ip += blk * c->rb * si0;
+        op += blk * c->rb * so0;
         const char *prev = NULL;
         for (int64_t i = 0; i < d->len; i++) {
             c->k->row(op, prev, ip, m, si0, so0);
@@ -1077,15 +1157,18 @@ ck_status ck_cpu_scan(const ck_scan_desc *d)
     int64_t outer = 1;
     for (int i = 0; i < d->n_outer; i++) outer *= d->outer_shape[i];
     if (outer == 0 || d->len == 0) return CK_OK;
-    ck_scan_ctx c = {d, &ck_scan_kernels[d->op == CK_REDUCE_PROD][d->type], 0};
+    ck_scan_ctx c = {d, &ck_scan_kernels[d->op == CK_REDUCE_PROD][d->type], 0, 0};
+    int threads = ck_cpu_num_threads();
     int64_t tasks = outer;
     /* the row form, as for reductions: whole rows of outputs per step */
     if (d->n_outer >= 1 && d->outer_shape[0] >= 8 &&
         (ck_abs64(d->outer_in_strides[0]) < ck_abs64(d->in_stride) || d->len <= 32)) {
-        c.nblk = (d->outer_shape[0] + CK_RB - 1) / CK_RB;
-        tasks = c.nblk * (outer / d->outer_shape[0]);
+        int64_t n0 = d->outer_shape[0], rest = outer / n0;
+        c.rb = ck_row_block(n0, rest, ck_dtype_get_info(d->type)->itemsize, d->outer_in_strides[0], outer * d->len, threads);
+        c.nblk = (n0 + c.rb - 1) / c.rb;
+        tasks = c.nblk * rest;
     }
-    if (outer * d->len >= CK_PAR_MIN && tasks >= 2 && ck_cpu_num_threads() > 1)
+    if (outer * d->len >= CK_PAR_MIN && tasks >= 2 && threads > 1)
         ck_parallel_for(tasks, 1, ck_scan_task, &c);
     else
         ck_scan_task(&c, 0, tasks, 0);

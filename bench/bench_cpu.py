@@ -1,0 +1,123 @@
+"""CPU benchmarks of cudakit against NumPy, measured side by side in one run.
+
+    python bench/bench_cpu.py [--out bench/results/FILE.md]
+
+Per-call figures are the best of several repeats of a loop of calls; large
+array figures are the median of repeats.  Both libraries get the same data
+and the same number of threads the machine has (NumPy's element-wise loops
+use one core; cudakit splits large loops over the cores).
+"""
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
+
+import numpy as np  # noqa: E402
+
+import cudakit as ck  # noqa: E402
+
+
+def per_call(fn, calls=20000, repeats=7):
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def median_time(fn, repeats=15):
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def import_time(module, runs=15):
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {module}"], check=True,
+                       env=dict(os.environ, CUDAKIT_DEVICE="cpu"))
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+
+    rows = []
+
+    def row(name, t_ck, t_np, unit, better="lower"):
+        ratio = t_ck / t_np
+        rows.append((name, t_ck, t_np, unit, ratio))
+        print(f"{name:42s} cudakit {t_ck:10.3f} {unit:3s} numpy {t_np:10.3f} {unit:3s} ratio {ratio:5.2f}", flush=True)
+
+    t_py = import_time("sys")
+    row("python -c 'import X' (process, ms)", import_time("cudakit") * 1e3, import_time("numpy") * 1e3, "ms")
+    print(f"  (bare interpreter start: {t_py * 1e3:.1f} ms)")
+
+    xn = np.arange(1000, dtype=np.float32)
+    xc = ck.asarray(xn, device="cpu")
+    row("x + 1, 1000 float32, per call", per_call(lambda: xc + 1) * 1e6, per_call(lambda: xn + 1) * 1e6, "us")
+    row("x + y, 1000 float32, per call", per_call(lambda: xc + xc) * 1e6, per_call(lambda: xn + xn) * 1e6, "us")
+    row("x.sum(), 1000 float32, per call", per_call(lambda: xc.sum()) * 1e6, per_call(lambda: xn.sum()) * 1e6, "us")
+
+    n = 10**7
+    rng = np.random.default_rng(0)
+    an = rng.standard_normal(n, dtype=np.float32)
+    bn = rng.standard_normal(n, dtype=np.float32)
+    ac = ck.asarray(an, device="cpu")
+    bc = ck.asarray(bn, device="cpu")
+    row("add, 1e7 float32", median_time(lambda: ac + bc) * 1e3, median_time(lambda: an + bn) * 1e3, "ms")
+    row("exp, 1e7 float32", median_time(lambda: ck.exp(ac)) * 1e3, median_time(lambda: np.exp(an)) * 1e3, "ms")
+    row("sum, 1e7 float32", median_time(lambda: ac.sum()) * 1e3, median_time(lambda: an.sum()) * 1e3, "ms")
+    m = an.reshape(2000, 5000)
+    mc = ck.asarray(m, device="cpu")
+    row("sum axis 0, 2000x5000 float32", median_time(lambda: mc.sum(axis=0)) * 1e3,
+        median_time(lambda: m.sum(axis=0)) * 1e3, "ms")
+    row("sum axis 1, 2000x5000 float32", median_time(lambda: mc.sum(axis=1)) * 1e3,
+        median_time(lambda: m.sum(axis=1)) * 1e3, "ms")
+
+    # correctness of what was timed, so a fast wrong answer cannot pass
+    np.testing.assert_allclose(ck.asnumpy(ac + bc), an + bn)
+    np.testing.assert_allclose(ck.asnumpy(ck.exp(ac)), np.exp(an), rtol=2e-6)
+    np.testing.assert_allclose(float(ac.sum()), float(an.astype(np.float64).sum()), rtol=1e-5)
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    head = (f"# CPU benchmarks, {datetime.date.today().isoformat()}\n\n"
+            f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
+            f"NumPy {np.__version__}, cudakit {ck.__version__}.\n"
+            f"Command: `python bench/bench_cpu.py` (ratio = cudakit / NumPy; below 1 is better for cudakit).\n\n"
+            "| figure | cudakit | NumPy | ratio |\n| --- | --- | --- | --- |\n")
+    body = "".join(f"| {r[0]} | {r[1]:.3f} {r[3]} | {r[2]:.3f} {r[3]} | {r[4]:.2f} |\n" for r in rows)
+    text = head + body
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+        print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+/*
+ * cuda_internal.h - the CUDA backend's shared state: per-device contexts,
+ * the current device and stream of each thread, the caching memory pool,
+ * and the table of compiled kernels.
+ */
+#ifndef CK_CUDA_INTERNAL_H
+#define CK_CUDA_INTERNAL_H
+
+#include "../backend.h"
+#include "../../platform/cuda_api.h"
+#include "../../codegen/cuda_codegen.h"
+
+#include <pthread.h>
+
+#define CK_CUDA_MAX_DEVICES 16
+
+typedef struct ck_kernel_slot { uint64_t key; CUfunction fn; } ck_kernel_slot;
+/* Capacity and slots in one allocation, so a lock-free reader always sees
+ * a consistent pair; a grown table replaces the pointer and the old one is
+ * kept (tables only grow, and rarely). */
+typedef struct ck_ktable { size_t cap; ck_kernel_slot slots[]; } ck_ktable;
+
+typedef struct ck_cuda_device {
+    int ready;
+    CUdevice dev;
+    CUcontext ctx;
+    int cc_major, cc_minor, sm_count, max_threads_per_sm;
+    char name[256];
+    size_t total_mem;
+    /* compiled kernels: open addressing on the spec key, grown at 50% load */
+    pthread_mutex_t kmu;
+    ck_ktable *kernels;
+    size_t kcount;
+    CUmodule *modules;
+    size_t nmodules, cmodules;
+} ck_cuda_device;
+
+extern ck_cuda_device ck_cuda_devices[CK_CUDA_MAX_DEVICES];
+extern int ck_cuda_ndevices;
+
+/* Make device d's context current on this thread (initialising it once). */
+ck_status ck_cuda_use(int d);
+ck_cuda_device *ck_cuda_dev(int d);
+/* This thread's current device and its current stream (NULL = the legacy
+ * default stream). */
+int ck_cuda_current_device(void);
+void ck_cuda_set_current_device(int d);
+CUstream ck_cuda_current_stream(int d);
+void ck_cuda_set_current_stream(int d, CUstream s);
+
+/* The function for a spec, compiled (or loaded from the disk cache) on first use. */
+ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
+                             const char *name, CUfunction *fn);
+/* Launch on the current stream of device d. */
+ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args);
+/* Blocks for a grid-stride kernel over n work items. */
+unsigned ck_cuda_grid_for(int d, int64_t n, unsigned block);
+
+/* memory pool (cuda_memory.c) */
+void *ck_cuda_alloc(ck_device dev, size_t nbytes);
+void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes);
+ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n);
+ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n);
+
+/* kernels (cuda_kernels.c, cuda_reduce.c) */
+ck_status ck_cuda_elementwise(const ck_ew_desc *d);
+ck_status ck_cuda_cast(const ck_ew_desc *d);
+ck_status ck_cuda_fill(const ck_ew_desc *d, const void *value);
+ck_status ck_cuda_iota(ck_array *out, double start, double step);
+ck_status ck_cuda_reduce(const ck_reduce_desc *d);
+ck_status ck_cuda_scan(const ck_scan_desc *d);
+ck_status ck_cuda_synchronize(ck_device dev);
+
+/* Memory statistics of a device. */
+typedef struct ck_cuda_mem_stats {
+    size_t allocated;        /* bytes in arrays now */
+    size_t peak_allocated;
+    size_t cached;           /* bytes held by the pool for reuse */
+    size_t reserved;         /* allocated + cached: what the driver gave us */
+    size_t limit;            /* 0: none */
+    uint64_t n_alloc, n_driver_alloc, n_oom;
+} ck_cuda_mem_stats;
+
+#endif

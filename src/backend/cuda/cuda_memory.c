@@ -1,0 +1,336 @@
+/*
+ * The device memory pool and host-device copies.
+ *
+ * The pool is a size-class cache of our own, stream-ordered: a freed block
+ * goes back to its size class tagged with the stream it was allocated on,
+ * and is handed out again only to an allocation on that same stream, whose
+ * order guarantees the earlier work on the block is done first.  Small
+ * requests round to 512 bytes, large ones to 2 MiB.  Out of memory: free
+ * the cache, retry once, then fail with the sizes.
+ *
+ * Large pageable host copies go through two pinned staging buffers in
+ * chunks, so the CPU copies chunk k+1 while the DMA engine moves chunk k.
+ */
+#include "cuda_internal.h"
+#include "../../runtime/parallel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ck_block {
+    CUdeviceptr ptr;
+    size_t size;
+    CUstream stream;
+    struct ck_block *next;
+} ck_block;
+
+#define CK_NBUCKETS 1024
+typedef struct ck_pool {
+    pthread_mutex_t mu;
+    ck_block *free_[CK_NBUCKETS];      /* cached blocks by hashed size */
+    ck_block *live_[CK_NBUCKETS];      /* blocks in use by hashed address */
+    ck_block *spare;                   /* recycled headers */
+    ck_cuda_mem_stats st;
+} ck_pool;
+
+static ck_pool pools_[CK_CUDA_MAX_DEVICES];
+static pthread_once_t pools_once_ = PTHREAD_ONCE_INIT;
+
+static void pools_init(void)
+{
+    for (int i = 0; i < CK_CUDA_MAX_DEVICES; i++) pthread_mutex_init(&pools_[i].mu, NULL);
+}
+
+static size_t round_size(size_t n)
+{
+    if (n < ((size_t)1 << 20)) return (n + 511) & ~(size_t)511;
+    return (n + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+}
+
+static size_t hash_size(size_t s) { return (size_t)((s >> 9) * 0x9E3779B97F4A7C15ull >> 40) % CK_NBUCKETS; }
+static size_t hash_ptr(CUdeviceptr p) { return (size_t)((p >> 8) * 0x9E3779B97F4A7C15ull >> 40) % CK_NBUCKETS; }
+
+static ck_block *new_header(ck_pool *p)
+{
+    ck_block *b = p->spare;
+    if (b) { p->spare = b->next; return b; }
+    return malloc(sizeof *b);
+}
+
+/* Free every cached block of a pool (caller holds the lock and the context). */
+static void release_cached(ck_pool *p)
+{
+    for (int i = 0; i < CK_NBUCKETS; i++) {
+        ck_block *b = p->free_[i];
+        while (b) {
+            ck_block *n = b->next;
+            ck_cu.cuMemFree_v2(b->ptr);
+            p->st.cached -= b->size;
+            p->st.reserved -= b->size;
+            b->next = p->spare;
+            p->spare = b;
+            b = n;
+        }
+        p->free_[i] = NULL;
+    }
+}
+
+void *ck_cuda_alloc(ck_device dev, size_t nbytes)
+{
+    pthread_once(&pools_once_, pools_init);
+    int d = dev.index;
+    if (ck_cuda_use(d) != CK_OK) return NULL;
+    ck_pool *p = &pools_[d];
+    size_t sz = round_size(nbytes ? nbytes : 1);
+    CUstream s = ck_cuda_current_stream(d);
+    pthread_mutex_lock(&p->mu);
+    p->st.n_alloc++;
+    ck_block **pp = &p->free_[hash_size(sz)], *b;
+    for (b = *pp; b; pp = &b->next, b = b->next)
+        if (b->size == sz && b->stream == s) break;
+    if (b) {
+        *pp = b->next;
+        p->st.cached -= sz;
+    } else {
+        if (p->st.limit && p->st.reserved + sz > p->st.limit) release_cached(p);
+        CUdeviceptr ptr = 0;
+        CUresult r = (p->st.limit && p->st.reserved + sz > p->st.limit) ? CUDA_ERROR_OUT_OF_MEMORY
+                                                                           : ck_cu.cuMemAlloc_v2(&ptr, sz);
+        if (r == CUDA_ERROR_OUT_OF_MEMORY && !(p->st.limit && p->st.reserved + sz > p->st.limit)) {
+            release_cached(p);   /* free the cache and retry once */
+            r = ck_cu.cuMemAlloc_v2(&ptr, sz);
+        }
+        if (r != CUDA_SUCCESS) {
+            p->st.n_oom += r == CUDA_ERROR_OUT_OF_MEMORY;
+            pthread_mutex_unlock(&p->mu);
+            if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+                size_t fr = 0, tot = 0;
+                ck_cu.cuMemGetInfo_v2(&fr, &tot);
+                if (p->st.limit && p->st.reserved + sz > p->st.limit)
+                    ck_error_set(CK_ERR_DEVICE_MEMORY, "CUDA out of memory: tried to allocate %zu bytes on cuda:%d "
+                                 "beyond the memory limit of %zu bytes (%zu bytes in use)", nbytes, d, p->st.limit, p->st.allocated);
+                else
+                    ck_error_set(CK_ERR_DEVICE_MEMORY, "CUDA out of memory: tried to allocate %zu bytes on cuda:%d; "
+                                 "%zu bytes free of %zu, %zu in use by cudakit arrays", nbytes, d, fr, tot, p->st.allocated);
+            } else {
+                ck_cu_fail(r, "cuMemAlloc", __func__, __FILE__, __LINE__);
+            }
+            return NULL;
+        }
+        b = new_header(p);
+        if (!b) { ck_cu.cuMemFree_v2(ptr); pthread_mutex_unlock(&p->mu); ck_error_set(CK_ERR_MEMORY, "out of host memory"); return NULL; }
+        b->ptr = ptr;
+        b->size = sz;
+        p->st.reserved += sz;
+        p->st.n_driver_alloc++;
+    }
+    b->stream = s;
+    size_t h = hash_ptr(b->ptr);
+    b->next = p->live_[h];
+    p->live_[h] = b;
+    p->st.allocated += sz;
+    if (p->st.allocated > p->st.peak_allocated) p->st.peak_allocated = p->st.allocated;
+    pthread_mutex_unlock(&p->mu);
+    return (void *)(uintptr_t)b->ptr;
+}
+
+void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
+{
+    (void)nbytes;
+    int d = dev.index;
+    ck_pool *p = &pools_[d];
+    CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
+    pthread_mutex_lock(&p->mu);
+    ck_block **pp = &p->live_[hash_ptr(dp)], *b;
+    for (b = *pp; b; pp = &b->next, b = b->next)
+        if (b->ptr == dp) break;
+    if (b) {
+        *pp = b->next;
+        p->st.allocated -= b->size;
+        p->st.cached += b->size;
+        size_t h = hash_size(b->size);
+        b->next = p->free_[h];
+        p->free_[h] = b;
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+ck_status ck_cuda_empty_cache(int d)
+{
+    pthread_once(&pools_once_, pools_init);
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return s;
+    /* blocks may still be in use by queued work on their streams */
+    CK_CHECK_CU(ck_cu.cuCtxSynchronize());
+    pthread_mutex_lock(&pools_[d].mu);
+    release_cached(&pools_[d]);
+    pthread_mutex_unlock(&pools_[d].mu);
+    return CK_OK;
+}
+
+void ck_cuda_get_mem_stats(int d, ck_cuda_mem_stats *out)
+{
+    pthread_once(&pools_once_, pools_init);
+    pthread_mutex_lock(&pools_[d].mu);
+    *out = pools_[d].st;
+    pthread_mutex_unlock(&pools_[d].mu);
+}
+
+void ck_cuda_set_memory_limit(int d, size_t limit)
+{
+    pthread_once(&pools_once_, pools_init);
+    pthread_mutex_lock(&pools_[d].mu);
+    pools_[d].st.limit = limit;
+    pthread_mutex_unlock(&pools_[d].mu);
+}
+
+void ck_cuda_reset_peak(int d)
+{
+    pthread_once(&pools_once_, pools_init);
+    pthread_mutex_lock(&pools_[d].mu);
+    pools_[d].st.peak_allocated = pools_[d].st.allocated;
+    pthread_mutex_unlock(&pools_[d].mu);
+}
+
+/* ----------------------------------------------------------- copies */
+
+#define CK_STAGE_MIN ((size_t)8 << 20)     /* below: the driver's own staging */
+#define CK_STAGE_CHUNK ((size_t)16 << 20)
+
+typedef struct ck_stage {
+    pthread_mutex_t mu;
+    void *buf[2];
+    CUevent done[2];
+    CUstream stream;
+    int ready;
+} ck_stage;
+
+static ck_stage stages_[CK_CUDA_MAX_DEVICES];
+static pthread_mutex_t stage_init_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static ck_status stage_get(int d, ck_stage **out)
+{
+    ck_stage *st = &stages_[d];
+    pthread_mutex_lock(&stage_init_mu);
+    if (!st->ready) {
+        pthread_mutex_init(&st->mu, NULL);
+        for (int i = 0; i < 2; i++) {
+            CUresult r = ck_cu.cuMemHostAlloc(&st->buf[i], CK_STAGE_CHUNK, CU_MEMHOSTALLOC_PORTABLE);
+            if (r == CUDA_SUCCESS) r = ck_cu.cuEventCreate(&st->done[i], CU_EVENT_DISABLE_TIMING);
+            if (r != CUDA_SUCCESS) {
+                pthread_mutex_unlock(&stage_init_mu);
+                return ck_cu_fail(r, "cuMemHostAlloc (staging buffers)", __func__, __FILE__, __LINE__);
+            }
+        }
+        CUresult r = ck_cu.cuStreamCreate(&st->stream, CU_STREAM_NON_BLOCKING);
+        if (r != CUDA_SUCCESS) {
+            pthread_mutex_unlock(&stage_init_mu);
+            return ck_cu_fail(r, "cuStreamCreate (staging)", __func__, __FILE__, __LINE__);
+        }
+        st->ready = 1;
+    }
+    pthread_mutex_unlock(&stage_init_mu);
+    *out = st;
+    return CK_OK;
+}
+
+typedef struct memcpy_ctx { char *dst; const char *src; } memcpy_ctx;
+
+static void memcpy_task(void *vctx, int64_t b, int64_t e, int worker)
+{
+    (void)worker;
+    memcpy_ctx *c = vctx;
+    memcpy(c->dst + b, c->src + b, (size_t)(e - b));
+}
+
+/* memcpy on every core: one core cannot keep up with the PCIe link */
+static void par_memcpy(void *dst, const void *src, size_t n)
+{
+    memcpy_ctx c = {dst, src};
+    ck_parallel_for((int64_t)n, (int64_t)1 << 20, memcpy_task, &c);
+}
+
+ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n)
+{
+    int d = dev.index;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK || n == 0) return s;
+    CUstream cs = ck_cuda_current_stream(d);
+    if (n < CK_STAGE_MIN) {
+        CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
+        return CK_OK;
+    }
+    ck_stage *st;
+    s = stage_get(d, &st);
+    if (s != CK_OK) return s;
+    pthread_mutex_lock(&st->mu);
+    /* the copy must follow work already queued on the current stream */
+    CUevent ready;
+    if (ck_cu.cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
+        ck_cu.cuEventRecord(ready, cs);
+        ck_cu.cuStreamWaitEvent(st->stream, ready, 0);
+        ck_cu.cuEventDestroy_v2(ready);
+    }
+    CUresult r = CUDA_SUCCESS;
+    for (size_t off = 0, k = 0; off < n && r == CUDA_SUCCESS; off += CK_STAGE_CHUNK, k ^= 1) {
+        size_t m = n - off < CK_STAGE_CHUNK ? n - off : CK_STAGE_CHUNK;
+        r = ck_cu.cuEventSynchronize(st->done[k]);   /* the buffer's previous DMA is done */
+        if (r != CUDA_SUCCESS) break;
+        par_memcpy(st->buf[k], (const char *)src + off, m);
+        r = ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst + off, st->buf[k], m, st->stream);
+        if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[k], st->stream);
+    }
+    /* later work on the current stream must see the data */
+    if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[0], st->stream);
+    if (r == CUDA_SUCCESS) r = ck_cu.cuStreamWaitEvent(cs, st->done[0], 0);
+    if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st->stream);   /* staging buffers reusable, src may go */
+    pthread_mutex_unlock(&st->mu);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "staged host-to-device copy", __func__, __FILE__, __LINE__);
+    return CK_OK;
+}
+
+ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n)
+{
+    int d = dev.index;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK || n == 0) return s;
+    CUstream cs = ck_cuda_current_stream(d);
+    if (n < CK_STAGE_MIN) {
+        CK_CHECK_CU(ck_cu.cuMemcpyDtoHAsync_v2(dst, (CUdeviceptr)(uintptr_t)src, n, cs));
+        CK_CHECK_CU(ck_cu.cuStreamSynchronize(cs));
+        return CK_OK;
+    }
+    ck_stage *st;
+    s = stage_get(d, &st);
+    if (s != CK_OK) return s;
+    pthread_mutex_lock(&st->mu);
+    CUevent ready;
+    if (ck_cu.cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
+        ck_cu.cuEventRecord(ready, cs);
+        ck_cu.cuStreamWaitEvent(st->stream, ready, 0);
+        ck_cu.cuEventDestroy_v2(ready);
+    }
+    CUresult r = CUDA_SUCCESS;
+    size_t nchunks = (n + CK_STAGE_CHUNK - 1) / CK_STAGE_CHUNK;
+    /* DMA chunk k+1 while the CPU copies chunk k out of its buffer */
+    for (size_t k = 0; k < nchunks && r == CUDA_SUCCESS; k++) {
+        if (k == 0) {
+            size_t m = n < CK_STAGE_CHUNK ? n : CK_STAGE_CHUNK;
+            r = ck_cu.cuMemcpyDtoHAsync_v2(st->buf[0], (CUdeviceptr)(uintptr_t)src, m, st->stream);
+            if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[0], st->stream);
+        }
+        if (r == CUDA_SUCCESS && k + 1 < nchunks) {
+            size_t off = (k + 1) * CK_STAGE_CHUNK, m = n - off < CK_STAGE_CHUNK ? n - off : CK_STAGE_CHUNK;
+            r = ck_cu.cuMemcpyDtoHAsync_v2(st->buf[(k + 1) & 1], (CUdeviceptr)(uintptr_t)src + off, m, st->stream);
+            if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[(k + 1) & 1], st->stream);
+        }
+        if (r == CUDA_SUCCESS) r = ck_cu.cuEventSynchronize(st->done[k & 1]);
+        if (r == CUDA_SUCCESS) {
+            size_t off = k * CK_STAGE_CHUNK, m = n - off < CK_STAGE_CHUNK ? n - off : CK_STAGE_CHUNK;
+            par_memcpy((char *)dst + off, st->buf[k & 1], m);
+        }
+    }
+    pthread_mutex_unlock(&st->mu);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "staged device-to-host copy", __func__, __FILE__, __LINE__);
+    return CK_OK;
+}

@@ -1,0 +1,389 @@
+/*
+ * Reductions and scans on the GPU.
+ *
+ * The reduced dims are split over blocks so that even one output (a full
+ * sum) fills the GPU: each (output, split) pair reduces a slice; partials
+ * of more than one split are combined by a second kernel.  Two layouts:
+ * "block" (a block per output slice, threads striding the contiguous
+ * reduced dims: sum along the last axis) and "thread" (a thread per output,
+ * neighbouring threads reading neighbouring memory: sum along axis 0).
+ */
+#include "cuda_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CK_RED_MAXDIM 8
+
+typedef struct red_spec {
+    int op;            /* ck_reduce_op */
+    ck_dtype in, out;
+    int nout, nin;     /* outer / inner dims */
+    int thread_layout;
+} red_spec;
+
+typedef struct red_nd {
+    long long out_shape[CK_RED_MAXDIM], out_in_st[CK_RED_MAXDIM], out_out_st[CK_RED_MAXDIM];
+    long long in_shape[CK_RED_MAXDIM], in_st[CK_RED_MAXDIM];
+} red_nd;
+
+static uint64_t red_key(const red_spec *s)
+{
+    return ((uint64_t)0xAB << 48) | ((uint64_t)s->op << 32) | ((uint64_t)s->in << 24) | ((uint64_t)s->out << 16) |
+           ((uint64_t)s->nout << 10) | ((uint64_t)s->nin << 4) | (uint64_t)s->thread_layout;
+}
+
+/* The accumulator type of op on input t with output o. */
+static const char *acc_type(const red_spec *s)
+{
+    switch (s->op) {
+    case CK_REDUCE_SUM: case CK_REDUCE_PROD:
+        /* float sums accumulate in double: the partials of a split sum are
+         * then exact enough that the order of the combine does not show */
+        if (s->out == CK_FLOAT16 || s->out == CK_FLOAT32) return "double";
+        if (s->out == CK_COMPLEX64) return "ck_c128";
+        return ck_cuda_compute_type(s->out);
+    case CK_REDUCE_MIN: case CK_REDUCE_MAX: return ck_cuda_compute_type(s->in);
+    case CK_REDUCE_ALL: case CK_REDUCE_ANY: return "int";
+    case CK_REDUCE_COUNT_NONZERO: return "long long";
+    default: return "ck_argacc";
+    }
+}
+
+static char *red_source(const void *vspec)
+{
+    const red_spec *s = vspec;
+    ck_sbuf b = {0};
+    ck_sbuf_prelude(&b);
+    const char *in_st = ck_cuda_storage_type(s->in), *in_c = ck_cuda_compute_type(s->in);
+    const char *out_st = ck_cuda_storage_type(s->out), *A = acc_type(s);
+    char k = ck_cuda_kind_letter(s->in);
+    int is_float = k == 'F' || k == 'C';
+    ck_sbuf_printf(&b, "struct red_nd { long long out_shape[%d], out_in_st[%d], out_out_st[%d], in_shape[%d], in_st[%d]; };\n",
+                   CK_RED_MAXDIM, CK_RED_MAXDIM, CK_RED_MAXDIM, CK_RED_MAXDIM, CK_RED_MAXDIM);
+    ck_sbuf_printf(&b, "struct ck_argacc { %s v; long long i; };\n", in_c);
+    /* identity, map (value v of the input at flat index j) and combine */
+    switch (s->op) {
+    case CK_REDUCE_SUM:
+        ck_sbuf_printf(&b, "#define IDENT ((%s)0)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) + (b))\n", A, A);
+        break;
+    case CK_REDUCE_PROD:
+        ck_sbuf_printf(&b, "#define IDENT ((%s)1)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) * (b))\n", A, A);
+        break;
+    case CK_REDUCE_MIN: case CK_REDUCE_MAX: {
+        const char *mm = s->op == CK_REDUCE_MIN ? "MINIMUM" : "MAXIMUM";
+        const char *id;
+        switch (k) {
+        case 'B': id = s->op == CK_REDUCE_MIN ? "1" : "0"; break;
+        case 'F': id = s->op == CK_REDUCE_MIN ? "CK_INFF" : "-CK_INFF"; break;
+        case 'C': id = s->op == CK_REDUCE_MIN ? "CK_INFF, CK_INFF" : "-CK_INFF, -CK_INFF"; break;
+        default: id = NULL;
+        }
+        int mn = s->op == CK_REDUCE_MIN;
+        if (id)
+            ck_sbuf_printf(&b, "#define IDENT (%s(%s))\n", A, id);
+        else if (k == 'U')   /* the type's largest value for min, 0 for max */
+            ck_sbuf_printf(&b, "#define IDENT ((%s)(%s))\n", A, mn ? "~0ull" : "0");
+        else                 /* signed: largest is ~(1 << (bits-1)), smallest 1 << (bits-1) */
+            ck_sbuf_printf(&b, "#define IDENT ((%s)(%s(1ull << (8 * sizeof(%s) - 1))))\n", A, mn ? "~" : "", A);
+        ck_sbuf_printf(&b, "#define MAP(v, j) (v)\n#define COMB(a, b) CK_X_%s_%c(a, b)\n", mm, k);
+        break;
+    }
+    case CK_REDUCE_ALL:
+        ck_sbuf_printf(&b, "#define IDENT 1\n#define MAP(v, j) ((v) != 0)\n#define COMB(a, b) ((a) & (b))\n");
+        break;
+    case CK_REDUCE_ANY:
+        ck_sbuf_printf(&b, "#define IDENT 0\n#define MAP(v, j) ((v) != 0)\n#define COMB(a, b) ((a) | (b))\n");
+        break;
+    case CK_REDUCE_COUNT_NONZERO:
+        ck_sbuf_printf(&b, "#define IDENT 0ll\n#define MAP(v, j) ((long long)((v) != 0))\n#define COMB(a, b) ((a) + (b))\n");
+        break;
+    default: {
+        int amin = s->op == CK_REDUCE_ARGMIN;
+        ck_sbuf_printf(&b, "static __device__ ck_argacc ck_mk(%s v, long long i) { ck_argacc r; r.v = v; r.i = i; return r; }\n", in_c);
+        ck_sbuf_printf(&b, "static __device__ bool ck_isnan_(%s v) { return %s; }\n", in_c,
+                       k == 'F' ? "v != v" : k == 'C' ? "CK_CNAN(v)" : "false");
+        ck_sbuf_printf(&b, "static __device__ bool ck_lt_(%s a, %s b) { return %s; }\n", in_c, in_c,
+                       k == 'C' ? "CK_CLT(a, b)" : "a < b");
+        /* the first NaN wins, then the extreme value, then the lower index */
+        ck_sbuf_printf(&b, "static __device__ ck_argacc ck_comb(ck_argacc a, ck_argacc b) {\n"
+                           "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
+                           "    bool an = ck_isnan_(a.v), bn = ck_isnan_(b.v);\n"
+                           "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
+                           "    if (ck_lt_(%s, %s)) return a;\n    if (ck_lt_(%s, %s)) return b;\n"
+                           "    return a.i < b.i ? a : b;\n}\n",
+                       amin ? "a.v" : "b.v", amin ? "b.v" : "a.v", amin ? "b.v" : "a.v", amin ? "a.v" : "b.v");
+        ck_sbuf_printf(&b, "#define IDENT ck_mk((%s)0, -1)\n#define MAP(v, j) ck_mk((v), (j))\n#define COMB(a, b) ck_comb(a, b)\n", in_c);
+        break;
+    }
+    }
+    (void)is_float;
+    /* the final conversion of an accumulator to the output */
+    if (s->op == CK_REDUCE_ARGMIN || s->op == CK_REDUCE_ARGMAX)
+        ck_sbuf_printf(&b, "#define FIN(a) ((%s)((a).i < 0 ? 0 : (a).i))\n", out_st);
+    else
+        ck_sbuf_printf(&b, "#define FIN(a) ((%s)(a))\n", out_st);
+
+    /* offsets of output o and of reduced position j: the last dim takes
+     * what is left, so one dim costs no division */
+    ck_sbuf_printf(&b,
+        "static __device__ void ck_out_off(const red_nd &nd, long long o, long long &in_off, long long &out_off) {\n"
+        "    in_off = 0; out_off = 0;\n#pragma unroll\n    for (int d = 0; d < %d - 1; d++) {\n"
+        "        long long q = o / nd.out_shape[d], c = o - q * nd.out_shape[d]; o = q;\n"
+        "        in_off += c * nd.out_in_st[d]; out_off += c * nd.out_out_st[d];\n    }\n"
+        "    if (%d > 0) { in_off += o * nd.out_in_st[%d]; out_off += o * nd.out_out_st[%d]; }\n}\n",
+        s->nout, s->nout, s->nout > 0 ? s->nout - 1 : 0, s->nout > 0 ? s->nout - 1 : 0);
+    ck_sbuf_printf(&b,
+        "static __device__ long long ck_in_off(const red_nd &nd, long long j) {\n"
+        "    long long off = 0;\n#pragma unroll\n    for (int d = 0; d < %d - 1; d++) {\n"
+        "        long long q = j / nd.in_shape[d], c = j - q * nd.in_shape[d]; j = q;\n"
+        "        off += c * nd.in_st[d];\n    }\n    return %d > 0 ? off + j * nd.in_st[%d] : 0;\n}\n",
+        s->nin, s->nin, s->nin > 0 ? s->nin - 1 : 0);
+    ck_sbuf_printf(&b, "#define LOAD(p) ((%s)*(const %s *)(p))\n", in_c, in_st);
+
+    /* block layout: block (x: output, y: split) */
+    ck_sbuf_printf(&b,
+        "extern \"C\" __global__ void __launch_bounds__(256) ck_red_block(long long n_out, long long inner, long long chunk,\n"
+        "        red_nd nd, const char *in, char *out, %s *partial) {\n"
+        "    __shared__ %s sm[256];\n"
+        "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
+        "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
+        "        long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
+        "        %s acc = IDENT;\n"
+        "        for (long long j = j0 + threadIdx.x; j < j1; j += blockDim.x) {\n"
+        "            %s v = LOAD(in + ioff + ck_in_off(nd, j)); acc = COMB(acc, MAP(v, j));\n        }\n"
+        "        sm[threadIdx.x] = acc; __syncthreads();\n"
+        "        for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
+        "            if ((int)threadIdx.x < w) sm[threadIdx.x] = COMB(sm[threadIdx.x], sm[threadIdx.x + w]);\n"
+        "            __syncthreads();\n        }\n"
+        "        if (threadIdx.x == 0) {\n"
+        "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
+        "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
+        "        __syncthreads();\n    }\n}\n", A, A, A, in_c, out_st);
+    /* thread layout: thread per output, block.y splits */
+    ck_sbuf_printf(&b,
+        "extern \"C\" __global__ void __launch_bounds__(256) ck_red_thread(long long n_out, long long inner, long long chunk,\n"
+        "        red_nd nd, const char *in, char *out, %s *partial) {\n"
+        "    long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (o >= n_out) return;\n"
+        "    long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
+        "    long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
+        "    %s acc = IDENT;\n"
+        "    for (long long j = j0; j < j1; j++) { %s v = LOAD(in + ioff + ck_in_off(nd, j)); acc = COMB(acc, MAP(v, j)); }\n"
+        "    if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(acc);\n"
+        "    else partial[(long long)blockIdx.y * n_out + o] = acc;\n}\n", A, A, in_c, out_st);
+    /* combine the splits' partials: a block per output */
+    ck_sbuf_printf(&b,
+        "extern \"C\" __global__ void __launch_bounds__(256) ck_red_final(long long n_out, int splits, red_nd nd, char *out, const %s *partial) {\n"
+        "    __shared__ %s sm[256];\n"
+        "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
+        "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
+        "        %s acc = IDENT;\n"
+        "        for (int y = threadIdx.x; y < splits; y += blockDim.x) acc = COMB(acc, partial[(long long)y * n_out + o]);\n"
+        "        sm[threadIdx.x] = acc; __syncthreads();\n"
+        "        for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
+        "            if ((int)threadIdx.x < w) sm[threadIdx.x] = COMB(sm[threadIdx.x], sm[threadIdx.x + w]);\n"
+        "            __syncthreads();\n        }\n"
+        "        if (threadIdx.x == 0) *(%s *)(out + ooff) = FIN(sm[0]);\n"
+        "        __syncthreads();\n    }\n}\n", A, A, A, out_st);
+    if (b.failed) {
+        free(b.s);
+        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
+        return NULL;
+    }
+    return b.s;
+}
+
+static size_t acc_size(const red_spec *s)
+{
+    switch (s->op) {
+    case CK_REDUCE_SUM: case CK_REDUCE_PROD:
+        return s->out == CK_FLOAT16 || s->out == CK_FLOAT32 ? 8 : s->out == CK_COMPLEX64 ? 16
+               : (size_t)ck_dtype_get_info(s->out)->itemsize;
+    case CK_REDUCE_MIN: case CK_REDUCE_MAX: {
+        ck_dtype t = s->in == CK_FLOAT16 ? CK_FLOAT32 : s->in;
+        return (size_t)ck_dtype_get_info(t)->itemsize;
+    }
+    case CK_REDUCE_ALL: case CK_REDUCE_ANY: return 4;
+    case CK_REDUCE_COUNT_NONZERO: return 8;
+    default: return 32;   /* {value, index} padded */
+    }
+}
+
+ck_status ck_cuda_reduce(const ck_reduce_desc *d)
+{
+    int dev = d->dev.index;
+    if (d->n_outer > CK_RED_MAXDIM || d->n_inner > CK_RED_MAXDIM)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU reductions support up to %d non-mergeable dimensions", CK_RED_MAXDIM);
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    red_spec sp = {d->op, d->in_type, d->out_type, d->n_outer, d->n_inner, 0};
+    red_nd nd;
+    memset(&nd, 0, sizeof nd);
+    long long n_out = 1;
+    for (int i = 0; i < d->n_outer; i++) {
+        nd.out_shape[i] = d->outer_shape[i];
+        nd.out_in_st[i] = d->outer_in_strides[i];
+        nd.out_out_st[i] = d->outer_out_strides[i];
+        n_out *= d->outer_shape[i];
+    }
+    for (int i = 0; i < d->n_inner; i++) {
+        nd.in_shape[i] = d->inner_shape[i];
+        nd.in_st[i] = d->inner_strides[i];
+    }
+    if (n_out == 0) return CK_OK;
+    long long inner = d->inner_size;
+    int isz = ck_dtype_get_info(d->in_type)->itemsize;
+    int inner_contig = d->n_inner >= 1 && d->inner_strides[0] == isz;
+    int outer_contig = d->n_outer >= 1 && (d->outer_in_strides[0] == isz);
+    sp.thread_layout = !inner_contig && outer_contig && n_out >= 32;
+    const ck_cuda_device *cd = ck_cuda_dev(dev);
+    long long target_blocks = (long long)cd->sm_count * 8;
+    long long splits = 1, chunk = inner;
+    unsigned gx;
+    if (sp.thread_layout) {
+        gx = (unsigned)((n_out + 255) / 256);
+        if ((long long)gx < target_blocks && inner >= 64) {
+            splits = (target_blocks + gx - 1) / gx;
+            if (splits > inner / 32) splits = inner / 32;
+            if (splits > 65535) splits = 65535;
+            if (splits < 1) splits = 1;
+        }
+    } else {
+        gx = (unsigned)(n_out < 65535 * 8 ? n_out : 65535 * 8);
+        if (n_out < target_blocks && inner >= 8192) {
+            splits = (target_blocks * 4 + n_out - 1) / n_out;
+            if (splits > inner / 4096) splits = inner / 4096;
+            if (splits > 65535) splits = 65535;
+            if (splits < 1) splits = 1;
+        }
+    }
+    chunk = splits > 1 ? (inner + splits - 1) / splits : inner;
+    if (sp.thread_layout && splits > 1) splits = (inner + chunk - 1) / chunk;
+    if (!sp.thread_layout && splits > 1) splits = (inner + chunk - 1) / chunk;
+
+    CUfunction fmain, ffinal = NULL;
+    s = ck_cuda_get_kernel(dev, red_key(&sp) * 4 + 1, red_source, &sp, sp.thread_layout ? "ck_red_thread" : "ck_red_block", &fmain);
+    if (s != CK_OK) return s;
+    void *partial = NULL;
+    size_t psize = 0;
+    if (splits > 1) {
+        s = ck_cuda_get_kernel(dev, red_key(&sp) * 4 + 2, red_source, &sp, "ck_red_final", &ffinal);
+        if (s != CK_OK) return s;
+        psize = (size_t)splits * (size_t)n_out * acc_size(&sp);
+        partial = ck_cuda_alloc(d->dev, psize);
+        if (!partial) return ck_error_status();
+    }
+    const char *in = d->in;
+    char *out = d->out;
+    void *args[7] = {&n_out, &inner, &chunk, &nd, &in, &out, &partial};
+    CUstream st = ck_cuda_current_stream(dev);
+    CUresult r;
+    if (sp.thread_layout)
+        r = ck_cu.cuLaunchKernel(fmain, gx, (unsigned)splits, 1, 256, 1, 1, 0, st, args, NULL);
+    else
+        r = ck_cu.cuLaunchKernel(fmain, gx, (unsigned)splits, 1, 256, 1, 1, 0, st, args, NULL);
+    if (r == CUDA_SUCCESS && splits > 1) {
+        int sp32 = (int)splits;
+        void *fargs[5] = {&n_out, &sp32, &nd, &out, &partial};
+        unsigned fg = (unsigned)(n_out < 65535 * 8 ? n_out : 65535 * 8);
+        r = ck_cu.cuLaunchKernel(ffinal, fg, 1, 1, 256, 1, 1, 0, st, fargs, NULL);
+    }
+    if (partial) ck_cuda_free(d->dev, partial, psize);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuLaunchKernel (reduction)", __func__, __FILE__, __LINE__);
+    return CK_OK;
+}
+
+/* ------------------------------------------------------------- scans */
+
+typedef struct scan_spec { int op; ck_dtype t; int nout; } scan_spec;
+
+static char *scan_source(const void *vspec)
+{
+    const scan_spec *s = vspec;
+    ck_sbuf b = {0};
+    ck_sbuf_prelude(&b);
+    const char *st = ck_cuda_storage_type(s->t), *c = ck_cuda_compute_type(s->t);
+    const char *comb = s->op == CK_REDUCE_SUM ? "+" : "*";
+    /* one block per row: each thread scans a run of elements serially, the
+     * block scans the runs' totals in shared memory, then threads add their
+     * offset; rows longer than a block's tile loop tile by tile with a carry */
+    ck_sbuf_printf(&b,
+        "struct scan_nd { long long shape[8], in_st[8], out_st[8]; };\n"
+        "extern \"C\" __global__ void __launch_bounds__(256) ck_scan(long long rows, long long len, long long in_stride,\n"
+        "        long long out_stride, scan_nd nd, const char *in, char *out) {\n"
+        "    __shared__ %s tot[256];\n"
+        "    const int T = blockDim.x, R = 8;\n"
+        "    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
+        "        long long io = 0, oo = 0, q = row;\n"
+        "        for (int d = 0; d < %d; d++) { long long cc = q %% nd.shape[d]; q /= nd.shape[d]; io += cc * nd.in_st[d]; oo += cc * nd.out_st[d]; }\n"
+        "        %s carry = (%s)%s;\n"
+        "        for (long long base = 0; base < len; base += (long long)T * R) {\n"
+        "            %s v[8]; %s run = (%s)%s;\n"
+        "            long long j0 = base + (long long)threadIdx.x * R;\n"
+        "            for (int r = 0; r < R; r++) { long long j = j0 + r;\n"
+        "                %s x = j < len ? (%s)*(const %s *)(in + io + j * in_stride) : (%s)%s;\n"
+        "                run = run %s x; v[r] = run; }\n"
+        "            tot[threadIdx.x] = run; __syncthreads();\n"
+        "            for (int w = 1; w < T; w <<= 1) {\n"
+        "                %s add = (int)threadIdx.x >= w ? tot[threadIdx.x - w] : (%s)%s;\n"
+        "                __syncthreads(); tot[threadIdx.x] = tot[threadIdx.x] %s add; __syncthreads();\n            }\n"
+        "            %s before = carry %s (threadIdx.x ? tot[threadIdx.x - 1] : (%s)%s);\n"
+        "            for (int r = 0; r < R; r++) { long long j = j0 + r;\n"
+        "                if (j < len) *(%s *)(out + oo + j * out_stride) = (%s)(before %s v[r]); }\n"
+        "            carry = carry %s tot[T - 1]; __syncthreads();\n        }\n    }\n}\n",
+        c, s->nout, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1",
+        c, c, st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
+        c, comb, c, s->op == CK_REDUCE_SUM ? "0" : "1", st, st, comb, comb);
+    if (b.failed) {
+        free(b.s);
+        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
+        return NULL;
+    }
+    return b.s;
+}
+
+ck_status ck_cuda_scan(const ck_scan_desc *d)
+{
+    int dev = d->dev.index;
+    if (d->n_outer > 8) return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU scans support up to 8 outer dimensions");
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    scan_spec sp = {d->op, d->type, d->n_outer};
+    struct { long long shape[8], in_st[8], out_st[8]; } nd;
+    memset(&nd, 0, sizeof nd);
+    long long rows = 1;
+    for (int i = 0; i < d->n_outer; i++) {
+        nd.shape[i] = d->outer_shape[i];
+        nd.in_st[i] = d->outer_in_strides[i];
+        nd.out_st[i] = d->outer_out_strides[i];
+        rows *= d->outer_shape[i];
+    }
+    if (rows == 0 || d->len == 0) return CK_OK;
+    CUfunction f;
+    uint64_t key = ((uint64_t)0xAC << 48) | ((uint64_t)sp.op << 16) | ((uint64_t)sp.t << 8) | (uint64_t)sp.nout;
+    s = ck_cuda_get_kernel(dev, key, scan_source, &sp, "ck_scan", &f);
+    if (s != CK_OK) return s;
+    long long len = d->len, is = d->in_stride, os = d->out_stride;
+    const char *in = d->in;
+    char *out = d->out;
+    void *args[7] = {&rows, &len, &is, &os, &nd, &in, &out};
+    unsigned grid = rows < 65535 ? (unsigned)rows : 65535;
+    CK_CHECK_CU(ck_cu.cuLaunchKernel(f, grid, 1, 1, 256, 1, 1, 0, ck_cuda_current_stream(dev), args, NULL));
+    return CK_OK;
+}
+
+/* The sources, for the C test that compiles every kernel kind with NVRTC. */
+char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout);
+char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout)
+{
+    red_spec s = {op, in, out, nout, nin, thread_layout};
+    return red_source(&s);
+}
+
+char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout);
+char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout)
+{
+    scan_spec s = {op, t, nout};
+    return scan_source(&s);
+}

@@ -1,0 +1,200 @@
+/* Element-wise, cast, fill and iota kernels as CUDA C text. */
+#include "cuda_codegen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const storage_[CK_NTYPES] = {
+    "uint8_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+    "uint64_t", "ck_f16", "float", "double", "ck_c64", "ck_c128",
+};
+static const char *const compute_[CK_NTYPES] = {
+    "uint8_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+    "uint64_t", "float", "float", "double", "ck_c64", "ck_c128",
+};
+static const char kind_[CK_NTYPES] = {'B', 'I', 'U', 'I', 'U', 'I', 'U', 'I', 'U', 'F', 'F', 'F', 'C', 'C'};
+static const char *const dtname_[CK_NTYPES] = {
+    "BOOL", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64",
+    "FLOAT16", "FLOAT32", "FLOAT64", "COMPLEX64", "COMPLEX128",
+};
+static const char *const opname_[CK_OP_COUNT] = {
+#define CK_OPNAME_(ID, name, nin, types, rule) #ID,
+    CK_ALL_OPS(CK_OPNAME_)
+#undef CK_OPNAME_
+};
+
+const char *ck_cuda_storage_type(ck_dtype t) { return storage_[t]; }
+const char *ck_cuda_compute_type(ck_dtype t) { return compute_[t]; }
+char ck_cuda_kind_letter(ck_dtype t) { return kind_[t]; }
+
+void ck_sbuf_printf(ck_sbuf *b, const char *fmt, ...)
+{
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) { b->failed = 1; return; }
+        if (b->s && (size_t)n < room) { b->len += (size_t)n; return; }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        char *s = realloc(b->s, cap);
+        if (!s) { b->failed = 1; return; }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+void ck_sbuf_prelude(ck_sbuf *b)
+{
+    ck_sbuf_printf(b, "%s\n%s\n", ck_src_cuda_prelude, ck_src_scalar_ops);
+}
+
+uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
+{
+    uint64_t k = (uint64_t)sp->op & 0xFF;
+    for (int i = 0; i < 4; i++) {
+        uint64_t t = i < sp->nops ? (uint64_t)sp->types[i] & 0xF : 0xF;
+        uint64_t kd = i < sp->nops ? (uint64_t)sp->kinds[i] & 0x3 : 0x3;
+        k |= t << (8 + 4 * i);
+        k |= kd << (24 + 2 * i);
+    }
+    k |= ((uint64_t)sp->ndim & 0x3F) << 32;
+    k |= ((uint64_t)sp->idx64 & 1) << 38;
+    k |= ((uint64_t)sp->vec & 0xF) << 39;
+    k |= ((uint64_t)sp->nops & 0x7) << 43;
+    return k | ((uint64_t)1 << 63);   /* never 0: 0 marks an empty table slot */
+}
+
+/* The expression of the output from the input values v1.. (compute types). */
+static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
+{
+    ck_dtype in = sp->nops > 1 ? sp->types[sp->nops - 1] : sp->types[0];
+    const char *ot = storage_[sp->types[0]];
+    switch (sp->op) {
+    case CK_KOP_CAST:
+        ck_sbuf_printf(b, "CK_CVT_(%c, %c, %s, v1)", kind_[sp->types[1]], kind_[sp->types[0]], ot);
+        return;
+    case CK_KOP_FILL:
+        ck_sbuf_printf(b, "v1");
+        return;
+    case CK_KOP_IOTA:
+        ck_sbuf_printf(b, "CK_CVT_(F, %c, %s, (v1 + (double)i * v2))", kind_[sp->types[0]], ot);
+        return;
+    case CK_OP_WHERE:
+        ck_sbuf_printf(b, "(v1 ? v2 : v3)");
+        return;
+    default: break;
+    }
+    int nin = ck_op_table[sp->op].nin;
+    ck_sbuf_printf(b, "(%s)(CK_X_%s(%s, %c, %s", ot, opname_[sp->op], dtname_[in], kind_[in], compute_[in]);
+    for (int k = 1; k <= nin; k++) ck_sbuf_printf(b, ", v%d", k);
+    ck_sbuf_printf(b, "))");
+}
+
+/* The compute type operand k is loaded as. */
+static const char *load_type(const ck_cuda_ew_spec *sp, int k)
+{
+    if (sp->op == CK_KOP_IOTA) return "double";
+    if (sp->op == CK_KOP_FILL || sp->op == CK_OP_WHERE) return storage_[sp->types[k]];
+    return compute_[sp->types[k]];
+}
+
+char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
+{
+    ck_sbuf b = {0};
+    const char *idx = sp->idx64 ? "long long" : "int";
+    int any_strided = 0;
+    for (int k = 0; k < sp->nops; k++) any_strided |= sp->kinds[k] == CK_OPND_STRIDED;
+    ck_sbuf_prelude(&b);
+    ck_sbuf_printf(&b, "struct ck_nd { long long shape[%d]; long long strides[4][%d]; };\n",
+                   CK_CUDA_EW_MAXDIM, CK_CUDA_EW_MAXDIM);
+    ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_ew(%s n, ck_nd nd", idx);
+    for (int k = 0; k < sp->nops; k++) {
+        const char *st = sp->op == CK_KOP_IOTA && k > 0 ? "double" : storage_[sp->types[k]];
+        if (sp->kinds[k] == CK_OPND_SCALAR) ck_sbuf_printf(&b, ", %s p%d", st, k);
+        else ck_sbuf_printf(&b, ", %s%s *__restrict__ p%d", k ? "const " : "", st, k);
+    }
+    /* ck_bad: integer power's negative-exponent flag; the GPU has no way
+     * to raise, so the result is 0 as documented */
+    ck_sbuf_printf(&b, ")\n{\n    (void)nd;\n    int ck_bad = 0;\n    (void)ck_bad;\n");
+    ck_sbuf_printf(&b, "    %s i = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", idx, idx);
+    ck_sbuf_printf(&b, "    const %s step = (%s)gridDim.x * blockDim.x;\n", idx, idx);
+
+    if (sp->vec > 1 && !any_strided) {
+        /* all arrays contiguous and aligned: each thread moves CK_ILP vectors
+         * per trip, all loads issued before the first store, so enough bytes
+         * are in flight to reach the memory bandwidth */
+        int v = sp->vec;
+        ck_sbuf_printf(&b, "    const %s nv = n / %d;\n", idx, v);
+        ck_sbuf_printf(&b, "    const %s tile = (%s)blockDim.x * 4;\n", idx, idx);
+        ck_sbuf_printf(&b, "    for (%s base = (%s)blockIdx.x * tile; base < nv; base += (%s)gridDim.x * tile) {\n", idx, idx, idx);
+        for (int k = 1; k < sp->nops; k++) {
+            if (sp->kinds[k] == CK_OPND_SCALAR) continue;
+            ck_sbuf_printf(&b, "        ck_vec<%s, %d> a%d[4];\n", storage_[sp->types[k]], v, k);
+        }
+        ck_sbuf_printf(&b, "#pragma unroll\n        for (int u = 0; u < 4; u++) {\n"
+                           "            %s j = base + threadIdx.x + (%s)u * blockDim.x;\n            if (j < nv) {\n", idx, idx);
+        for (int k = 1; k < sp->nops; k++) {
+            if (sp->kinds[k] == CK_OPND_SCALAR) continue;
+            ck_sbuf_printf(&b, "                a%d[u] = ((const ck_vec<%s, %d> *)p%d)[j];\n", k, storage_[sp->types[k]], v, k);
+        }
+        ck_sbuf_printf(&b, "            }\n        }\n");
+        ck_sbuf_printf(&b, "#pragma unroll\n        for (int u = 0; u < 4; u++) {\n"
+                           "            %s j = base + threadIdx.x + (%s)u * blockDim.x;\n            if (j >= nv) break;\n", idx, idx);
+        ck_sbuf_printf(&b, "            ck_vec<%s, %d> r;\n", storage_[sp->types[0]], v);
+        ck_sbuf_printf(&b, "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n", v);
+        if (sp->op == CK_KOP_IOTA) ck_sbuf_printf(&b, "                %s i = j * %d + e; (void)i;\n", idx, v);
+        for (int k = 1; k < sp->nops; k++) {
+            if (sp->kinds[k] == CK_OPND_SCALAR)
+                ck_sbuf_printf(&b, "                %s v%d = (%s)p%d;\n", load_type(sp, k), k, load_type(sp, k), k);
+            else
+                ck_sbuf_printf(&b, "                %s v%d = (%s)a%d[u].v[e];\n", load_type(sp, k), k, load_type(sp, k), k);
+        }
+        ck_sbuf_printf(&b, "                r.v[e] = ");
+        expr(&b, sp);
+        ck_sbuf_printf(&b, ";\n            }\n            ((ck_vec<%s, %d> *)p0)[j] = r;\n        }\n    }\n", storage_[sp->types[0]], v);
+        ck_sbuf_printf(&b, "    for (i = nv * %d + i; i < n; i += step) {\n", v);
+    } else {
+        ck_sbuf_printf(&b, "    for (; i < n; i += step) {\n");
+    }
+    if (any_strided) {
+        if (sp->ndim == 1) {
+            for (int k = 0; k < sp->nops; k++)
+                if (sp->kinds[k] == CK_OPND_STRIDED)
+                    ck_sbuf_printf(&b, "        long long o%d = (long long)i * nd.strides[%d][0];\n", k, k);
+        } else {
+            for (int k = 0; k < sp->nops; k++)
+                if (sp->kinds[k] == CK_OPND_STRIDED) ck_sbuf_printf(&b, "        long long o%d = 0;\n", k);
+            ck_sbuf_printf(&b, "        long long rem = i;\n#pragma unroll\n        for (int d = 0; d < %d; d++) {\n", sp->ndim);
+            ck_sbuf_printf(&b, "            long long q = rem / nd.shape[d], c = rem - q * nd.shape[d];\n            rem = q;\n");
+            for (int k = 0; k < sp->nops; k++)
+                if (sp->kinds[k] == CK_OPND_STRIDED) ck_sbuf_printf(&b, "            o%d += c * nd.strides[%d][d];\n", k, k);
+            ck_sbuf_printf(&b, "        }\n");
+        }
+    }
+    for (int k = 1; k < sp->nops; k++) {
+        const char *lt = load_type(sp, k), *st = sp->op == CK_KOP_IOTA ? "double" : storage_[sp->types[k]];
+        if (sp->kinds[k] == CK_OPND_SCALAR)
+            ck_sbuf_printf(&b, "        %s v%d = (%s)p%d;\n", lt, k, lt, k);
+        else if (sp->kinds[k] == CK_OPND_CONTIG)
+            ck_sbuf_printf(&b, "        %s v%d = (%s)p%d[i];\n", lt, k, lt, k);
+        else
+            ck_sbuf_printf(&b, "        %s v%d = (%s)*(const %s *)((const char *)p%d + o%d);\n", lt, k, lt, st, k, k);
+    }
+    if (sp->kinds[0] == CK_OPND_STRIDED)
+        ck_sbuf_printf(&b, "        *(%s *)((char *)p0 + o0) = ", storage_[sp->types[0]]);
+    else
+        ck_sbuf_printf(&b, "        p0[i] = ");
+    expr(&b, sp);
+    ck_sbuf_printf(&b, ";\n    }\n}\n");
+    if (b.failed) {
+        free(b.s);
+        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
+        return NULL;
+    }
+    return b.s;
+}

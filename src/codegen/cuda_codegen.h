@@ -1,0 +1,70 @@
+/*
+ * cuda_codegen.h - CUDA C source for the built-in kernels, generated from
+ * the same op table and per-element expressions (src/ops/scalar_ops.h) as
+ * the CPU loops.  A kernel is specialised on a small spec (op, dtypes,
+ * operand kinds, dimension count, 32/64-bit indexing, vector width) which
+ * also packs into the 64-bit key the backend's kernel table is indexed by.
+ *
+ *   ck_cuda_ew_spec sp = {...};
+ *   char *src = ck_cuda_ew_source(&sp);   // "ck_ew" kernel, caller frees
+ */
+#ifndef CK_CODEGEN_CUDA_H
+#define CK_CODEGEN_CUDA_H
+
+#include "cudakit.h"
+
+/* Kernel ops beyond the element-wise table. */
+#define CK_KOP_CAST (CK_OP_COUNT + 0)     /* types[1] -> types[0] */
+#define CK_KOP_FILL (CK_OP_COUNT + 1)     /* value operand (scalar) -> out */
+#define CK_KOP_IOTA (CK_OP_COUNT + 2)     /* out[i] = start + i * step, two double scalars */
+
+typedef enum ck_opnd_kind {
+    CK_OPND_CONTIG = 0,   /* p[i] */
+    CK_OPND_STRIDED = 1,  /* byte offsets from the iteration index */
+    CK_OPND_SCALAR = 2,   /* a kernel parameter by value */
+} ck_opnd_kind;
+
+#define CK_CUDA_EW_MAXDIM 8   /* merged dims beyond this are walked by a generic kernel */
+
+typedef struct ck_cuda_ew_spec {
+    int op;                  /* ck_op or CK_KOP_* */
+    int nops;                /* operands, output at 0 */
+    ck_dtype types[4];       /* storage dtype of each operand */
+    uint8_t kinds[4];        /* ck_opnd_kind of each operand (the output is never a scalar) */
+    int ndim;                /* 1 .. CK_CUDA_EW_MAXDIM (strided operands) */
+    int idx64;               /* 64-bit element indices */
+    int vec;                 /* elements per vector access when all arrays are contiguous (1, 2, 4, 8) */
+} ck_cuda_ew_spec;
+
+/* The parameters after n and the operands when some operand is strided. */
+typedef struct ck_cuda_nd {
+    int64_t shape[CK_CUDA_EW_MAXDIM];
+    int64_t strides[4][CK_CUDA_EW_MAXDIM];   /* bytes */
+} ck_cuda_nd;
+
+uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp);
+/* The full translation unit (prelude, scalar ops, kernel "ck_ew"); NULL with
+ * an error on allocation failure.  Caller frees. */
+char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp);
+
+/* The embedded headers (generated at build time). */
+extern const char ck_src_cuda_prelude[];
+extern const size_t ck_src_cuda_prelude_len;
+extern const char ck_src_scalar_ops[];
+extern const size_t ck_src_scalar_ops_len;
+
+/* CUDA type names of a dtype: storage, compute, kind letter. */
+const char *ck_cuda_storage_type(ck_dtype t);
+const char *ck_cuda_compute_type(ck_dtype t);
+char ck_cuda_kind_letter(ck_dtype t);
+/* A growable string for generators. */
+typedef struct ck_sbuf { char *s; size_t len, cap; int failed; } ck_sbuf;
+void ck_sbuf_printf(ck_sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* prelude + scalar ops at the start of b */
+void ck_sbuf_prelude(ck_sbuf *b);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * cuda_prelude.cuh - the CUDA C++ environment of src/ops/scalar_ops.h for
+ * generated kernels (NVRTC, no system headers): fixed-width integers,
+ * float16 storage converted through PTX, complex numbers with the math
+ * functions NumPy defines on them.  Embedded in the library at build time
+ * and placed before every generated kernel, followed by scalar_ops.h.
+ */
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#define INT64_MIN (-9223372036854775807LL - 1)
+
+#define CK_FN __device__ __forceinline__
+#define CK_PI 3.14159265358979323846264338327950288
+#define CK_INFF __int_as_float(0x7f800000)
+#define CK_F32_FROM_BITS(u) __uint_as_float(u)
+#define CK_RE(a) ((a).re)
+#define CK_IM(a) ((a).im)
+#define CK_MKC(a, r, i) decltype(a)((r), (i))
+
+/* float16 as storage: arithmetic happens in float, as NumPy's loops do. */
+struct ck_f16 {
+    unsigned short bits;
+    ck_f16() = default;
+    __device__ ck_f16(float f) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f)); }
+    __device__ ck_f16(double d) { asm("cvt.rn.f16.f64 %0, %1;" : "=h"(bits) : "d"(d)); }
+    template <typename T> __device__ ck_f16(T v) : ck_f16((float)v) {}
+    __device__ operator float() const
+    {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+        return f;
+    }
+};
+
+CK_FN float ck_nextafter_FLOAT16(float a, float b)
+{
+    ck_f16 x(a), y(b);
+    float fx = (float)x, fy = (float)y;
+    if (fx != fx || fy != fy) return fx + fy;
+    if (fx == fy) return fy;
+    if (fx == 0.0f) x.bits = (unsigned short)((fy < 0 ? 0x8000u : 0u) | 1u);
+    else if ((fx < fy) == (fx > 0)) x.bits++;
+    else x.bits--;
+    return (float)x;
+}
+
+/* ------------------------------------------------------------ complex */
+template <typename T> struct ck_complex {
+    T re, im;
+    ck_complex() = default;
+    __device__ ck_complex(T r, T i) : re(r), im(i) {}
+    __device__ ck_complex(T r) : re(r), im(0) {}
+    template <typename U> __device__ ck_complex(const ck_complex<U> &o) : re((T)o.re), im((T)o.im) {}
+    template <typename U> __device__ ck_complex(U r) : re((T)r), im(0) {}
+
+    friend __device__ ck_complex operator+(ck_complex a, ck_complex b) { return ck_complex(a.re + b.re, a.im + b.im); }
+    friend __device__ ck_complex operator-(ck_complex a, ck_complex b) { return ck_complex(a.re - b.re, a.im - b.im); }
+    friend __device__ ck_complex operator-(ck_complex a) { return ck_complex(-a.re, -a.im); }
+    friend __device__ ck_complex operator*(ck_complex a, ck_complex b)
+    {
+        return ck_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+    }
+    /* Smith's division, as NumPy's: no overflow for large denominators */
+    friend __device__ ck_complex operator/(ck_complex a, ck_complex b)
+    {
+        T abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+        if (abr >= abi) {
+            if (abr == 0 && abi == 0) return ck_complex(a.re / abr, a.im / abi);
+            T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
+            return ck_complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+        }
+        T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
+        return ck_complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+    }
+    friend __device__ bool operator==(ck_complex a, ck_complex b) { return a.re == b.re && a.im == b.im; }
+    friend __device__ bool operator!=(ck_complex a, ck_complex b) { return !(a == b); }
+};
+typedef ck_complex<float> ck_c64;
+typedef ck_complex<double> ck_c128;
+
+#define CK_CPLX_FNS_(T)                                                                    \
+    __device__ inline T fabs(ck_complex<T> z) { return hypot(z.re, z.im); }               \
+    __device__ inline ck_complex<T> conj(ck_complex<T> z) { return ck_complex<T>(z.re, -z.im); } \
+    __device__ inline ck_complex<T> exp(ck_complex<T> z)                                   \
+    {                                                                                      \
+        if (z.im == 0) return ck_complex<T>(exp(z.re), z.im);                              \
+        T e = exp(z.re);                                                                   \
+        return ck_complex<T>(e * cos(z.im), e * sin(z.im));                                \
+    }                                                                                      \
+    __device__ inline ck_complex<T> log(ck_complex<T> z)                                   \
+    {                                                                                      \
+        return ck_complex<T>(log(hypot(z.re, z.im)), atan2(z.im, z.re));                   \
+    }                                                                                      \
+    __device__ inline ck_complex<T> sqrt(ck_complex<T> z)                                  \
+    {                                                                                      \
+        if (z.re == 0 && z.im == 0) return ck_complex<T>(0, z.im);                         \
+        if (isinf(z.im)) return ck_complex<T>((T)CK_INFF, z.im);                          \
+        T t = sqrt((fabs(z.re) + hypot(z.re, z.im)) / 2);                                  \
+        if (z.re >= 0) return ck_complex<T>(t, z.im / (2 * t));                            \
+        return ck_complex<T>(fabs(z.im) / (2 * t), copysign(t, z.im));                     \
+    }                                                                                      \
+    __device__ inline ck_complex<T> sin(ck_complex<T> z)                                   \
+    {                                                                                      \
+        return ck_complex<T>(sin(z.re) * cosh(z.im), cos(z.re) * sinh(z.im));              \
+    }                                                                                      \
+    __device__ inline ck_complex<T> cos(ck_complex<T> z)                                   \
+    {                                                                                      \
+        return ck_complex<T>(cos(z.re) * cosh(z.im), -sin(z.re) * sinh(z.im));             \
+    }                                                                                      \
+    __device__ inline ck_complex<T> sinh(ck_complex<T> z)                                  \
+    {                                                                                      \
+        return ck_complex<T>(sinh(z.re) * cos(z.im), cosh(z.re) * sin(z.im));              \
+    }                                                                                      \
+    __device__ inline ck_complex<T> cosh(ck_complex<T> z)                                  \
+    {                                                                                      \
+        return ck_complex<T>(cosh(z.re) * cos(z.im), sinh(z.re) * sin(z.im));              \
+    }                                                                                      \
+    __device__ inline ck_complex<T> tanh(ck_complex<T> z)                                  \
+    {                                                                                      \
+        if (fabs(z.re) > (T)20) return ck_complex<T>(copysign((T)1, z.re), copysign((T)0, sin(2 * z.im))); \
+        T d = cosh(2 * z.re) + cos(2 * z.im);                                              \
+        return ck_complex<T>(sinh(2 * z.re) / d, sin(2 * z.im) / d);                       \
+    }                                                                                      \
+    __device__ inline ck_complex<T> tan(ck_complex<T> z)                                   \
+    {                                                                                      \
+        ck_complex<T> t = tanh(ck_complex<T>(-z.im, z.re));                                \
+        return ck_complex<T>(t.im, -t.re);                                                 \
+    }                                                                                      \
+    __device__ inline ck_complex<T> asinh(ck_complex<T> z)                                 \
+    {                                                                                      \
+        return log(z + sqrt(z * z + ck_complex<T>(1)));                                    \
+    }                                                                                      \
+    __device__ inline ck_complex<T> asin(ck_complex<T> z)                                  \
+    {                                                                                      \
+        ck_complex<T> w = asinh(ck_complex<T>(-z.im, z.re));                               \
+        return ck_complex<T>(w.im, -w.re);                                                 \
+    }                                                                                      \
+    __device__ inline ck_complex<T> acos(ck_complex<T> z)                                  \
+    {                                                                                      \
+        ck_complex<T> w = asin(z);                                                         \
+        return ck_complex<T>((T)(CK_PI / 2) - w.re, -w.im);                                \
+    }                                                                                      \
+    __device__ inline ck_complex<T> acosh(ck_complex<T> z)                                 \
+    {                                                                                      \
+        return log(z + sqrt(z + ck_complex<T>(1)) * sqrt(z - ck_complex<T>(1)));           \
+    }                                                                                      \
+    __device__ inline ck_complex<T> atanh(ck_complex<T> z)                                 \
+    {                                                                                      \
+        ck_complex<T> w = log((ck_complex<T>(1) + z) / (ck_complex<T>(1) - z));            \
+        return ck_complex<T>(w.re / 2, w.im / 2);                                          \
+    }                                                                                      \
+    __device__ inline ck_complex<T> atan(ck_complex<T> z)                                  \
+    {                                                                                      \
+        ck_complex<T> w = atanh(ck_complex<T>(-z.im, z.re));                               \
+        return ck_complex<T>(w.im, -w.re);                                                 \
+    }                                                                                      \
+    __device__ inline ck_complex<T> pow(ck_complex<T> a, ck_complex<T> b)                  \
+    {                                                                                      \
+        if (b.re == 0 && b.im == 0) return ck_complex<T>(1);                               \
+        if (a.re == 0 && a.im == 0) return ck_complex<T>(0);                               \
+        if (b.im == 0 && b.re == 1) return a;                                              \
+        if (b.im == 0 && b.re == 2) return a * a;                                          \
+        return exp(b * log(a));                                                            \
+    }
+
+CK_CPLX_FNS_(float)
+CK_CPLX_FNS_(double)
+
+/* Vectors for the contiguous kernels: one aligned load or store per thread. */
+template <typename T, int N> struct __align__(sizeof(T) * N) ck_vec { T v[N]; };

@@ -1,0 +1,372 @@
+/*
+ * scalar_ops.h - what each element-wise op and cast computes on one element,
+ * written once for every backend: the CPU loops include it as C (through
+ * src/backend/cpu/cpu_scalar.h), the CUDA kernels as CUDA C++ (through
+ * src/codegen/cuda_prelude.cuh, embedded in the library at build time).
+ *
+ * One macro per op: CK_X_<ID>(DT, K, C, a[, b[, c]]) where DT is the loop
+ * dtype's name (FLOAT32), K its kind letter (B bool, I signed, U unsigned,
+ * F float, C complex) and C the type computed in (float for float16).
+ * Kind-specific forms are CK_X_<ID>_<K>.  Integer arithmetic wraps (the CPU
+ * loops are built with -fwrapv; CUDA wraps natively), as NumPy's does;
+ * division by zero gives 0 for integers instead of a trap.
+ *
+ * The including environment provides: CK_FN (function qualifiers), the
+ * fixed-width integer types, CK_RE / CK_IM / CK_MKC (complex parts and
+ * construction), type-generic math names (exp, fabs, ... for float, double
+ * and both complex types), CK_F32_FROM_BITS, CK_INFF and
+ * ck_nextafter_FLOAT16.
+ */
+#ifndef CK_SCALAR_OPS_H
+#define CK_SCALAR_OPS_H
+
+#define CK_LN2 0.693147180559945309417232121458176568
+#define CK_LN10 2.30258509299404568401799145468436421
+#define CK_PI 3.14159265358979323846264338327950288
+
+/* ---------------------------------------------------------- real helpers */
+#define CK_REAL_FNS_(T, SUF)                                                     \
+CK_FN T ck_floordiv_##T(T a, T b) {                                      \
+    if (b == 0) return a / b;                                                    \
+    T mod = fmod##SUF(a, b);                                                     \
+    T div = (a - mod) / b;                                                       \
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                            \
+    T fl;                                                                        \
+    if (div != 0) { fl = floor##SUF(div); if (div - fl > (T)0.5) fl += 1; }      \
+    else fl = copysign##SUF((T)0, a / b);                                        \
+    return fl;                                                                   \
+}                                                                                \
+CK_FN T ck_rem_##T(T a, T b) {                                           \
+    if (b == 0) return fmod##SUF(a, b);                                         \
+    T mod = fmod##SUF(a, b);                                                     \
+    if (mod != 0) { if ((b < 0) != (mod < 0)) mod += b; }                        \
+    else mod = copysign##SUF((T)0, b);                                           \
+    return mod;                                                                  \
+}                                                                                \
+CK_FN T ck_logaddexp_##T(T a, T b) {                                     \
+    if (a == b) return a + (T)CK_LN2;                                            \
+    T d = a - b;                                                                 \
+    if (d > 0) return a + log1p##SUF(exp##SUF(-d));                              \
+    if (d <= 0) return b + log1p##SUF(exp##SUF(d));                              \
+    return d;                                                                    \
+}                                                                                \
+CK_FN T ck_logaddexp2_##T(T a, T b) {                                    \
+    if (a == b) return a + 1;                                                    \
+    T d = a - b;                                                                 \
+    if (d > 0) return a + log1p##SUF(exp2##SUF(-d)) / (T)CK_LN2;                 \
+    if (d <= 0) return b + log1p##SUF(exp2##SUF(d)) / (T)CK_LN2;                 \
+    return d;                                                                    \
+}                                                                                \
+CK_FN T ck_sign_##T(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a; }
+CK_REAL_FNS_(float, f)
+CK_REAL_FNS_(double, )
+
+#define ck_nextafter_FLOAT32(a, b) nextafterf(a, b)
+#define ck_nextafter_FLOAT64(a, b) nextafter(a, b)
+
+/* exp of a float, written so the compiler vectorises it (no calls, no
+ * branches): n = round(x / ln 2) by the 1.5 * 2^23 trick, r = x - n ln 2 in
+ * two parts (Cody and Waite), Cephes' degree-6 polynomial for e^r (about one
+ * ulp), then 2^n applied as two factors so that subnormal results stay
+ * accurate. */
+CK_FN float ck_expf(float x)
+{
+    const float shift = 12582912.0f;   /* 1.5 * 2^23 */
+    float xc = x > 88.0f ? 88.0f : x < -103.0f ? -103.0f : x;
+    float k = (xc * 1.44269504088896341f + shift) - shift;
+    float r = xc - k * 0.693359375f;
+    r = r + k * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * (r * r) + r + 1.0f;
+    int32_t ki = (int32_t)k;
+    int32_t k1 = ki >> 1, k2 = ki - k1;
+    uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(k2 + 127) << 23;
+    float res = p * CK_F32_FROM_BITS(b1) * CK_F32_FROM_BITS(b2);
+    res = x > 88.72283935546875f ? CK_INFF : res;
+    res = x < -103.972084045410f ? 0.0f : res;
+    return x != x ? x : res;
+}
+
+/* -------------------------------------------------------- integer helpers */
+CK_FN int64_t ck_floordiv_i64(int64_t a, int64_t b)
+{
+    if (b == 0) return 0;
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+CK_FN int64_t ck_rem_i64(int64_t a, int64_t b)
+{
+    if (b == 0 || b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+CK_FN int64_t ck_fmod_i64(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+CK_FN uint64_t ck_upow(uint64_t base, uint64_t e)
+{
+    uint64_t r = 1;
+    while (e) { if (e & 1) r *= base; base *= base; e >>= 1; }
+    return r;
+}
+CK_FN uint64_t ck_gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) { uint64_t t = a % b; a = b; b = t; }
+    return a;
+}
+CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64_t)a; }
+
+/* --------------------------------------------------------- complex order */
+#define CK_CLT(a, b) (CK_RE(a) < CK_RE(b) || (CK_RE(a) == CK_RE(b) && CK_IM(a) < CK_IM(b)))
+#define CK_CLE(a, b) (CK_RE(a) < CK_RE(b) || (CK_RE(a) == CK_RE(b) && CK_IM(a) <= CK_IM(b)))
+#define CK_CNAN(a) (isnan(CK_RE(a)) || isnan(CK_IM(a)))
+
+/* ================================================================ unary */
+#define CK_X_NEGATIVE(DT, K, C, a) ((C)(-(a)))
+#define CK_X_POSITIVE(DT, K, C, a) (a)
+#define CK_X_ABSOLUTE(DT, K, C, a) CK_X_ABSOLUTE_##K(C, a)
+#define CK_X_ABSOLUTE_B(C, a) (a)
+#define CK_X_ABSOLUTE_I(C, a) ((C)((a) < 0 ? -(a) : (a)))
+#define CK_X_ABSOLUTE_U(C, a) (a)
+#define CK_X_ABSOLUTE_F(C, a) fabs(a)
+#define CK_X_ABSOLUTE_C(C, a) fabs(a)
+#define CK_X_SIGN(DT, K, C, a) CK_X_SIGN_##K(C, a)
+#define CK_X_SIGN_I(C, a) ((C)(((a) > 0) - ((a) < 0)))
+#define CK_X_SIGN_U(C, a) ((C)((a) > 0))
+#define CK_X_SIGN_F(C, a) ck_sign_##C(a)
+#define CK_X_SIGN_C(C, a) ((CK_RE(a) == 0 && CK_IM(a) == 0) ? (C)0 : (a) / fabs(a))
+#define CK_X_CONJUGATE(DT, K, C, a) CK_X_CONJUGATE_##K(a)
+#define CK_X_CONJUGATE_B(a) (a)
+#define CK_X_CONJUGATE_I(a) (a)
+#define CK_X_CONJUGATE_U(a) (a)
+#define CK_X_CONJUGATE_F(a) (a)
+#define CK_X_CONJUGATE_C(a) conj(a)
+#define CK_X_SQUARE(DT, K, C, a) ((C)((a) * (a)))
+#define CK_X_RECIPROCAL(DT, K, C, a) CK_X_RECIPROCAL_##K(C, a)
+#define CK_X_RECIPROCAL_I(C, a) ((a) == 0 ? (C)0 : (C)(1 / (int64_t)(a)))
+#define CK_X_RECIPROCAL_U(C, a) ((a) == 0 ? (C)0 : (C)(1 / (uint64_t)(a)))
+#define CK_X_RECIPROCAL_F(C, a) ((C)1 / (a))
+#define CK_X_RECIPROCAL_C(C, a) ((C)1 / (a))
+#define CK_X_SQRT(DT, K, C, a) sqrt(a)
+#define CK_X_CBRT(DT, K, C, a) cbrt(a)
+#define CK_X_EXP(DT, K, C, a) CK_X_EXP_##DT(a)
+#define CK_X_EXP_FLOAT16(a) ck_expf(a)
+#define CK_X_EXP_FLOAT32(a) ck_expf(a)
+#define CK_X_EXP_FLOAT64(a) exp(a)
+#define CK_X_EXP_COMPLEX64(a) exp(a)
+#define CK_X_EXP_COMPLEX128(a) exp(a)
+#define CK_X_EXP2(DT, K, C, a) CK_X_EXP2_##K(C, a)
+#define CK_X_EXP2_F(C, a) exp2(a)
+#define CK_X_EXP2_C(C, a) exp((a) * (C)CK_LN2)
+#define CK_X_EXPM1(DT, K, C, a) CK_X_EXPM1_##K(C, a)
+#define CK_X_EXPM1_F(C, a) expm1(a)
+#define CK_X_EXPM1_C(C, a) CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2), \
+                                  exp(CK_RE(a)) * sin(CK_IM(a)))
+#define CK_X_LOG(DT, K, C, a) log(a)
+#define CK_X_LOG2(DT, K, C, a) CK_X_LOG2_##K(C, a)
+#define CK_X_LOG2_F(C, a) log2(a)
+#define CK_X_LOG2_C(C, a) (log(a) / (C)CK_LN2)
+#define CK_X_LOG10(DT, K, C, a) CK_X_LOG10_##K(C, a)
+#define CK_X_LOG10_F(C, a) log10(a)
+#define CK_X_LOG10_C(C, a) (log(a) / (C)CK_LN10)
+#define CK_X_LOG1P(DT, K, C, a) CK_X_LOG1P_##K(C, a)
+#define CK_X_LOG1P_F(C, a) log1p(a)
+#define CK_X_LOG1P_C(C, a) log((C)1 + (a))
+#define CK_X_SIN(DT, K, C, a) sin(a)
+#define CK_X_COS(DT, K, C, a) cos(a)
+#define CK_X_TAN(DT, K, C, a) tan(a)
+#define CK_X_ARCSIN(DT, K, C, a) asin(a)
+#define CK_X_ARCCOS(DT, K, C, a) acos(a)
+#define CK_X_ARCTAN(DT, K, C, a) atan(a)
+#define CK_X_SINH(DT, K, C, a) sinh(a)
+#define CK_X_COSH(DT, K, C, a) cosh(a)
+#define CK_X_TANH(DT, K, C, a) tanh(a)
+#define CK_X_ARCSINH(DT, K, C, a) asinh(a)
+#define CK_X_ARCCOSH(DT, K, C, a) acosh(a)
+#define CK_X_ARCTANH(DT, K, C, a) atanh(a)
+#define CK_X_DEG2RAD(DT, K, C, a) ((a) * (C)(CK_PI / 180.0))
+#define CK_X_RAD2DEG(DT, K, C, a) ((a) * (C)(180.0 / CK_PI))
+#define CK_X_FLOOR(DT, K, C, a) CK_X_ROUNDING_##K(floor, a)
+#define CK_X_CEIL(DT, K, C, a) CK_X_ROUNDING_##K(ceil, a)
+#define CK_X_TRUNC(DT, K, C, a) CK_X_ROUNDING_##K(trunc, a)
+#define CK_X_ROUNDING_I(f, a) (a)
+#define CK_X_ROUNDING_U(f, a) (a)
+#define CK_X_ROUNDING_F(f, a) f(a)
+#define CK_X_RINT(DT, K, C, a) CK_X_RINT_##K(C, a)
+#define CK_X_RINT_F(C, a) rint(a)
+#define CK_X_RINT_C(C, a) CK_MKC(a, rint(CK_RE(a)), rint(CK_IM(a)))
+#define CK_X_ISNAN(DT, K, C, a) CK_X_ISNAN_##K(a)
+#define CK_X_ISNAN_B(a) 0
+#define CK_X_ISNAN_I(a) 0
+#define CK_X_ISNAN_U(a) 0
+#define CK_X_ISNAN_F(a) isnan(a)
+#define CK_X_ISNAN_C(a) CK_CNAN(a)
+#define CK_X_ISINF(DT, K, C, a) CK_X_ISINF_##K(a)
+#define CK_X_ISINF_B(a) 0
+#define CK_X_ISINF_I(a) 0
+#define CK_X_ISINF_U(a) 0
+#define CK_X_ISINF_F(a) isinf(a)
+#define CK_X_ISINF_C(a) (isinf(CK_RE(a)) || isinf(CK_IM(a)))
+#define CK_X_ISFINITE(DT, K, C, a) CK_X_ISFINITE_##K(a)
+#define CK_X_ISFINITE_B(a) 1
+#define CK_X_ISFINITE_I(a) 1
+#define CK_X_ISFINITE_U(a) 1
+#define CK_X_ISFINITE_F(a) isfinite(a)
+#define CK_X_ISFINITE_C(a) (isfinite(CK_RE(a)) && isfinite(CK_IM(a)))
+#define CK_X_SIGNBIT(DT, K, C, a) (signbit(a) != 0)
+#define CK_X_LOGICAL_NOT(DT, K, C, a) ((a) == 0)
+#define CK_X_INVERT(DT, K, C, a) CK_X_INVERT_##K(C, a)
+#define CK_X_INVERT_B(C, a) ((C)!(a))
+#define CK_X_INVERT_I(C, a) ((C)~(a))
+#define CK_X_INVERT_U(C, a) ((C)~(a))
+
+/* =============================================================== binary */
+#define CK_X_ADD(DT, K, C, a, b) CK_X_ADD_##K(C, a, b)
+#define CK_X_ADD_B(C, a, b) ((C)((a) | (b)))
+#define CK_X_ADD_I(C, a, b) ((C)((a) + (b)))
+#define CK_X_ADD_U(C, a, b) ((C)((a) + (b)))
+#define CK_X_ADD_F(C, a, b) ((a) + (b))
+#define CK_X_ADD_C(C, a, b) ((a) + (b))
+#define CK_X_SUBTRACT(DT, K, C, a, b) ((C)((a) - (b)))
+#define CK_X_MULTIPLY(DT, K, C, a, b) CK_X_MULTIPLY_##K(C, a, b)
+#define CK_X_MULTIPLY_B(C, a, b) ((C)((a) & (b)))
+#define CK_X_MULTIPLY_I(C, a, b) ((C)((a) * (b)))
+#define CK_X_MULTIPLY_U(C, a, b) ((C)((a) * (b)))
+#define CK_X_MULTIPLY_F(C, a, b) ((a) * (b))
+#define CK_X_MULTIPLY_C(C, a, b) ((a) * (b))
+#define CK_X_TRUE_DIVIDE(DT, K, C, a, b) ((a) / (b))
+#define CK_X_FLOOR_DIVIDE(DT, K, C, a, b) CK_X_FLOOR_DIVIDE_##K(C, a, b)
+#define CK_X_FLOOR_DIVIDE_I(C, a, b) ((C)ck_floordiv_i64(a, b))
+#define CK_X_FLOOR_DIVIDE_U(C, a, b) ((b) == 0 ? (C)0 : (C)((a) / (b)))
+#define CK_X_FLOOR_DIVIDE_F(C, a, b) ck_floordiv_##C(a, b)
+#define CK_X_REMAINDER(DT, K, C, a, b) CK_X_REMAINDER_##K(C, a, b)
+#define CK_X_REMAINDER_I(C, a, b) ((C)ck_rem_i64(a, b))
+#define CK_X_REMAINDER_U(C, a, b) ((b) == 0 ? (C)0 : (C)((a) % (b)))
+#define CK_X_REMAINDER_F(C, a, b) ck_rem_##C(a, b)
+#define CK_X_FMOD(DT, K, C, a, b) CK_X_FMOD_##K(C, a, b)
+#define CK_X_FMOD_I(C, a, b) ((C)ck_fmod_i64(a, b))
+#define CK_X_FMOD_U(C, a, b) ((b) == 0 ? (C)0 : (C)((a) % (b)))
+#define CK_X_FMOD_F(C, a, b) fmod(a, b)
+#define CK_X_POWER(DT, K, C, a, b) CK_X_POWER_##K(C, a, b)
+#define CK_X_POWER_I(C, a, b) ((b) < 0 ? (ck_bad = 1, (C)0) : (C)ck_upow((uint64_t)(int64_t)(a), (uint64_t)(b)))
+#define CK_X_POWER_U(C, a, b) ((C)ck_upow(a, b))
+#define CK_X_POWER_F(C, a, b) pow(a, b)
+#define CK_X_POWER_C(C, a, b) pow(a, b)
+#define CK_X_MAXIMUM(DT, K, C, a, b) CK_X_MAXIMUM_##K(a, b)
+#define CK_X_MAXIMUM_B(a, b) ((a) | (b))
+#define CK_X_MAXIMUM_I(a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_MAXIMUM_U(a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_MAXIMUM_F(a, b) (((a) >= (b) || (a) != (a)) ? (a) : (b))
+#define CK_X_MAXIMUM_C(a, b) ((CK_CLE(b, a) || CK_CNAN(a)) ? (a) : (b))
+#define CK_X_MINIMUM(DT, K, C, a, b) CK_X_MINIMUM_##K(a, b)
+#define CK_X_MINIMUM_B(a, b) ((a) & (b))
+#define CK_X_MINIMUM_I(a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_MINIMUM_U(a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_MINIMUM_F(a, b) (((a) <= (b) || (a) != (a)) ? (a) : (b))
+#define CK_X_MINIMUM_C(a, b) ((CK_CLE(a, b) || CK_CNAN(a)) ? (a) : (b))
+#define CK_X_FMAX(DT, K, C, a, b) CK_X_FMAX_##K(a, b)
+#define CK_X_FMAX_B(a, b) ((a) | (b))
+#define CK_X_FMAX_I(a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_FMAX_U(a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_FMAX_F(a, b) (((a) >= (b) || (b) != (b)) ? (a) : (b))
+#define CK_X_FMAX_C(a, b) ((CK_CLE(b, a) || CK_CNAN(b)) ? (a) : (b))
+#define CK_X_FMIN(DT, K, C, a, b) CK_X_FMIN_##K(a, b)
+#define CK_X_FMIN_B(a, b) ((a) & (b))
+#define CK_X_FMIN_I(a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_FMIN_U(a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_FMIN_F(a, b) (((a) <= (b) || (b) != (b)) ? (a) : (b))
+#define CK_X_FMIN_C(a, b) ((CK_CLE(a, b) || CK_CNAN(b)) ? (a) : (b))
+#define CK_X_COPYSIGN(DT, K, C, a, b) copysign(a, b)
+#define CK_X_HYPOT(DT, K, C, a, b) hypot(a, b)
+#define CK_X_ARCTAN2(DT, K, C, a, b) atan2(a, b)
+#define CK_X_LOGADDEXP(DT, K, C, a, b) ck_logaddexp_##C(a, b)
+#define CK_X_LOGADDEXP2(DT, K, C, a, b) ck_logaddexp2_##C(a, b)
+#define CK_X_NEXTAFTER(DT, K, C, a, b) ck_nextafter_##DT(a, b)
+#define CK_X_EQUAL(DT, K, C, a, b) ((a) == (b))
+#define CK_X_NOT_EQUAL(DT, K, C, a, b) ((a) != (b))
+#define CK_X_LESS(DT, K, C, a, b) CK_X_LESS_##K(a, b)
+#define CK_X_LESS_B(a, b) ((a) < (b))
+#define CK_X_LESS_I(a, b) ((a) < (b))
+#define CK_X_LESS_U(a, b) ((a) < (b))
+#define CK_X_LESS_F(a, b) ((a) < (b))
+#define CK_X_LESS_C(a, b) CK_CLT(a, b)
+#define CK_X_LESS_EQUAL(DT, K, C, a, b) CK_X_LESS_EQUAL_##K(a, b)
+#define CK_X_LESS_EQUAL_B(a, b) ((a) <= (b))
+#define CK_X_LESS_EQUAL_I(a, b) ((a) <= (b))
+#define CK_X_LESS_EQUAL_U(a, b) ((a) <= (b))
+#define CK_X_LESS_EQUAL_F(a, b) ((a) <= (b))
+#define CK_X_LESS_EQUAL_C(a, b) CK_CLE(a, b)
+#define CK_X_GREATER(DT, K, C, a, b) CK_X_LESS(DT, K, C, b, a)
+#define CK_X_GREATER_EQUAL(DT, K, C, a, b) CK_X_LESS_EQUAL(DT, K, C, b, a)
+#define CK_X_LOGICAL_AND(DT, K, C, a, b) (((a) != 0) & ((b) != 0))
+#define CK_X_LOGICAL_OR(DT, K, C, a, b) (((a) != 0) | ((b) != 0))
+#define CK_X_LOGICAL_XOR(DT, K, C, a, b) (((a) != 0) ^ ((b) != 0))
+#define CK_X_BITWISE_AND(DT, K, C, a, b) ((C)((a) & (b)))
+#define CK_X_BITWISE_OR(DT, K, C, a, b) ((C)((a) | (b)))
+#define CK_X_BITWISE_XOR(DT, K, C, a, b) ((C)((a) ^ (b)))
+#define CK_X_LEFT_SHIFT(DT, K, C, a, b) CK_X_LEFT_SHIFT_##K(C, a, b)
+#define CK_X_LEFT_SHIFT_I(C, a, b) (((b) < 0 || (b) >= (C)(8 * sizeof(C))) ? (C)0 : (C)((uint64_t)(int64_t)(a) << (b)))
+#define CK_X_LEFT_SHIFT_U(C, a, b) (((b) >= 8 * sizeof(C)) ? (C)0 : (C)((uint64_t)(a) << (b)))
+#define CK_X_RIGHT_SHIFT(DT, K, C, a, b) CK_X_RIGHT_SHIFT_##K(C, a, b)
+#define CK_X_RIGHT_SHIFT_I(C, a, b) (((b) < 0 || (b) >= (C)(8 * sizeof(C))) ? (C)((a) < 0 ? -1 : 0) : (C)((a) >> (b)))
+#define CK_X_RIGHT_SHIFT_U(C, a, b) (((b) >= 8 * sizeof(C)) ? (C)0 : (C)((a) >> (b)))
+#define CK_X_GCD(DT, K, C, a, b) ((C)ck_gcd_u64(CK_UABS_##K(a), CK_UABS_##K(b)))
+#define CK_X_LCM(DT, K, C, a, b) CK_X_LCM_(C, CK_UABS_##K(a), CK_UABS_##K(b))
+#define CK_X_LCM_(C, ua, ub) ((ua) == 0 || (ub) == 0 ? (C)0 : (C)((ua) / ck_gcd_u64(ua, ub) * (ub)))
+#define CK_UABS_I(a) ck_uabs_i64(a)
+#define CK_UABS_U(a) ((uint64_t)(a))
+
+/* ============================================================== ternary */
+#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_MINIMUM_##K(CK_X_MAXIMUM_##K(a, lo), hi)
+
+/* ================================================================ casts */
+/* Conversion of one value from compute type CF (kind KF) to storage ST of
+ * kind KT.  Float to integer goes through int64 so negative values wrap into
+ * unsigned types as NumPy's casts do; complex to real drops the imaginary
+ * part. */
+#define CK_CVT_(KF, KT, ST, v) CK_CVT_##KF##_##KT(ST, v)
+#define CK_CVT_B_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_I_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_U_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_F_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_C_B(ST, v) ((ST)((v) != 0))
+#define CK_CVT_B_I(ST, v) ((ST)(v))
+#define CK_CVT_I_I(ST, v) ((ST)(v))
+#define CK_CVT_U_I(ST, v) ((ST)(v))
+#define CK_CVT_F_I(ST, v) ((ST)ck_f2i64((double)(v)))
+#define CK_CVT_C_I(ST, v) ((ST)ck_f2i64((double)CK_RE(v)))
+#define CK_CVT_B_U CK_CVT_B_I
+#define CK_CVT_I_U CK_CVT_I_I
+#define CK_CVT_U_U CK_CVT_U_I
+#define CK_CVT_F_U(ST, v) ((ST)ck_f2u64((double)(v)))
+#define CK_CVT_C_U(ST, v) ((ST)ck_f2u64((double)CK_RE(v)))
+#define CK_CVT_B_F(ST, v) ((ST)(v))
+#define CK_CVT_I_F(ST, v) ((ST)(v))
+#define CK_CVT_U_F(ST, v) ((ST)(v))
+#define CK_CVT_F_F(ST, v) ((ST)(v))
+#define CK_CVT_C_F(ST, v) ((ST)CK_RE(v))
+#define CK_CVT_B_C(ST, v) ((ST)(v))
+#define CK_CVT_I_C(ST, v) ((ST)(v))
+#define CK_CVT_U_C(ST, v) ((ST)(v))
+#define CK_CVT_F_C(ST, v) ((ST)(v))
+#define CK_CVT_C_C(ST, v) ((ST)(v))
+
+CK_FN int64_t ck_f2i64(double v)
+{
+    if (v != v) return INT64_MIN;
+    if (v >= 9223372036854775808.0 || v < -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+CK_FN uint64_t ck_f2u64(double v)
+{
+    if (v >= 9223372036854775808.0 && v < 18446744073709551616.0) return (uint64_t)v;
+    return (uint64_t)ck_f2i64(v);
+}
+
+#endif

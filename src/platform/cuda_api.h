@@ -1,0 +1,189 @@
+/*
+ * cuda_api.h - the CUDA driver API and NVRTC, declared by us and loaded at
+ * run time with dlopen, so that cudakit builds without a CUDA toolkit and
+ * imports without a driver.
+ *
+ * Each library's symbols are one X-macro table:
+ *   X(name, minimum driver version (CUDA_VERSION style), required?, (params))
+ * A symbol the loaded library lacks points at a stub that fails with an
+ * error naming it; a call never goes through NULL.
+ *
+ *   if (ck_cu_load() != CK_OK) ... no driver: ck_error_message() says why
+ *   CK_CHECK_CU(ck_cu.cuCtxSynchronize());
+ */
+#ifndef CK_PLATFORM_CUDA_API_H
+#define CK_PLATFORM_CUDA_API_H
+
+#include <stddef.h>
+#include "cudakit.h"
+
+/* ------------------------------------------------------- driver types */
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_INVALID_VALUE 1
+#define CUDA_ERROR_OUT_OF_MEMORY 2
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_NO_DEVICE 100
+#define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_ILLEGAL_ADDRESS 700
+#define CUDA_ERROR_LAUNCH_FAILED 719
+#define CUDA_ERROR_NOT_FOUND 500
+
+/* cuDeviceGetAttribute attributes we read */
+#define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
+#define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK 8
+#define CU_DEVICE_ATTRIBUTE_WARP_SIZE 10
+#define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE 36
+#define CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH 37
+#define CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE 38
+#define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR 39
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 115
+
+#define CU_STREAM_NON_BLOCKING 0x1
+#define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_MEMHOSTALLOC_PORTABLE 0x1
+#define CU_MEMPOOL_ATTR_RELEASE_THRESHOLD 4
+#define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0
+#define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
+#define CU_FUNC_ATTRIBUTE_NUM_REGS 4
+#define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+
+#define CK_CU_SYMBOLS(X)                                                                     \
+    X(cuInit, 2000, 1, (unsigned int flags))                                                 \
+    X(cuDriverGetVersion, 2020, 1, (int *version))                                           \
+    X(cuGetErrorName, 6000, 1, (CUresult error, const char **str))                           \
+    X(cuGetErrorString, 6000, 1, (CUresult error, const char **str))                         \
+    X(cuDeviceGetCount, 2000, 1, (int *count))                                               \
+    X(cuDeviceGet, 2000, 1, (CUdevice *dev, int ordinal))                                    \
+    X(cuDeviceGetName, 2000, 1, (char *name, int len, CUdevice dev))                         \
+    X(cuDeviceGetAttribute, 2000, 1, (int *pi, int attrib, CUdevice dev))                    \
+    X(cuDeviceTotalMem_v2, 3020, 1, (size_t *bytes, CUdevice dev))                           \
+    X(cuDevicePrimaryCtxRetain, 7000, 1, (CUcontext *pctx, CUdevice dev))                    \
+    X(cuDevicePrimaryCtxRelease_v2, 11000, 1, (CUdevice dev))                                \
+    X(cuCtxSetCurrent, 4000, 1, (CUcontext ctx))                                             \
+    X(cuCtxGetCurrent, 4000, 1, (CUcontext *pctx))                                           \
+    X(cuCtxSynchronize, 2000, 1, (void))                                                     \
+    X(cuMemGetInfo_v2, 3020, 1, (size_t *free_bytes, size_t *total))                         \
+    X(cuMemAlloc_v2, 3020, 1, (CUdeviceptr *dptr, size_t bytesize))                          \
+    X(cuMemFree_v2, 3020, 1, (CUdeviceptr dptr))                                             \
+    X(cuMemAllocAsync, 11020, 0, (CUdeviceptr *dptr, size_t bytesize, CUstream stream))      \
+    X(cuMemFreeAsync, 11020, 0, (CUdeviceptr dptr, CUstream stream))                         \
+    X(cuDeviceGetDefaultMemPool, 11020, 0, (CUmemoryPool *pool, CUdevice dev))               \
+    X(cuMemPoolSetAttribute, 11020, 0, (CUmemoryPool pool, int attr, void *value))           \
+    X(cuMemPoolTrimTo, 11020, 0, (CUmemoryPool pool, size_t min_bytes_to_keep))              \
+    X(cuMemHostAlloc, 2020, 1, (void **pp, size_t bytesize, unsigned int flags))             \
+    X(cuMemFreeHost, 2000, 1, (void *p))                                                     \
+    X(cuMemcpyHtoD_v2, 3020, 1, (CUdeviceptr dst, const void *src, size_t n))                \
+    X(cuMemcpyDtoH_v2, 3020, 1, (void *dst, CUdeviceptr src, size_t n))                      \
+    X(cuMemcpyDtoD_v2, 3020, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n))                \
+    X(cuMemcpyHtoDAsync_v2, 3020, 1, (CUdeviceptr dst, const void *src, size_t n, CUstream s)) \
+    X(cuMemcpyDtoHAsync_v2, 3020, 1, (void *dst, CUdeviceptr src, size_t n, CUstream s))     \
+    X(cuMemcpyDtoDAsync_v2, 3020, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)) \
+    X(cuMemcpyPeerAsync, 4000, 1, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,         \
+                                   CUcontext sctx, size_t n, CUstream s))                    \
+    X(cuMemsetD8Async, 3020, 1, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))    \
+    X(cuMemsetD32Async, 3020, 1, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s))    \
+    X(cuStreamCreate, 2000, 1, (CUstream *ph, unsigned int flags))                           \
+    X(cuStreamDestroy_v2, 4000, 1, (CUstream s))                                             \
+    X(cuStreamSynchronize, 2000, 1, (CUstream s))                                            \
+    X(cuStreamQuery, 2000, 1, (CUstream s))                                                  \
+    X(cuStreamWaitEvent, 3020, 1, (CUstream s, CUevent e, unsigned int flags))               \
+    X(cuEventCreate, 2000, 1, (CUevent *ph, unsigned int flags))                             \
+    X(cuEventDestroy_v2, 4000, 1, (CUevent e))                                               \
+    X(cuEventRecord, 2000, 1, (CUevent e, CUstream s))                                       \
+    X(cuEventSynchronize, 2000, 1, (CUevent e))                                              \
+    X(cuEventQuery, 2000, 1, (CUevent e))                                                    \
+    X(cuEventElapsedTime, 2000, 1, (float *ms, CUevent start, CUevent end))                  \
+    X(cuModuleLoadData, 2000, 1, (CUmodule *m, const void *image))                           \
+    X(cuModuleUnload, 2000, 1, (CUmodule m))                                                 \
+    X(cuModuleGetFunction, 2000, 1, (CUfunction *f, CUmodule m, const char *name))           \
+    X(cuModuleGetGlobal_v2, 3020, 1, (CUdeviceptr *dptr, size_t *bytes, CUmodule m,          \
+                                      const char *name))                                     \
+    X(cuFuncGetAttribute, 2020, 1, (int *pi, int attrib, CUfunction f))                      \
+    X(cuFuncSetAttribute, 9000, 1, (CUfunction f, int attrib, int value))                    \
+    X(cuLaunchKernel, 4000, 1, (CUfunction f, unsigned gx, unsigned gy, unsigned gz,         \
+                                unsigned bx, unsigned by, unsigned bz, unsigned shmem,       \
+                                CUstream s, void **params, void **extra))                    \
+    X(cuOccupancyMaxPotentialBlockSize, 6050, 0, (int *min_grid, int *block, CUfunction f,   \
+                                                  size_t (*smem_of_block)(int), size_t smem, \
+                                                  int limit))
+
+/* ------------------------------------------------------------- NVRTC */
+typedef int nvrtcResult;
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+#define CK_NVRTC_SYMBOLS(X)                                                                  \
+    X(nvrtcVersion, 0, 1, (int *major, int *minor))                                          \
+    X(nvrtcCreateProgram, 0, 1, (nvrtcProgram *prog, const char *src, const char *name,      \
+                                 int nheaders, const char *const *headers,                   \
+                                 const char *const *include_names))                          \
+    X(nvrtcDestroyProgram, 0, 1, (nvrtcProgram *prog))                                       \
+    X(nvrtcCompileProgram, 0, 1, (nvrtcProgram prog, int nopt, const char *const *opts))     \
+    X(nvrtcGetProgramLogSize, 0, 1, (nvrtcProgram prog, size_t *size))                       \
+    X(nvrtcGetProgramLog, 0, 1, (nvrtcProgram prog, char *log))                              \
+    X(nvrtcGetPTXSize, 0, 1, (nvrtcProgram prog, size_t *size))                              \
+    X(nvrtcGetPTX, 0, 1, (nvrtcProgram prog, char *ptx))                                     \
+    X(nvrtcGetCUBINSize, 0, 0, (nvrtcProgram prog, size_t *size))                            \
+    X(nvrtcGetCUBIN, 0, 0, (nvrtcProgram prog, char *cubin))                                 \
+    X(nvrtcAddNameExpression, 0, 0, (nvrtcProgram prog, const char *expr))                   \
+    X(nvrtcGetLoweredName, 0, 0, (nvrtcProgram prog, const char *expr, const char **lowered))
+
+/* The tables of function pointers. */
+typedef struct ck_cu_api {
+#define CK_CU_FIELD_(name, ver, req, params) CUresult (*name) params;
+    CK_CU_SYMBOLS(CK_CU_FIELD_)
+#undef CK_CU_FIELD_
+} ck_cu_api;
+
+typedef struct ck_nvrtc_api {
+#define CK_NVRTC_FIELD_(name, ver, req, params) nvrtcResult (*name) params;
+    CK_NVRTC_SYMBOLS(CK_NVRTC_FIELD_)
+#undef CK_NVRTC_FIELD_
+} ck_nvrtc_api;
+
+extern ck_cu_api ck_cu;
+extern ck_nvrtc_api ck_nvrtc;
+/* NVRTC's text for a status ("NVRTC_ERROR_COMPILATION"). */
+const char *ck_nvrtc_error_string(nvrtcResult r);
+
+/* Load libcuda.so.1 and cuInit(0) once.  CK_ERR_DEVICE with the reason when
+ * there is no usable driver or GPU; later calls return the same answer. */
+ck_status ck_cu_load(void);
+/* Load NVRTC (CUDA_PATH, /usr/local/cuda, added folders, the loader path). */
+ck_status ck_nvrtc_load(void);
+/* A folder to search for NVRTC and the CUDA libraries before the loader
+ * path (the Python layer adds the nvidia-* wheels' lib folders). */
+void ck_platform_add_search_dir(const char *dir);
+/* dlopen a CUDA library by base name ("nvrtc", "cublas") with the search
+ * order above; NULL and an error set when not found. */
+void *ck_platform_open_library(const char *base, const char *const *sonames);
+
+/* Record a failed driver call: "cuMemAlloc_v2(...) failed: CUDA_ERROR_OUT_OF_MEMORY
+ * (out of memory) in func at file:line"; returns CK_ERR_DEVICE (or
+ * CK_ERR_MEMORY for out of memory). */
+ck_status ck_cu_fail(CUresult r, const char *call, const char *func, const char *file, int line);
+#define CK_CHECK_CU(call)                                                          \
+    do {                                                                           \
+        CUresult ck_r_ = (call);                                                   \
+        if (ck_r_ != CUDA_SUCCESS) return ck_cu_fail(ck_r_, #call, __func__, __FILE__, __LINE__); \
+    } while (0)
+/* The driver's name for a status ("CUDA_ERROR_ILLEGAL_ADDRESS"). */
+const char *ck_cu_error_name(CUresult r);
+/* The last CUresult recorded by ck_cu_fail on this thread. */
+CUresult ck_cu_last_result(void);
+
+#endif

@@ -1,0 +1,373 @@
+/* The functions behind cudakit.cuda: devices, streams, events, memory. */
+#include "ck_python.h"
+#include "../backend/cuda/cuda_internal.h"
+
+#include <string.h>
+
+ck_status ck_cuda_init(void);
+int ck_cuda_device_count(void);
+ck_status ck_cuda_empty_cache(int d);
+void ck_cuda_get_mem_stats(int d, ck_cuda_mem_stats *out);
+void ck_cuda_set_memory_limit(int d, size_t limit);
+void ck_cuda_reset_peak(int d);
+
+static int check_dev(int d)
+{
+    int n = ck_cuda_device_count();
+    if (d < 0 || d >= n) {
+        if (n == 0) PyErr_SetString(ck_py_CUDAError, "no usable CUDA device");
+        else PyErr_Format(PyExc_ValueError, "invalid CUDA device %d (%d available)", d, n);
+        return -1;
+    }
+    return 0;
+}
+
+#define CK_PY_CU(call)                                                                  \
+    do {                                                                                \
+        CUresult r_ = (call);                                                           \
+        if (r_ != CUDA_SUCCESS) return ck_py_raise(ck_cu_fail(r_, #call, __func__, __FILE__, __LINE__)); \
+    } while (0)
+
+static PyObject *c_is_available(PyObject *m, PyObject *u)
+{
+    (void)m; (void)u;
+    return PyBool_FromLong(ck_cuda_device_count() > 0);
+}
+
+static PyObject *c_device_count(PyObject *m, PyObject *u)
+{
+    (void)m; (void)u;
+    return PyLong_FromLong(ck_cuda_device_count());
+}
+
+static PyObject *c_unavailable_reason(PyObject *m, PyObject *u)
+{
+    (void)m; (void)u;
+    if (ck_cuda_device_count() > 0) Py_RETURN_NONE;
+    ck_status s = ck_cu_load();
+    return PyUnicode_FromString(s == CK_OK ? "the CUDA driver found no GPU" : ck_error_message());
+}
+
+static PyObject *c_properties(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    if (check_dev(d) < 0) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    ck_cuda_device *cd = ck_cuda_dev(d);
+    int smem = 0, l2 = 0, bus = 0, mclk = 0, warp = 32, mtpb = 1024;
+    ck_cu.cuDeviceGetAttribute(&smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, cd->dev);
+    ck_cu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, cd->dev);
+    ck_cu.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, cd->dev);
+    ck_cu.cuDeviceGetAttribute(&mclk, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, cd->dev);
+    ck_cu.cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, cd->dev);
+    ck_cu.cuDeviceGetAttribute(&mtpb, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cd->dev);
+    return Py_BuildValue("{s:s,s:(ii),s:K,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "name", cd->name,
+                         "compute_capability", cd->cc_major, cd->cc_minor, "total_memory",
+                         (unsigned long long)cd->total_mem, "multi_processor_count", cd->sm_count,
+                         "max_threads_per_multiprocessor", cd->max_threads_per_sm, "max_threads_per_block", mtpb,
+                         "shared_memory_per_block", smem, "l2_cache_size", l2, "memory_bus_width", bus,
+                         "warp_size", warp);
+}
+
+static PyObject *c_mem_info(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    size_t fr = 0, tot = 0;
+    CK_PY_CU(ck_cu.cuMemGetInfo_v2(&fr, &tot));
+    return Py_BuildValue("(KK)", (unsigned long long)fr, (unsigned long long)tot);
+}
+
+static PyObject *c_synchronize(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    ck_device dev = {CK_DEVICE_CUDA, d};
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_cuda_synchronize(dev);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_get_device(PyObject *m, PyObject *u)
+{
+    (void)m; (void)u;
+    return PyLong_FromLong(ck_cuda_current_device());
+}
+
+static PyObject *c_set_device(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    ck_cuda_set_current_device(d);
+    Py_RETURN_NONE;
+}
+
+/* Streams and events travel to Python as integers (their handles). */
+static PyObject *c_stream_create(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d, nonblocking = 1;
+    if (!PyArg_ParseTuple(args, "i|p", &d, &nonblocking) || check_dev(d) < 0) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    CUstream st;
+    CK_PY_CU(ck_cu.cuStreamCreate(&st, nonblocking ? CU_STREAM_NON_BLOCKING : 0));
+    return PyLong_FromVoidPtr(st);
+}
+
+static int handle_args(PyObject *args, int *d, void **h)
+{
+    PyObject *ho;
+    if (!PyArg_ParseTuple(args, "iO", d, &ho)) return -1;
+    *h = ho == Py_None ? NULL : PyLong_AsVoidPtr(ho);
+    if (PyErr_Occurred()) return -1;
+    if (check_dev(*d) < 0) return -1;
+    ck_status s = ck_cuda_use(*d);
+    if (s != CK_OK) return ck_py_raise_int(s);
+    return 0;
+}
+
+static PyObject *c_stream_destroy(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    if (ck_cuda_current_stream(d) == (CUstream)h) ck_cuda_set_current_stream(d, NULL);
+    CK_PY_CU(ck_cu.cuStreamDestroy_v2((CUstream)h));
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_stream_synchronize(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = ck_cu.cuStreamSynchronize((CUstream)h);
+    Py_END_ALLOW_THREADS
+    CK_PY_CU(r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_stream_query(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    CUresult r = ck_cu.cuStreamQuery((CUstream)h);
+    if (r == CUDA_ERROR_NOT_READY) Py_RETURN_FALSE;
+    CK_PY_CU(r);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *c_stream_wait_event(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    PyObject *so, *eo;
+    if (!PyArg_ParseTuple(args, "iOO", &d, &so, &eo) || check_dev(d) < 0) return NULL;
+    void *st = so == Py_None ? NULL : PyLong_AsVoidPtr(so), *ev = PyLong_AsVoidPtr(eo);
+    if (PyErr_Occurred()) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    CK_PY_CU(ck_cu.cuStreamWaitEvent((CUstream)st, (CUevent)ev, 0));
+    Py_RETURN_NONE;
+}
+
+/* set the thread's current stream of device d; returns the previous one */
+static PyObject *c_set_stream(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    CUstream prev = ck_cuda_current_stream(d);
+    ck_cuda_set_current_stream(d, (CUstream)h);
+    if (!prev) Py_RETURN_NONE;
+    return PyLong_FromVoidPtr(prev);
+}
+
+static PyObject *c_get_stream(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    CUstream s = ck_cuda_current_stream(d);
+    if (!s) Py_RETURN_NONE;
+    return PyLong_FromVoidPtr(s);
+}
+
+static PyObject *c_event_create(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d, timing = 1;
+    if (!PyArg_ParseTuple(args, "i|p", &d, &timing) || check_dev(d) < 0) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    CUevent e;
+    CK_PY_CU(ck_cu.cuEventCreate(&e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
+    return PyLong_FromVoidPtr(e);
+}
+
+static PyObject *c_event_destroy(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    CK_PY_CU(ck_cu.cuEventDestroy_v2((CUevent)h));
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_event_record(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    PyObject *eo, *so;
+    if (!PyArg_ParseTuple(args, "iOO", &d, &eo, &so) || check_dev(d) < 0) return NULL;
+    void *ev = PyLong_AsVoidPtr(eo), *st = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
+    if (PyErr_Occurred()) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    CK_PY_CU(ck_cu.cuEventRecord((CUevent)ev, (CUstream)st));
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_event_synchronize(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = ck_cu.cuEventSynchronize((CUevent)h);
+    Py_END_ALLOW_THREADS
+    CK_PY_CU(r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_event_query(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    void *h;
+    if (handle_args(args, &d, &h) < 0) return NULL;
+    CUresult r = ck_cu.cuEventQuery((CUevent)h);
+    if (r == CUDA_ERROR_NOT_READY) Py_RETURN_FALSE;
+    CK_PY_CU(r);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *c_event_elapsed(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    PyObject *ao, *bo;
+    if (!PyArg_ParseTuple(args, "iOO", &d, &ao, &bo) || check_dev(d) < 0) return NULL;
+    void *a = PyLong_AsVoidPtr(ao), *b = PyLong_AsVoidPtr(bo);
+    if (PyErr_Occurred()) return NULL;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    float ms = 0;
+    CK_PY_CU(ck_cu.cuEventElapsedTime(&ms, (CUevent)a, (CUevent)b));
+    return PyFloat_FromDouble(ms);
+}
+
+static PyObject *c_memory_stats(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    ck_cuda_mem_stats st;
+    ck_cuda_get_mem_stats(d, &st);
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "allocated_bytes", (unsigned long long)st.allocated,
+                         "peak_allocated_bytes", (unsigned long long)st.peak_allocated, "cached_bytes",
+                         (unsigned long long)st.cached, "reserved_bytes", (unsigned long long)st.reserved,
+                         "limit_bytes", (unsigned long long)st.limit, "num_allocs", (unsigned long long)st.n_alloc,
+                         "num_device_allocs", (unsigned long long)st.n_driver_alloc, "num_ooms",
+                         (unsigned long long)st.n_oom);
+}
+
+static PyObject *c_empty_cache(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    ck_status s = ck_cuda_empty_cache(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_set_memory_limit(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int d;
+    unsigned long long lim;
+    if (!PyArg_ParseTuple(args, "iK", &d, &lim) || check_dev(d) < 0) return NULL;
+    ck_cuda_set_memory_limit(d, (size_t)lim);
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_reset_peak(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    int d = (int)PyLong_AsLong(arg);
+    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
+    ck_cuda_reset_peak(d);
+    Py_RETURN_NONE;
+}
+
+static PyObject *c_add_library_dir(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    const char *s = PyUnicode_AsUTF8(arg);
+    if (!s) return NULL;
+    ck_platform_add_search_dir(s);
+    Py_RETURN_NONE;
+}
+
+PyMethodDef ck_py_cuda_functions[] = {
+    {"_cuda_is_available", c_is_available, METH_NOARGS, NULL},
+    {"_cuda_device_count", c_device_count, METH_NOARGS, NULL},
+    {"_cuda_unavailable_reason", c_unavailable_reason, METH_NOARGS, NULL},
+    {"_cuda_properties", c_properties, METH_O, NULL},
+    {"_cuda_mem_info", c_mem_info, METH_O, NULL},
+    {"_cuda_synchronize", c_synchronize, METH_O, NULL},
+    {"_cuda_get_device", c_get_device, METH_NOARGS, NULL},
+    {"_cuda_set_device", c_set_device, METH_O, NULL},
+    {"_cuda_stream_create", c_stream_create, METH_VARARGS, NULL},
+    {"_cuda_stream_destroy", c_stream_destroy, METH_VARARGS, NULL},
+    {"_cuda_stream_synchronize", c_stream_synchronize, METH_VARARGS, NULL},
+    {"_cuda_stream_query", c_stream_query, METH_VARARGS, NULL},
+    {"_cuda_stream_wait_event", c_stream_wait_event, METH_VARARGS, NULL},
+    {"_cuda_set_stream", c_set_stream, METH_VARARGS, NULL},
+    {"_cuda_get_stream", c_get_stream, METH_O, NULL},
+    {"_cuda_event_create", c_event_create, METH_VARARGS, NULL},
+    {"_cuda_event_destroy", c_event_destroy, METH_VARARGS, NULL},
+    {"_cuda_event_record", c_event_record, METH_VARARGS, NULL},
+    {"_cuda_event_synchronize", c_event_synchronize, METH_VARARGS, NULL},
+    {"_cuda_event_query", c_event_query, METH_VARARGS, NULL},
+    {"_cuda_event_elapsed", c_event_elapsed, METH_VARARGS, NULL},
+    {"_cuda_memory_stats", c_memory_stats, METH_O, NULL},
+    {"_cuda_empty_cache", c_empty_cache, METH_O, NULL},
+    {"_cuda_set_memory_limit", c_set_memory_limit, METH_VARARGS, NULL},
+    {"_cuda_reset_peak", c_reset_peak, METH_O, NULL},
+    {"_add_library_dir", c_add_library_dir, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};

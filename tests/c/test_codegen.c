@@ -1,0 +1,191 @@
+/* Every generated kernel kind compiles through NVRTC (no GPU needed): one
+ * element-wise kernel per (op, loop dtype) in each operand layout, every
+ * cast, fill and iota, and the reductions and scans of every dtype. */
+#include "cudakit.h"
+#include "../../src/codegen/cuda_codegen.h"
+#include "../../src/runtime/kcache.h"
+#include "../../src/platform/cuda_api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout);
+char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout);
+
+static int failures;
+
+/* Kernels are compiled in batches: each generated program minus the shared
+ * prelude goes into its own namespace (with its macros undefined after it)
+ * and its extern "C" entry points get unique names, so one NVRTC run
+ * checks a hundred kernels. */
+static ck_sbuf batch_;
+static int batch_count_, batch_id_;
+static char batch_names_[4096];
+
+static void flush(void)
+{
+    if (!batch_count_) return;
+    ck_sbuf prog = {0};
+    ck_sbuf_prelude(&prog);
+    ck_sbuf_printf(&prog, "%s", batch_.s);
+    ck_kernel_image img;
+    char name[32];
+    snprintf(name, sizeof name, "batch%d", batch_id_++);
+    /* PTX only: the front end is what a generated kernel can get wrong,
+     * and skipping the assembler keeps this test short */
+    const char *opts[] = {"--gpu-architecture=compute_90"};
+    if (ck_kernel_compile(prog.s, name, opts, 1, 90, &img) != CK_OK) {
+        printf("FAIL batch of: %s\n%s\n", batch_names_, ck_error_message());
+        failures++;
+    } else {
+        ck_kernel_image_free(&img);
+    }
+    free(prog.s);
+    free(batch_.s);
+    memset(&batch_, 0, sizeof batch_);
+    batch_count_ = 0;
+    batch_names_[0] = 0;
+}
+
+static void replace_all(ck_sbuf *out, const char *text, const char *from, const char *to)
+{
+    size_t fl = strlen(from);
+    for (const char *p = text;;) {
+        const char *q = strstr(p, from);
+        if (!q) { ck_sbuf_printf(out, "%s", p); return; }
+        ck_sbuf_printf(out, "%.*s%s", (int)(q - p), p, to);
+        p = q + fl;
+    }
+}
+
+static void compile_one(const char *what, char *src)
+{
+    if (!src) { printf("FAIL %s: no source: %s\n", what, ck_error_message()); failures++; return; }
+    size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
+    const char *body = src + pre;
+    int id = batch_count_ + batch_id_ * 1000;
+    char ns[32];
+    snprintf(ns, sizeof ns, "k%d", id);
+    ck_sbuf_printf(&batch_, "namespace %s {\n", ns);
+    /* entry points: ck_ew, ck_red_block, ck_red_thread, ck_red_final, ck_scan */
+    ck_sbuf a = {0}, b = {0}, c = {0};
+    char to[48];
+    snprintf(to, sizeof to, "ck_ew_%d(", id);
+    replace_all(&a, body, "ck_ew(", to);
+    snprintf(to, sizeof to, "ck_red_%d_", id);
+    replace_all(&b, a.s, "ck_red_", to);
+    snprintf(to, sizeof to, "ck_scan_%d(", id);
+    replace_all(&c, b.s, "ck_scan(", to);
+    ck_sbuf_printf(&batch_, "%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n", c.s);
+    free(a.s); free(b.s); free(c.s);
+    free(src);
+    if (strlen(batch_names_) + strlen(what) + 2 < sizeof batch_names_) {
+        strcat(batch_names_, what);
+        strcat(batch_names_, " ");
+    }
+    if (++batch_count_ == 120) flush();
+}
+
+int main(void)
+{
+    if (ck_nvrtc_load() != CK_OK) {
+        printf("skipped: %s\n", ck_error_message());
+        return 0;
+    }
+    setenv("CUDAKIT_CACHE_DIR", "off", 1);
+    const char *fe = getenv("CK_CODEGEN_FULL");
+    int full = fe && *fe && strcmp(fe, "0");
+    int n = 0;
+    /* element-wise: every op with every loop dtype, contiguous-vector,
+     * strided 1-d with a scalar, and 3-d strided layouts */
+    for (int op = 0; op < CK_OP_COUNT; op++) {
+        const ck_op_info *info = &ck_op_table[op];
+        for (int t = 0; t < CK_NTYPES; t++) {
+            if (!(info->types & (1u << t))) continue;
+            for (int layout = 0; layout < 3; layout++) {
+                ck_cuda_ew_spec sp;
+                memset(&sp, 0, sizeof sp);
+                sp.op = op;
+                sp.nops = info->nin + 1;
+                ck_dtype out = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL
+                             : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)t) : (ck_dtype)t;
+                sp.types[0] = out;
+                for (int k = 1; k < sp.nops; k++) sp.types[k] = (ck_dtype)t;
+                if (info->rule & CK_R_WHERE) sp.types[1] = CK_BOOL;
+                sp.ndim = layout == 2 ? 3 : 1;
+                sp.vec = layout == 0 ? 2 : 1;
+                for (int k = 0; k < sp.nops; k++)
+                    sp.kinds[k] = layout == 0 ? CK_OPND_CONTIG : CK_OPND_STRIDED;
+                if (layout == 1 && sp.nops > 2) sp.kinds[2] = CK_OPND_SCALAR;
+                sp.idx64 = layout == 2;
+                /* every op and dtype in the vector layout; the other
+                 * layouts with one dtype of each kind (CK_CODEGEN_FULL=1: all) */
+                if (layout > 0 && !full && t != CK_BOOL && t != CK_INT16 && t != CK_UINT32 && t != CK_FLOAT16 &&
+                    t != CK_FLOAT64 && t != CK_COMPLEX64)
+                    continue;
+                char what[96];
+                snprintf(what, sizeof what, "%s_%s_layout%d", info->name, ck_dtype_get_info((ck_dtype)t)->name, layout);
+                compile_one(what, ck_cuda_ew_source(&sp));
+                n++;
+            }
+        }
+    }
+    /* casts, fills, iota of every dtype pair */
+    for (int a = 0; a < CK_NTYPES; a++) {
+        for (int b = 0; b < CK_NTYPES; b++) {
+            ck_cuda_ew_spec sp;
+            memset(&sp, 0, sizeof sp);
+            sp.op = CK_KOP_CAST;
+            sp.nops = 2;
+            sp.types[0] = (ck_dtype)a;
+            sp.types[1] = (ck_dtype)b;
+            sp.ndim = 2;
+            sp.kinds[0] = sp.kinds[1] = CK_OPND_STRIDED;
+            sp.vec = 1;
+            char what[64];
+            snprintf(what, sizeof what, "cast_%d_%d", a, b);
+            compile_one(what, ck_cuda_ew_source(&sp));
+            n++;
+        }
+        ck_cuda_ew_spec f;
+        memset(&f, 0, sizeof f);
+        f.op = CK_KOP_FILL;
+        f.nops = 2;
+        f.types[0] = f.types[1] = (ck_dtype)a;
+        f.kinds[1] = CK_OPND_SCALAR;
+        f.ndim = 1;
+        f.vec = 4;
+        compile_one("fill", ck_cuda_ew_source(&f));
+        ck_cuda_ew_spec io;
+        memset(&io, 0, sizeof io);
+        io.op = CK_KOP_IOTA;
+        io.nops = 3;
+        io.types[0] = (ck_dtype)a;
+        io.types[1] = io.types[2] = CK_FLOAT64;
+        io.kinds[1] = io.kinds[2] = CK_OPND_SCALAR;
+        io.ndim = 1;
+        io.vec = 1;
+        compile_one("iota", ck_cuda_ew_source(&io));
+        n += 2;
+    }
+    /* reductions and scans */
+    for (int op = 0; op < CK_REDUCE_COUNT; op++) {
+        for (int t = 0; t < CK_NTYPES; t++) {
+            ck_dtype out = ck_reduce_default_dtype((ck_reduce_op)op, (ck_dtype)t);
+            if ((op == CK_REDUCE_SUM || op == CK_REDUCE_PROD) && t == CK_BOOL) out = CK_INT64;
+            char what[64];
+            snprintf(what, sizeof what, "reduce_%d_%s", op, ck_dtype_get_info((ck_dtype)t)->name);
+            compile_one(what, ck_cuda_red_source_for_test(op, (ck_dtype)t, out, 2, 1, op % 2));
+            n++;
+        }
+    }
+    for (int t = 1; t < CK_NTYPES; t++) {
+        compile_one("scan_sum", ck_cuda_scan_source_for_test(CK_REDUCE_SUM, (ck_dtype)t, 1));
+        compile_one("scan_prod", ck_cuda_scan_source_for_test(CK_REDUCE_PROD, (ck_dtype)t, 1));
+        n += 2;
+    }
+    flush();
+    printf("%d kernels compiled, %d batches failed\n", n, failures);
+    return failures ? 1 : 0;
+}
