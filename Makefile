@@ -7,6 +7,7 @@ PIP := $(VPY) -m pip
 CTEST_DIR := build/ctest
 OUT ?= build/out
 
+SHELL := /bin/bash
 .PHONY: demo test install test-python test-c test-gpu bench bench-gpu sanitize clean
 
 $(VENV)/.deps: pyproject.toml
@@ -45,13 +46,13 @@ bench: install
 # On the GPU machine (no network): build with the tools already there.
 test-gpu:
 	mkdir -p $(OUT)
-	python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
-	python3 -m pytest tests 2>&1 | tee $(OUT)/test-gpu.log
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 -m pytest tests -q -p no:cacheprovider 2>&1 | tee $(OUT)/test-gpu.log
 
 bench-gpu:
 	mkdir -p $(OUT)
-	python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
-	python3 bench/bench_cpu.py 2>&1 | tee $(OUT)/bench-gpu.log
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
 
 clean:
 	rm -rf build $(VENV)

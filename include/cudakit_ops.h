@@ -26,6 +26,7 @@
 #define CK_TS_REAL     (CK_TS_INT | CK_TS_FLOAT)
 #define CK_TS_ALL      (CK_TS_BOOL | CK_TS_NUM)
 #define CK_TS_BOOLINT  (CK_TS_BOOL | CK_TS_INT)
+#define CK_TS_ROUND    (CK_TS_BOOL | CK_TS_REAL)     /* floor, ceil, trunc: NumPy >= 2.3 keeps bool and ints */
 
 /* Resolution rules. */
 #define CK_R_SAME       0u        /* output dtype = loop dtype */
@@ -40,7 +41,7 @@
     X(POSITIVE,      positive,      1, CK_TS_NUM,     CK_R_NO_BOOL) \
     X(ABSOLUTE,      absolute,      1, CK_TS_ALL,     CK_R_OUT_REAL) \
     X(SIGN,          sign,          1, CK_TS_NUM,     CK_R_NO_BOOL) \
-    X(CONJUGATE,     conjugate,     1, CK_TS_ALL,     CK_R_SAME) \
+    X(CONJUGATE,     conjugate,     1, CK_TS_NUM,     CK_R_SAME) \
     X(SQUARE,        square,        1, CK_TS_NUM,     CK_R_SAME) \
     X(RECIPROCAL,    reciprocal,    1, CK_TS_NUM,     CK_R_SAME) \
     X(SQRT,          sqrt,          1, CK_TS_INEXACT, CK_R_SAME) \
@@ -66,9 +67,9 @@
     X(ARCTANH,       arctanh,       1, CK_TS_INEXACT, CK_R_SAME) \
     X(DEG2RAD,       deg2rad,       1, CK_TS_FLOAT,   CK_R_SAME) \
     X(RAD2DEG,       rad2deg,       1, CK_TS_FLOAT,   CK_R_SAME) \
-    X(FLOOR,         floor,         1, CK_TS_REAL,    CK_R_SAME) \
-    X(CEIL,          ceil,          1, CK_TS_REAL,    CK_R_SAME) \
-    X(TRUNC,         trunc,         1, CK_TS_REAL,    CK_R_SAME) \
+    X(FLOOR,         floor,         1, CK_TS_ROUND,   CK_R_SAME) \
+    X(CEIL,          ceil,          1, CK_TS_ROUND,   CK_R_SAME) \
+    X(TRUNC,         trunc,         1, CK_TS_ROUND,   CK_R_SAME) \
     X(RINT,          rint,          1, CK_TS_INEXACT, CK_R_SAME) \
     X(ISNAN,         isnan,         1, CK_TS_ALL,     CK_R_OUT_BOOL) \
     X(ISINF,         isinf,         1, CK_TS_ALL,     CK_R_OUT_BOOL) \
@@ -110,12 +111,12 @@
     X(BITWISE_XOR,   bitwise_xor,   2, CK_TS_BOOLINT, CK_R_SAME) \
     X(LEFT_SHIFT,    left_shift,    2, CK_TS_INT,     CK_R_SAME) \
     X(RIGHT_SHIFT,   right_shift,   2, CK_TS_INT,     CK_R_SAME) \
-    X(GCD,           gcd,           2, CK_TS_INT,     CK_R_SAME) \
-    X(LCM,           lcm,           2, CK_TS_INT,     CK_R_SAME)
+    X(GCD,           gcd,           2, CK_TS_INT,     CK_R_NO_BOOL) \
+    X(LCM,           lcm,           2, CK_TS_INT,     CK_R_NO_BOOL)
 
 #define CK_TERNARY_OPS(X) \
     X(WHERE,         where,         3, CK_TS_ALL,     CK_R_WHERE) \
-    X(CLIP,          clip,          3, CK_TS_REAL,    CK_R_SAME)
+    X(CLIP,          clip,          3, CK_TS_ALL,     CK_R_SAME)
 
 #define CK_ALL_OPS(X) CK_UNARY_OPS(X) CK_BINARY_OPS(X) CK_TERNARY_OPS(X)
 

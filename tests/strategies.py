@@ -4,6 +4,7 @@ include/cudakit_ops.h, and hypothesis strategies that build the same array
 cudakit on a given device."""
 import pathlib
 import re
+import warnings
 
 import numpy as np
 from hypothesis import HealthCheck, settings
@@ -53,6 +54,7 @@ _TYPE_SETS["CK_TS_NUM"] = _TYPE_SETS["CK_TS_INT"] | _TYPE_SETS["CK_TS_INEXACT"]
 _TYPE_SETS["CK_TS_REAL"] = _TYPE_SETS["CK_TS_INT"] | _TYPE_SETS["CK_TS_FLOAT"]
 _TYPE_SETS["CK_TS_ALL"] = _TYPE_SETS["CK_TS_BOOL"] | _TYPE_SETS["CK_TS_NUM"]
 _TYPE_SETS["CK_TS_BOOLINT"] = _TYPE_SETS["CK_TS_BOOL"] | _TYPE_SETS["CK_TS_INT"]
+_TYPE_SETS["CK_TS_ROUND"] = _TYPE_SETS["CK_TS_BOOL"] | _TYPE_SETS["CK_TS_REAL"]
 
 
 class Op:
@@ -187,3 +189,14 @@ def array_pair(draw, dtype, elems=None, device="cpu", min_dims=0, max_dims=4, mi
 
 def ck_dtype_name(a):
     return np.dtype(str(a.dtype)).name
+
+
+def complex_warned(fn, *args, **kw):
+    """Run fn; return (result, whether a ComplexWarning, NumPy's or
+    cudakit's, was given).  Other warnings (NumPy's overflow in casts) are
+    silenced."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+        warnings.simplefilter("always")
+        r = fn(*args, **kw)
+    kinds = (np.exceptions.ComplexWarning, ck.ComplexWarning)
+    return r, any(issubclass(w.category, kinds) for w in caught)

@@ -114,7 +114,7 @@ def test_asarray_from_numpy(device, dtype, data):
         return  # ComplexWarning territory
     if src.kind == "f" and dst.kind in "iu" and a.size:
         info = np.iinfo(dst)
-        if not (np.isfinite(a).all() and a.min() > info.min - 1 and a.max() < info.max + 1):
+        if not (np.isfinite(a).all() and float(a.min()) > float(info.min) - 1 and float(a.max()) < float(info.max) + 1):
             return  # out of range float -> int casts are undefined (C) and platform specific
     with np.errstate(all="ignore"):
         want = a.astype(target)
@@ -171,6 +171,23 @@ def test_array_order(device, order):
         ck.asarray([1, 2], order="Q", device=device)
 
 
+def test_copy_false_needs_an_array(device):
+    for obj in ([1, 2], 3, 2.5, (1, 2), [[1], [2]], range(3)):
+        with pytest.raises(ValueError):
+            np.asarray(obj, copy=False)
+        with pytest.raises(ValueError):
+            ck.asarray(obj, copy=False, device=device)
+        with pytest.raises(ValueError):
+            ck.array(obj, copy=False, device=device)
+    a = np.arange(3.0)
+    if device == "cpu":
+        assert np.shares_memory(np.asarray(ck.asarray(a, copy=False)), a)
+        m = memoryview(bytearray(8))
+        assert_same(ck.asarray(m, copy=False), np.asarray(m))
+    with pytest.raises(ValueError):
+        ck.asarray(a, dtype="float32", copy=False, device=device)
+
+
 def test_array_ndmin(device):
     assert_same(ck.array([1, 2], ndmin=3, device=device), np.array([1, 2], ndmin=3))
     assert_same(ck.array(5.0, ndmin=2, device=device), np.array(5.0, ndmin=2))
@@ -200,6 +217,39 @@ def test_asarray_from_bytearray_and_memoryview_casts(device):
     assert_same(ck.asarray(m, device=device), np.asarray(m))
     m2 = memoryview(bytearray(range(24))).cast("B", (2, 3, 4))
     assert_same(ck.asarray(m2, device=device), np.asarray(m2))
+
+
+@pytest.mark.parametrize("dtype", [">i4", ">f8", ">c16", ">u2", "<f4"])
+def test_asarray_byte_swapped_and_unaligned(device, dtype):
+    """Non-native byte order and unaligned data are converted (a copy)."""
+    a = np.arange(7).astype(dtype)
+    got = ck.asarray(a, device=device)
+    assert_same(got, a.astype(np.dtype(dtype).newbyteorder("=")))
+    assert got.dtype == np.dtype(dtype).newbyteorder("=")
+    assert_same(ck.asarray(a[::-2], device=device), a[::-2].astype(np.dtype(dtype).newbyteorder("=")))
+    raw = np.zeros(a.nbytes + 1, np.uint8)
+    unaligned = raw[1:].view(np.dtype(dtype).newbyteorder("="))
+    unaligned[:] = np.arange(7)
+    assert_same(ck.asarray(unaligned, device=device), unaligned.copy())
+    assert_same(ck.asarray(unaligned, device=device) * 2, unaligned * 2)
+
+
+def test_asarray_broadcast_numpy_view_is_read_only(device):
+    b = np.broadcast_to(np.arange(3.0), (4, 3))
+    c = ck.asarray(b, device=device)
+    assert_same(c, b)
+    assert_same(ck.sum(c, axis=0), b.sum(axis=0))
+    if device == "cpu":
+        assert not c.flags.writeable
+        with pytest.raises(ValueError):
+            c[0, 0] = 5.0
+
+
+@pytest.mark.parametrize("bad", [np.zeros(2, dtype=[("a", "i4")]), np.array([1, 2], dtype=object), np.array(["a"]),
+                                 np.zeros(2, dtype="M8[s]"), np.zeros(2, dtype="V4")], ids=lambda a: a.dtype.str)
+def test_asarray_unsupported_numpy_dtypes(device, bad):
+    with pytest.raises(TypeError):
+        ck.asarray(bad, device=device)
 
 
 def test_asarray_other_sequences(device):

@@ -152,3 +152,43 @@ def test_numba_style_names():
     d = ck.cuda.to_device(np.arange(4.0))
     assert d.device.type == "cuda"
     assert_same(d, np.arange(4.0))
+
+
+@gpu
+def test_pinned_memory_round_trip():
+    p = ck.cuda.pinned_empty((1000, 300), dtype="float32")
+    assert p.device.type == "cpu"
+    p[...] = 1.5
+    s = ck.cuda.Stream()
+    with s:
+        g = ck.asarray(p, device="cuda")   # asynchronous from pinned memory
+        h = g * 2
+    s.synchronize()
+    assert_same(h, np.full((1000, 300), 3.0, dtype=np.float32))
+    q = ck.cuda.pinned_array(np.arange(10))
+    assert_same(ck.asarray(q, device="cuda"), np.arange(10))
+    out = np.empty(10, dtype=np.int64)
+    ck.cuda.copy_to_host(ck.asarray(q, device="cuda"), out)
+    np.testing.assert_array_equal(out, np.arange(10))
+
+
+@gpu
+def test_dlpack_and_cuda_array_interface_with_other_libraries():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(12, dtype=torch.float32, device="cuda").reshape(3, 4)
+    g = ck.from_dlpack(t)                       # zero copy from PyTorch
+    assert g.device.type == "cuda"
+    assert_same(g, np.arange(12, dtype=np.float32).reshape(3, 4))
+    g[0, 0] = 100.0
+    torch.cuda.synchronize()
+    assert float(t[0, 0]) == 100.0              # the same memory
+    back = torch.from_dlpack(g * 2)             # and back
+    assert back.device.type == "cuda" and float(back[0, 0]) == 200.0
+    cai = g.__cuda_array_interface__
+    assert cai["shape"] == (3, 4) and cai["typestr"] == "<f4" and cai["version"] == 3
+    cp = pytest.importorskip("cupy")
+    c = cp.asarray(g)                           # CuPy reads __cuda_array_interface__
+    assert float(c[0, 0]) == 100.0
+    h = ck.asarray(cp.arange(5, dtype=cp.int32))
+    assert h.device.type == "cuda"
+    assert_same(h, np.arange(5, dtype=np.int32))

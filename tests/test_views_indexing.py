@@ -8,7 +8,7 @@ from hypothesis.extra import numpy as hnp
 
 import cudakit as ck
 from conftest import assert_same
-from strategies import ALL_DTYPES, COMPLEX_DTYPES, elements, hsettings, view_of_shape
+from strategies import ALL_DTYPES, COMPLEX_DTYPES, complex_warned, elements, hsettings, view_of_shape
 
 SETTINGS = hsettings(50)
 
@@ -334,14 +334,14 @@ def test_setitem_basic_indices(device, dtype, data):
             v_np = v_np.tolist()
     want = a.copy()
     try:
-        with np.errstate(all="ignore"), np.testing.suppress_warnings() as sup:
-            sup.filter(np.exceptions.ComplexWarning)
-            want[idx] = v_np
-    except (TypeError, ValueError) as e:
-        with pytest.raises(type(e) if type(e) in (TypeError, ValueError) else TypeError):
+        _, np_warned = complex_warned(want.__setitem__, idx, v_np)
+    except (TypeError, ValueError, OverflowError) as e:
+        exc = next(t for t in (TypeError, OverflowError, ValueError) if isinstance(e, t))
+        with pytest.raises(exc):
             ca[idx] = v_ck
         return
-    ca[idx] = v_ck
+    _, ck_warned = complex_warned(ca.__setitem__, idx, v_ck)
+    assert ck_warned == np_warned
     assert_same(ca, want)
 
 

@@ -242,3 +242,22 @@ def to_device(obj, stream=None, copy=True, to=None):
 def device_array(shape, dtype="float64", stream=None):
     """Numba's name: an uninitialised GPU array."""
     return _core.empty(shape, dtype=dtype, device="cuda")
+
+
+def pinned_empty(shape, dtype="float64"):
+    """A CPU array in page-locked memory: copies to and from the GPU skip
+    staging, and a copy to the GPU does not wait for the transfer."""
+    return _core._cuda_pinned_empty(shape, dtype)
+
+
+def pinned_array(obj, dtype=None):
+    """A copy of obj in page-locked host memory (see pinned_empty)."""
+    a = _core.asarray(obj, dtype=dtype, device="cpu")
+    out = pinned_empty(a.shape, a.dtype)
+    out[...] = a
+    return out
+
+
+def copy_to_host(arr, ary=None, stream=None):
+    """Numba's name: the values as a NumPy array (into ary when given)."""
+    return _core.asnumpy(arr, out=ary)

@@ -112,7 +112,9 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
     ck_sbuf_prelude(&b);
     ck_sbuf_printf(&b, "struct ck_nd { long long shape[%d]; long long strides[4][%d]; };\n",
                    CK_CUDA_EW_MAXDIM, CK_CUDA_EW_MAXDIM);
-    ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_ew(%s n, ck_nd nd", idx);
+    /* the layout struct is 320 bytes of parameters: only strided kernels take it */
+    ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_ew(%s n%s", idx,
+                   any_strided ? ", ck_nd nd" : "");
     for (int k = 0; k < sp->nops; k++) {
         const char *st = sp->op == CK_KOP_IOTA && k > 0 ? "double" : storage_[sp->types[k]];
         if (sp->kinds[k] == CK_OPND_SCALAR) ck_sbuf_printf(&b, ", %s p%d", st, k);
@@ -120,7 +122,7 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
     }
     /* ck_bad: integer power's negative-exponent flag; the GPU has no way
      * to raise, so the result is 0 as documented */
-    ck_sbuf_printf(&b, ")\n{\n    (void)nd;\n    int ck_bad = 0;\n    (void)ck_bad;\n");
+    ck_sbuf_printf(&b, ")\n{\n    int ck_bad = 0;\n    (void)ck_bad;\n");
     ck_sbuf_printf(&b, "    %s i = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", idx, idx);
     ck_sbuf_printf(&b, "    const %s step = (%s)gridDim.x * blockDim.x;\n", idx, idx);
 

@@ -78,6 +78,8 @@ template <typename T> struct ck_complex {
         T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
         return ck_complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
     }
+    /* a real factor scales both parts: (x+iy) * s, no 0 * inf = nan */
+    friend __device__ ck_complex operator*(ck_complex a, T s) { return ck_complex(a.re * s, a.im * s); }
     friend __device__ bool operator==(ck_complex a, ck_complex b) { return a.re == b.re && a.im == b.im; }
     friend __device__ bool operator!=(ck_complex a, ck_complex b) { return !(a == b); }
 };
@@ -132,9 +134,15 @@ typedef ck_complex<double> ck_c128;
         ck_complex<T> t = tanh(ck_complex<T>(-z.im, z.re));                                \
         return ck_complex<T>(t.im, -t.re);                                                 \
     }                                                                                      \
+    __device__ inline ck_complex<T> log1p(ck_complex<T> z)                                 \
+    {   /* accurate for small z: |1+z|^2 - 1 = x(2+x) + y^2 */                              \
+        return ck_complex<T>(log1p(z.re * (2 + z.re) + z.im * z.im) / 2, atan2(z.im, 1 + z.re)); \
+    }                                                                                      \
     __device__ inline ck_complex<T> asinh(ck_complex<T> z)                                 \
-    {                                                                                      \
-        return log(z + sqrt(z * z + ck_complex<T>(1)));                                    \
+    {   /* log1p(z + z^2 / (1 + sqrt(1 + z^2))), odd, so no cancellation for re < 0 */      \
+        if (z.re < 0) return -asinh(-z);                                                   \
+        ck_complex<T> z2 = z * z;                                                          \
+        return log1p(z + z2 / (ck_complex<T>(1) + sqrt(ck_complex<T>(1) + z2)));           \
     }                                                                                      \
     __device__ inline ck_complex<T> asin(ck_complex<T> z)                                  \
     {                                                                                      \
@@ -152,7 +160,7 @@ typedef ck_complex<double> ck_c128;
     }                                                                                      \
     __device__ inline ck_complex<T> atanh(ck_complex<T> z)                                 \
     {                                                                                      \
-        ck_complex<T> w = log((ck_complex<T>(1) + z) / (ck_complex<T>(1) - z));            \
+        ck_complex<T> w = log1p(z) - log1p(-z);                                            \
         return ck_complex<T>(w.re / 2, w.im / 2);                                          \
     }                                                                                      \
     __device__ inline ck_complex<T> atan(ck_complex<T> z)                                  \
@@ -162,8 +170,6 @@ typedef ck_complex<double> ck_c128;
     }                                                                                      \
     __device__ inline ck_complex<T> pow(ck_complex<T> a, ck_complex<T> b)                  \
     {                                                                                      \
-        if (b.re == 0 && b.im == 0) return ck_complex<T>(1);                               \
-        if (a.re == 0 && a.im == 0) return ck_complex<T>(0);                               \
         if (b.im == 0 && b.re == 1) return a;                                              \
         if (b.im == 0 && b.re == 2) return a * a;                                          \
         return exp(b * log(a));                                                            \

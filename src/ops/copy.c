@@ -121,13 +121,19 @@ ck_status ck_array_to_device(ck_array *out, const ck_array *a, ck_device dev)
     ck_array src;
     const ck_array *c = a;
     int tmp = 0;
-    if (!(a->flags & CK_ARRAY_C_CONTIGUOUS)) {
+    /* a Fortran-ordered array moves as it is and stays Fortran-ordered */
+    int keep_f = a->ndim > 1 && (a->flags & CK_ARRAY_F_CONTIGUOUS) && !(a->flags & CK_ARRAY_C_CONTIGUOUS);
+    if (!(a->flags & CK_ARRAY_C_CONTIGUOUS) && !keep_f) {
         ck_status s = ck_array_astype(&src, a, a->dtype, 0);
         if (s != CK_OK) return s;
         c = &src;
         tmp = 1;
     }
     ck_status s = ck_array_empty(out, a->ndim, a->shape, a->dtype, dev);
+    if (s == CK_OK && keep_f) {
+        ck_strides_f(a->ndim, a->shape, ck_array_itemsize(a), out->strides);
+        ck_array_update_flags(out);
+    }
     if (s == CK_OK) {
         size_t n = (size_t)c->size * (size_t)ck_array_itemsize(c);
         if (from.type == CK_DEVICE_CPU) s = ck_backend_for(dev)->copy_from_host(dev, out->data, c->data, n);

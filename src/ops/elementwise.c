@@ -20,15 +20,78 @@ static int category(ck_dtype t)
 
 static const ck_dtype default_of_category[4] = {CK_BOOL, CK_INT64, CK_FLOAT64, CK_COMPLEX128};
 
+/* NumPy's promotion of a sequence of dtypes (PyArray_PromoteDTypeSequence)
+ * is not a left fold: result_type(int8, uint8, float16) is float16 although
+ * (int8 + uint8) + float16 is float32.  Each dtype "knows" the dtypes of
+ * lower NumPy type number (float16's is the largest); the most knowing one
+ * is found by pairing, then promotes the rest. */
+static const int ck_np_typenum_[CK_NTYPES] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 23, 11, 12, 14, 15};
+#define CK_NOT_IMPL_ ((ck_dtype)-2)
+
+static ck_dtype common_slot(ck_dtype a, ck_dtype b)
+{
+    if (ck_np_typenum_[b] > ck_np_typenum_[a]) return CK_NOT_IMPL_;
+    return ck_dtype_promote(a, b);
+}
+
+static ck_dtype common_dtype(ck_dtype a, ck_dtype b)
+{
+    if (a == b) return a;
+    ck_dtype r = common_slot(a, b);
+    return r == CK_NOT_IMPL_ ? common_slot(b, a) : r;
+}
+
+static ck_dtype reduce_most_knowing(int length, ck_dtype *d)
+{
+    int half = length / 2;
+    ck_dtype res = CK_NOT_IMPL_;
+    for (int low = 0; low < half; low++) {
+        int high = length - 1 - low;
+        res = d[high] == d[low] ? d[low] : common_slot(d[low], d[high]);
+        if (res == CK_NOT_IMPL_) {
+            ck_dtype t = d[low];
+            d[low] = d[high];
+            d[high] = t;
+        } else if (res == d[low]) {
+            d[high] = CK_DTYPE_INVALID;   /* cannot change the result */
+        }
+    }
+    if (length == 2) return res;
+    return reduce_most_knowing(length - half, d);
+}
+
+static ck_dtype promote_sequence(int n, ck_dtype *d)
+{
+    if (n == 1) return d[0];
+    ck_dtype result = reduce_most_knowing(n, d);
+    ck_dtype main_t = d[0];
+    int start = 2;
+    if (result == CK_NOT_IMPL_) {
+        result = CK_DTYPE_INVALID;
+        start = 1;
+    }
+    for (int i = start; i < n; i++) {
+        if (d[i] == CK_DTYPE_INVALID) continue;
+        ck_dtype p = common_slot(main_t, d[i]);
+        if (p == CK_NOT_IMPL_) p = common_dtype(main_t, d[i]);
+        result = result == CK_DTYPE_INVALID ? p : common_dtype(result, p);
+    }
+    return result;
+}
+
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
 {
     int have_strong = 0, weak_cat = -1;
     ck_dtype strong = CK_BOOL;
+    ck_dtype strong_list[64];
+    int nstrong = 0;
     for (int k = 0; k < n; k++) {
         ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
         if (in[k].array || !in[k].weak) {
             strong = have_strong ? ck_dtype_promote(strong, t) : t;
             have_strong = 1;
+            if (nstrong < 64) strong_list[nstrong++] = t;
+            else strong = ck_dtype_promote(strong, t);
         } else {
             int c = category(t);
             if (c > weak_cat) weak_cat = c;
@@ -38,6 +101,7 @@ ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
         *result = default_of_category[weak_cat];
         return CK_OK;
     }
+    if (n <= 64 && nstrong > 2) strong = promote_sequence(nstrong, strong_list);
     ck_dtype r = strong;
     int sc = category(strong);
     if (weak_cat > sc) {
@@ -134,6 +198,61 @@ ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *lo
     return CK_OK;
 }
 
+/* dtype=: NumPy fixes the output dtype and takes the loop with that
+ * output; every input must cast to it under casting='same_kind' (a weak
+ * Python scalar by its kind: an int joins any integer loop, a float no
+ * integer loop).  No such loop is a TypeError, as in NumPy. */
+static ck_status resolve_with_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype,
+                                    ck_dtype *loop_in, ck_dtype *loop_out)
+{
+    const ck_op_info *info = &ck_op_table[op];
+    int first = (info->rule & CK_R_WHERE) ? 1 : 0;
+    for (int c = 0; c < CK_NTYPES; c++) {
+        if (!(info->types & (1u << c))) continue;
+        ck_dtype o = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL
+                   : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)c) : (ck_dtype)c;
+        if (o != out_dtype) continue;
+        int ok = 1;
+        for (int k = first; k < nin && ok; k++) {
+            if (!in[k].array && in[k].weak) ok = category((ck_dtype)c) >= category(in[k].scalar.dtype);
+            else if ((info->rule & CK_R_OUT_REAL) && ck_dtype_is_complex((ck_dtype)c))
+                /* abs(complex128, dtype=float32) is refused by NumPy: only
+                 * a safe cast reaches the complex loops here */
+                ok = ck_dtype_can_cast_safe(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
+            else ok = ck_dtype_can_cast_same_kind(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
+        }
+        if (!ok) continue;
+        for (int k = 0; k < nin; k++) loop_in[k] = (ck_dtype)c;
+        if (first) loop_in[0] = CK_BOOL;
+        *loop_out = o;
+        return CK_OK;
+    }
+    return ck_error_set(CK_ERR_TYPE, "No loop matching the specified signature and casting was found for ufunc %s",
+                        info->name);
+}
+
+static ck_status ck_check_nonnegative_(const ck_operand *o)
+{
+    int neg;
+    if (!o->array) {
+        neg = ck_dtype_get_info(o->scalar.dtype)->kind == CK_KIND_INT && o->scalar.v.i < 0;
+    } else {
+        if (!ck_dtype_is_signed(o->array->dtype) || o->array->size == 0) return CK_OK;
+        ck_array m, h;
+        uint64_t all = o->array->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << o->array->ndim) - 1);
+        ck_status s = ck_reduce(CK_REDUCE_MIN, o->array, all, 0, CK_DTYPE_INVALID, &m, 0);
+        if (s != CK_OK) return s;
+        s = ck_array_to_device(&h, &m, ck_device_cpu());
+        ck_array_release(&m);
+        if (s != CK_OK) return s;
+        ck_scalar v;
+        ck_scalar_load(&v, h.dtype, h.data);
+        ck_array_release(&h);
+        neg = ck_dtype_is_inexact(v.dtype) ? v.v.f < 0 : v.v.i < 0;
+    }
+    return neg ? ck_error_set(CK_ERR_VALUE, "Integers to negative integer powers are not allowed.") : CK_OK;
+}
+
 static ck_status mixed_devices(ck_device a, ck_device b)
 {
     char da[32], db[32];
@@ -177,18 +296,12 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
     }
     ck_dtype loop_in[CK_ITER_MAXOPS], loop_out;
     ck_status s = ck_ufunc_resolve(op, nin, in, loop_in, &loop_out);
+    if (out_dtype != CK_DTYPE_INVALID && (s != CK_OK || out_dtype != loop_out)) {
+        ck_error_clear();
+        s = resolve_with_dtype(op, nin, in, out_dtype, loop_in, &loop_out);
+    }
     if (s != CK_OK) return s;
     int cast_result = 0;
-    if (out_dtype != CK_DTYPE_INVALID && out_dtype != loop_out) {
-        /* dtype=: run the op's loop of that dtype when it has one (NumPy's
-         * signature selection), else compute and cast */
-        if (!(info->rule & (CK_R_OUT_BOOL | CK_R_OUT_REAL | CK_R_WHERE)) && (info->types & (1u << out_dtype))) {
-            for (int k = 0; k < nin; k++) loop_in[k] = out_dtype;
-            loop_out = out_dtype;
-        } else {
-            cast_result = 1;
-        }
-    }
     /* A Python int must fit the integer loop it joins (OverflowError, as
      * NumPy 2), except that a comparison with one out of the loop's range
      * has the same answer for every element (NumPy 2 gives it), and where()
@@ -241,6 +354,15 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
         memcpy(shape, shapes[0], (size_t)ndim * sizeof *shape);
     } else if (na > 1) {
         s = ck_broadcast_shapes(na, ndims, shapes, &ndim, shape);
+        if (s != CK_OK) return s;
+    }
+
+    /* Integer powers with a negative exponent raise, as NumPy's.  The CPU
+     * loop flags it as it goes; a GPU kernel cannot raise, so the exponent
+     * is checked here (one small reduction and copy for array exponents). */
+    if (op == CK_OP_POWER && dev.type != CK_DEVICE_CPU && ck_dtype_is_integer(loop_in[1]) &&
+        ck_dtype_is_signed(loop_in[1])) {
+        s = ck_check_nonnegative_(&in[1]);
         if (s != CK_OK) return s;
     }
 

@@ -163,7 +163,7 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_EXP_COMPLEX128(a) exp(a)
 #define CK_X_EXP2(DT, K, C, a) CK_X_EXP2_##K(C, a)
 #define CK_X_EXP2_F(C, a) exp2(a)
-#define CK_X_EXP2_C(C, a) exp((a) * (C)CK_LN2)
+#define CK_X_EXP2_C(C, a) exp((a) * CK_LN2)
 #define CK_X_EXPM1(DT, K, C, a) CK_X_EXPM1_##K(C, a)
 #define CK_X_EXPM1_F(C, a) expm1(a)
 #define CK_X_EXPM1_C(C, a) CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2), \
@@ -171,10 +171,10 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_LOG(DT, K, C, a) log(a)
 #define CK_X_LOG2(DT, K, C, a) CK_X_LOG2_##K(C, a)
 #define CK_X_LOG2_F(C, a) log2(a)
-#define CK_X_LOG2_C(C, a) (log(a) / (C)CK_LN2)
+#define CK_X_LOG2_C(C, a) (log(a) * (1.0 / CK_LN2))   /* a real factor: no complex product with 0 * inf */
 #define CK_X_LOG10(DT, K, C, a) CK_X_LOG10_##K(C, a)
 #define CK_X_LOG10_F(C, a) log10(a)
-#define CK_X_LOG10_C(C, a) (log(a) / (C)CK_LN10)
+#define CK_X_LOG10_C(C, a) (log(a) * (1.0 / CK_LN10))
 #define CK_X_LOG1P(DT, K, C, a) CK_X_LOG1P_##K(C, a)
 #define CK_X_LOG1P_F(C, a) log1p(a)
 #define CK_X_LOG1P_C(C, a) log((C)1 + (a))
@@ -195,6 +195,7 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_FLOOR(DT, K, C, a) CK_X_ROUNDING_##K(floor, a)
 #define CK_X_CEIL(DT, K, C, a) CK_X_ROUNDING_##K(ceil, a)
 #define CK_X_TRUNC(DT, K, C, a) CK_X_ROUNDING_##K(trunc, a)
+#define CK_X_ROUNDING_B(f, a) (a)
 #define CK_X_ROUNDING_I(f, a) (a)
 #define CK_X_ROUNDING_U(f, a) (a)
 #define CK_X_ROUNDING_F(f, a) f(a)
@@ -257,7 +258,12 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_POWER_I(C, a, b) ((b) < 0 ? (ck_bad = 1, (C)0) : (C)ck_upow((uint64_t)(int64_t)(a), (uint64_t)(b)))
 #define CK_X_POWER_U(C, a, b) ((C)ck_upow(a, b))
 #define CK_X_POWER_F(C, a, b) pow(a, b)
-#define CK_X_POWER_C(C, a, b) pow(a, b)
+/* NumPy's special cases: x ** 0 is 1, 0 ** b is 0 when re(b) > 0 and nan otherwise */
+#define CK_X_POWER_C(C, a, b)                                                                \
+    ((CK_RE(b) == 0 && CK_IM(b) == 0) ? (C)1                                                 \
+     : (CK_RE(a) == 0 && CK_IM(a) == 0) ? (CK_RE(b) > 0 ? (C)0                                \
+                                           : CK_MKC(a, CK_INFF - CK_INFF, CK_INFF - CK_INFF)) \
+     : pow(a, b))
 #define CK_X_MAXIMUM(DT, K, C, a, b) CK_X_MAXIMUM_##K(a, b)
 #define CK_X_MAXIMUM_B(a, b) ((a) | (b))
 #define CK_X_MAXIMUM_I(a, b) ((a) >= (b) ? (a) : (b))

@@ -279,7 +279,36 @@ static PyObject *get_flags(PyObject *self, void *c)
     return (PyObject *)f;
 }
 
+/* __cuda_array_interface__ (v3) for GPU arrays: CuPy, Numba and PyTorch
+ * take them without a copy.  Work is on the legacy default stream unless a
+ * stream is current, so "stream" says 1 (legacy) or the stream's handle. */
+static PyObject *get_cai(PyObject *self, void *c)
+{
+    (void)c;
+    const ck_array *a = CK_ARR(self);
+    if (ck_array_device(a).type != CK_DEVICE_CUDA) {
+        PyErr_SetString(PyExc_AttributeError, "__cuda_array_interface__ is only defined for GPU arrays");
+        return NULL;
+    }
+    const ck_dtype_info *i = ck_dtype_get_info(a->dtype);
+    PyObject *strides;
+    if (a->flags & CK_ARRAY_C_CONTIGUOUS) strides = Py_NewRef(Py_None);
+    else strides = ck_py_shape_tuple(a->ndim, a->strides);
+    PyObject *shape = ck_py_shape_tuple(a->ndim, a->shape);
+    if (!strides || !shape) { Py_XDECREF(strides); Py_XDECREF(shape); return NULL; }
+    return Py_BuildValue("{s:N,s:s,s:(KO),s:N,s:i,s:i}", "shape", shape, "typestr",
+                         i->itemsize == 1 ? (i->kind_char == 'b' ? "|b1" : i->kind_char == 'i' ? "|i1" : "|u1")
+                         : a->dtype == CK_FLOAT16 ? "<f2" : a->dtype == CK_FLOAT32 ? "<f4" : a->dtype == CK_FLOAT64 ? "<f8"
+                         : a->dtype == CK_COMPLEX64 ? "<c8" : a->dtype == CK_COMPLEX128 ? "<c16"
+                         : a->dtype == CK_INT16 ? "<i2" : a->dtype == CK_UINT16 ? "<u2" : a->dtype == CK_INT32 ? "<i4"
+                         : a->dtype == CK_UINT32 ? "<u4" : a->dtype == CK_INT64 ? "<i8" : "<u8",
+                         "data", (unsigned long long)(uintptr_t)a->data,
+                         (a->flags & CK_ARRAY_WRITEABLE) ? Py_False : Py_True, "strides", strides, "version", 3,
+                         "stream", 1);
+}
+
 static PyGetSetDef array_getset[] = {
+    {"__cuda_array_interface__", get_cai, NULL, "The CUDA array interface (v3) of a GPU array.", NULL},
     {"shape", get_shape, set_shape, "Tuple of array dimensions.", NULL},
     {"strides", get_strides, NULL, "Tuple of bytes to step in each dimension.", NULL},
     {"ndim", get_ndim, NULL, "Number of array dimensions.", NULL},
@@ -630,6 +659,29 @@ static PyObject *m_clip(PyObject *self, PyObject *args, PyObject *kw)
     return r;
 }
 
+/* NumPy ufuncs on our arrays (np.exp(x), np.float32(2) * x) run as our
+ * ufunc of the same name, on the arrays' device, as CuPy does. */
+static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    if (PyTuple_GET_SIZE(args) < 2) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *ufunc = PyTuple_GET_ITEM(args, 0), *method = PyTuple_GET_ITEM(args, 1);
+    if (!PyUnicode_Check(method) || PyUnicode_CompareWithASCIIString(method, "__call__") != 0)
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *name = PyObject_GetAttrString(ufunc, "__name__");
+    if (!name) { PyErr_Clear(); Py_RETURN_NOTIMPLEMENTED; }
+    PyObject *mod = PyImport_ImportModule("cudakit");
+    PyObject *f = mod ? PyObject_GetAttr(mod, name) : NULL;
+    Py_XDECREF(mod);
+    Py_DECREF(name);
+    if (!f) { PyErr_Clear(); Py_RETURN_NOTIMPLEMENTED; }
+    PyObject *inputs = PyTuple_GetSlice(args, 2, PyTuple_GET_SIZE(args));
+    PyObject *r = inputs ? PyObject_Call(f, inputs, kw) : NULL;
+    Py_XDECREF(inputs);
+    Py_DECREF(f);
+    return r;
+}
+
 static PyObject *m_array_namespace(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self; (void)args; (void)kw;
@@ -651,6 +703,7 @@ static PyMethodDef array_methods[] = {
     {"conjugate", m_conj, METH_NOARGS, "Complex conjugate."},
     {"clip", (PyCFunction)(void (*)(void))m_clip, METH_VARARGS | METH_KEYWORDS, "Values limited to [min, max]."},
     {"__array_namespace__", (PyCFunction)(void (*)(void))m_array_namespace, METH_VARARGS | METH_KEYWORDS, "The cudakit module."},
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))m_array_ufunc, METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs run as cudakit's."},
     {NULL, NULL, 0, NULL},
 };
 

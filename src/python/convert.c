@@ -362,6 +362,58 @@ static PyObject *adjust(PyObject *arr, ck_dtype dtype, int copy, int has_dev, ck
     return ck_py_wrap(&out, NULL);
 }
 
+/* Numba device arrays and others that speak only __cuda_array_interface__:
+ * the memory is shared; the exporter object is kept alive as the base. */
+static void cai_release(void *ctx)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF((PyObject *)ctx);
+    PyGILState_Release(g);
+}
+
+static PyObject *from_cuda_array_interface(PyObject *obj)
+{
+    PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (!d) return NULL;
+    PyObject *res = NULL;
+    PyObject *shape = PyDict_GetItemString(d, "shape"), *typestr = PyDict_GetItemString(d, "typestr");
+    PyObject *data = PyDict_GetItemString(d, "data"), *strides = PyDict_GetItemString(d, "strides");
+    ck_array a;
+    memset(&a, 0, sizeof a);
+    ck_dtype t;
+    if (!shape || !typestr || !data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+        PyErr_SetString(PyExc_TypeError, "malformed __cuda_array_interface__");
+        goto done;
+    }
+    if (ck_py_dtype_from_obj(typestr, CK_DTYPE_INVALID, &t) < 0) goto done;
+    if (ck_py_shape_from_obj(shape, &a.ndim, a.shape) < 0) goto done;
+    a.dtype = t;
+    int64_t isz = ck_dtype_get_info(t)->itemsize;
+    if (strides && strides != Py_None) {
+        int nd;
+        if (ck_py_shape_from_obj(strides, &nd, a.strides) < 0) goto done;
+    } else {
+        ck_strides_c(a.ndim, a.shape, isz, a.strides);
+    }
+    unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+    if (PyErr_Occurred()) goto done;
+    int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+    ck_device dev = {CK_DEVICE_CUDA, 0};
+    if (!ck_backend_for(dev)) { PyErr_SetString(ck_py_CUDAError, "no usable CUDA device"); goto done; }
+    int64_t lo, hi;
+    ck_layout_extent(a.ndim, a.shape, a.strides, isz, &lo, &hi);
+    Py_INCREF(obj);
+    a.buf = ck_buffer_wrap(dev, (char *)(uintptr_t)ptr + lo, (size_t)(hi - lo), ro == 1, cai_release, obj);
+    if (!a.buf) { Py_DECREF(obj); ck_py_raise(ck_error_status()); goto done; }
+    a.data = (char *)(uintptr_t)ptr;
+    a.flags = ro == 1 ? 0 : CK_ARRAY_WRITEABLE;
+    ck_array_update_flags(&a);
+    res = ck_py_wrap(&a, obj);
+done:
+    Py_DECREF(d);
+    return res;
+}
+
 PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck_device dev)
 {
     if (CkArray_Check(obj)) return adjust(obj, dtype, copy, has_dev, dev, 0);
@@ -371,6 +423,13 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
     int weak;
     int r = ck_py_scalar_from_obj(obj, &sc, &weak);
     if (r < 0) return NULL;
+    if (r == 0 || seq_is_container(obj)) {
+        /* Python numbers and sequences are always copied */
+        if (copy == 0) {
+            PyErr_SetString(PyExc_ValueError, "Unable to avoid copy while creating an array as requested.");
+            return NULL;
+        }
+    }
     if (r == 0) {
         ck_dtype t = dtype != CK_DTYPE_INVALID ? dtype : sc.dtype;
         if (weak && dtype != CK_DTYPE_INVALID && ck_py_check_weak_scalar(&sc, t) < 0) return NULL;
@@ -397,8 +456,54 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
     }
     if (PyObject_CheckBuffer(obj) && !PyBytes_Check(obj) && !PyUnicode_Check(obj)) {
         PyObject *w = ck_py_from_buffer(obj, 0);
+        int fresh = 0;
+        if (!w && copy != 0 &&
+            (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError))) {
+            /* Byte-swapped or unaligned data cannot be wrapped: NumPy makes
+             * a native, aligned copy (as numpy.asarray would for us); if it
+             * cannot, the first error stands. */
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            PyObject *np = ck_py_numpy();
+            PyObject *a = np ? PyObject_CallMethod(np, "asarray", "O", obj) : NULL;
+            PyObject *d = a ? PyObject_GetAttrString(a, "dtype") : NULL;
+            PyObject *nd = d ? PyObject_CallMethod(d, "newbyteorder", "s", "=") : NULL;
+            PyObject *c = nd ? PyObject_CallMethod(np, "array", "OO", a, nd) : NULL;
+            w = c ? ck_py_from_buffer(c, 0) : NULL;
+            Py_XDECREF(a);
+            Py_XDECREF(d);
+            Py_XDECREF(nd);
+            Py_XDECREF(c);
+            if (w) {
+                Py_XDECREF(et);
+                Py_XDECREF(ev);
+                Py_XDECREF(tb);
+                fresh = 1;
+            } else {
+                PyErr_Clear();
+                PyErr_Restore(et, ev, tb);
+            }
+        }
+        if (!w && PyErr_ExceptionMatches(PyExc_ValueError)) {
+            /* the exporter refused (NumPy's datetime64 has no buffer format):
+             * a dtype cudakit does not hold, so a TypeError */
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            PyErr_Format(PyExc_TypeError, "cannot convert an object of type %.50s to a cudakit array (%S)",
+                         Py_TYPE(obj)->tp_name, ev ? ev : Py_None);
+            Py_XDECREF(et);
+            Py_XDECREF(ev);
+            Py_XDECREF(tb);
+        }
         if (!w) return NULL;
-        PyObject *res = adjust(w, dtype, copy, 1, target, 0);
+        PyObject *res = adjust(w, dtype, copy, 1, target, fresh);
+        Py_DECREF(w);
+        return res;
+    }
+    if (PyObject_HasAttrString(obj, "__cuda_array_interface__") && !PyObject_HasAttrString(obj, "__dlpack__")) {
+        PyObject *w = from_cuda_array_interface(obj);
+        if (!w) return NULL;
+        PyObject *res = adjust(w, dtype, copy, has_dev, dev, 0);
         Py_DECREF(w);
         return res;
     }

@@ -402,7 +402,8 @@ static PyObject *f_result_type(PyObject *m, PyObject *args)
         int r = ck_py_scalar_from_obj(x, &ops[i].scalar, &weak);
         if (r < 0) goto done;
         if (r == 0) { ops[i].weak = weak; continue; }
-        if (ck_py_dtype_from_obj(x, CK_DTYPE_INVALID, &t) < 0) goto done;
+        /* None is float64, as numpy.dtype(None) */
+        if (ck_py_dtype_from_obj(x, CK_FLOAT64, &t) < 0) goto done;
         ops[i].scalar.dtype = t;
         ops[i].weak = 0;
     }
@@ -423,8 +424,8 @@ static PyObject *f_can_cast(PyObject *m, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kwlist, &from, &to, &casting)) return NULL;
     ck_dtype f, t;
     if (CkArray_Check(from)) f = CK_ARR(from)->dtype;
-    else if (ck_py_dtype_from_obj(from, CK_DTYPE_INVALID, &f) < 0) return NULL;
-    if (ck_py_dtype_from_obj(to, CK_DTYPE_INVALID, &t) < 0) return NULL;
+    else if (ck_py_dtype_from_obj(from, CK_FLOAT64, &f) < 0) return NULL;
+    if (ck_py_dtype_from_obj(to, CK_FLOAT64, &t) < 0) return NULL;
     const char *c = casting ? PyUnicode_AsUTF8(casting) : "safe";
     if (!c) return NULL;
     int ok;

@@ -333,6 +333,24 @@ static PyObject *c_reset_peak(PyObject *m, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+ck_status ck_cuda_pinned_empty(ck_array *out, int ndim, const int64_t *shape, ck_dtype dt);
+
+static PyObject *c_pinned_empty(PyObject *m, PyObject *args)
+{
+    (void)m;
+    PyObject *shape, *dt = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &shape, &dt)) return NULL;
+    int nd;
+    int64_t sh[CK_MAXDIMS];
+    ck_dtype t;
+    if (ck_py_shape_from_obj(shape, &nd, sh) < 0 || ck_py_dtype_from_obj(dt, CK_FLOAT64, &t) < 0) return NULL;
+    if (ck_cuda_device_count() == 0) { PyErr_SetString(ck_py_CUDAError, "no usable CUDA device"); return NULL; }
+    ck_array a;
+    ck_status s = ck_cuda_pinned_empty(&a, nd, sh, t);
+    if (s != CK_OK) return ck_py_raise(s);
+    return ck_py_wrap(&a, NULL);
+}
+
 static PyObject *c_add_library_dir(PyObject *m, PyObject *arg)
 {
     (void)m;
@@ -369,5 +387,6 @@ PyMethodDef ck_py_cuda_functions[] = {
     {"_cuda_set_memory_limit", c_set_memory_limit, METH_VARARGS, NULL},
     {"_cuda_reset_peak", c_reset_peak, METH_O, NULL},
     {"_add_library_dir", c_add_library_dir, METH_O, NULL},
+    {"_cuda_pinned_empty", c_pinned_empty, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -918,11 +918,20 @@ static PyObject *array_from_capsule(PyObject *cap, PyObject *base)
         return NULL;
     }
 
-    if (t->device.device_type == kDLCUDA || t->device.device_type == kDLCUDAManaged) {
-        PyErr_SetString(PyExc_NotImplementedError, "DLPack import of CUDA memory needs the CUDA backend");
+    ck_device mem_dev = ck_device_cpu();
+    if (t->device.device_type == kDLCUDA) {
+        /* GPU memory is shared as it is: the producer's work is ordered
+         * before ours on the legacy default stream both use */
+        mem_dev.type = CK_DEVICE_CUDA;
+        mem_dev.index = t->device.device_id;
+        if (!ck_backend_for(mem_dev)) {
+            PyErr_SetString(ck_py_CUDAError, "DLPack tensor is on a GPU but no usable CUDA device is present");
+            return NULL;
+        }
+    } else if (t->device.device_type == kDLCUDAManaged) {
+        PyErr_SetString(PyExc_NotImplementedError, "DLPack import of CUDA managed memory is not implemented");
         return NULL;
-    }
-    if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost) {
+    } else if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost) {
         PyErr_Format(PyExc_BufferError, "unsupported DLPack device type %d", (int)t->device.device_type);
         return NULL;
     }
@@ -975,7 +984,7 @@ static PyObject *array_from_capsule(PyObject *cap, PyObject *base)
     if (size == 0) {
         /* nothing to share (and producers may pass NULL data): a fresh empty
          * array, and the tensor is consumed and freed at once */
-        ck_status s = ck_array_empty(&arr, arr.ndim, arr.shape, dt, ck_device_cpu());
+        ck_status s = ck_array_empty(&arr, arr.ndim, arr.shape, dt, mem_dev);
         if (s != CK_OK) return ck_py_raise(s);
         if (readonly) arr.flags &= ~CK_ARRAY_WRITEABLE;
         if (PyCapsule_SetName(cap, versioned ? "used_dltensor_versioned" : "used_dltensor") < 0) {
@@ -1006,7 +1015,7 @@ static PyObject *array_from_capsule(PyObject *cap, PyObject *base)
         free(imp);
         return NULL;
     }
-    ck_buffer *b = ck_buffer_wrap(ck_device_cpu(), data + lo, (size_t)(hi - lo), readonly,
+    ck_buffer *b = ck_buffer_wrap(mem_dev, data + lo, (size_t)(hi - lo), readonly,
                                   dl_import_release, imp);
     if (!b) {
         dl_import_call_deleter(imp);
@@ -1060,11 +1069,11 @@ static PyObject *py_from_dlpack(PyObject *Py_UNUSED(mod), PyObject *args, PyObje
         if (r < 0) return NULL;
         /* decided before __dlpack__ so that the producer does no work (a
          * stream sync, a capsule) for memory we cannot take */
-        if (type == kDLCUDA || type == kDLCUDAManaged) {
-            PyErr_SetString(PyExc_NotImplementedError, "DLPack import of CUDA memory needs the CUDA backend");
+        if (type == kDLCUDAManaged) {
+            PyErr_SetString(PyExc_NotImplementedError, "DLPack import of CUDA managed memory is not implemented");
             return NULL;
         }
-        if (type != kDLCPU && type != kDLCUDAHost) {
+        if (type != kDLCPU && type != kDLCUDAHost && type != kDLCUDA) {
             PyErr_Format(PyExc_BufferError, "unsupported DLPack device type %ld", type);
             return NULL;
         }

@@ -29,6 +29,7 @@
 #define CK_FOR_CK_TS_REAL(M, ID)    CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID)
 #define CK_FOR_CK_TS_INT(M, ID)     CK_TL_INT_(M, ID)
 #define CK_FOR_CK_TS_BOOLINT(M, ID) CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID)
+#define CK_FOR_CK_TS_ROUND(M, ID)   CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID)
 
 /* Each loop is built for AVX-512, AVX2 and baseline x86-64 and picked at
  * load time (ifunc), so one build runs well on any x86-64 machine. */

@@ -59,14 +59,16 @@ static ck_status run(int d, const ck_cuda_ew_spec *sp, const ck_iter *it, const 
     int n32 = (int)it->size;
     void *args[2 + 4];
     void *ptrs[4];
-    args[0] = sp->idx64 ? (void *)&n64 : (void *)&n32;
-    args[1] = (void *)nd;
+    int na = 0, strided = 0;
+    for (int k = 0; k < sp->nops; k++) strided |= sp->kinds[k] == CK_OPND_STRIDED;
+    args[na++] = sp->idx64 ? (void *)&n64 : (void *)&n32;
+    if (strided) args[na++] = (void *)nd;
     for (int k = 0; k < sp->nops; k++) {
         if (sp->kinds[k] == CK_OPND_SCALAR) {
-            args[2 + k] = scalar_vals[k];
+            args[na++] = scalar_vals[k];
         } else {
             ptrs[k] = it->data[k];
-            args[2 + k] = &ptrs[k];
+            args[na++] = &ptrs[k];
         }
     }
     unsigned grid;

@@ -192,6 +192,80 @@ void ck_cuda_reset_peak(int d)
     pthread_mutex_unlock(&pools_[d].mu);
 }
 
+/* ----------------------------------------------------------- pinned */
+
+/* Page-locked host blocks, from the driver, cached by size like device
+ * blocks; the copy paths recognise them and skip staging (a copy from
+ * pinned memory is asynchronous). */
+#define CK_PINNED_MAX 64
+static pthread_mutex_t pinned_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct { char *ptr; size_t size; int in_use; } pinned_[CK_PINNED_MAX];
+
+static int pinned_find(const void *p, size_t n)
+{
+    for (int i = 0; i < CK_PINNED_MAX; i++)
+        if (pinned_[i].ptr && pinned_[i].in_use && (const char *)p >= pinned_[i].ptr &&
+            (const char *)p + n <= pinned_[i].ptr + pinned_[i].size)
+            return i;
+    return -1;
+}
+
+static void pinned_release(void *ctx)
+{
+    pthread_mutex_lock(&pinned_mu);
+    for (int i = 0; i < CK_PINNED_MAX; i++)
+        if (pinned_[i].ptr == ctx) pinned_[i].in_use = 0;
+    pthread_mutex_unlock(&pinned_mu);
+}
+
+ck_status ck_cuda_pinned_empty(ck_array *out, int ndim, const int64_t *shape, ck_dtype dt)
+{
+    ck_status s = ck_cuda_use(ck_cuda_current_device());
+    if (s != CK_OK) return s;
+    int64_t n = ck_shape_size(ndim, shape);
+    if (n < 0) return ck_error_set(CK_ERR_VALUE, "negative dimensions are not allowed");
+    size_t nbytes = (size_t)n * (size_t)ck_dtype_get_info(dt)->itemsize, sz = round_size(nbytes ? nbytes : 1);
+    char *p = NULL;
+    pthread_mutex_lock(&pinned_mu);
+    int slot = -1;
+    for (int i = 0; i < CK_PINNED_MAX && !p; i++)
+        if (pinned_[i].ptr && !pinned_[i].in_use && pinned_[i].size == sz) { p = pinned_[i].ptr; slot = i; }
+    if (!p) {
+        for (int i = 0; i < CK_PINNED_MAX && slot < 0; i++)
+            if (!pinned_[i].ptr) slot = i;
+        if (slot < 0) {   /* full: drop an idle block */
+            for (int i = 0; i < CK_PINNED_MAX && slot < 0; i++)
+                if (!pinned_[i].in_use) { ck_cu.cuMemFreeHost(pinned_[i].ptr); pinned_[i].ptr = NULL; slot = i; }
+        }
+        CUresult r = slot < 0 ? CUDA_ERROR_OUT_OF_MEMORY : ck_cu.cuMemHostAlloc((void **)&p, sz, CU_MEMHOSTALLOC_PORTABLE);
+        if (r != CUDA_SUCCESS) {
+            pthread_mutex_unlock(&pinned_mu);
+            return ck_cu_fail(r, "cuMemHostAlloc", __func__, __FILE__, __LINE__);
+        }
+        pinned_[slot].ptr = p;
+        pinned_[slot].size = sz;
+    }
+    pinned_[slot].in_use = 1;
+    pthread_mutex_unlock(&pinned_mu);
+    ck_buffer *b = ck_buffer_wrap(ck_device_cpu(), p, sz, 0, pinned_release, p);
+    if (!b) { pinned_release(p); return ck_error_status(); }
+    out->buf = b;
+    out->data = p;
+    out->dtype = dt;
+    out->flags = CK_ARRAY_WRITEABLE | CK_ARRAY_OWNDATA;
+    ck_strides_c(ndim, shape, ck_dtype_get_info(dt)->itemsize, out->strides);
+    ck_array_set_layout(out, ndim, shape, out->strides);
+    return CK_OK;
+}
+
+int ck_cuda_is_pinned(const void *p, size_t n)
+{
+    pthread_mutex_lock(&pinned_mu);
+    int r = pinned_find(p, n) >= 0;
+    pthread_mutex_unlock(&pinned_mu);
+    return r;
+}
+
 /* ----------------------------------------------------------- copies */
 
 #define CK_STAGE_MIN ((size_t)8 << 20)     /* below: the driver's own staging */
@@ -256,7 +330,8 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK || n == 0) return s;
     CUstream cs = ck_cuda_current_stream(d);
-    if (n < CK_STAGE_MIN) {
+    /* from pinned memory: asynchronous, no staging */
+    if (n < CK_STAGE_MIN || ck_cuda_is_pinned(src, n)) {
         CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
         return CK_OK;
     }
@@ -295,7 +370,7 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK || n == 0) return s;
     CUstream cs = ck_cuda_current_stream(d);
-    if (n < CK_STAGE_MIN) {
+    if (n < CK_STAGE_MIN || ck_cuda_is_pinned(dst, n)) {
         CK_CHECK_CU(ck_cu.cuMemcpyDtoHAsync_v2(dst, (CUdeviceptr)(uintptr_t)src, n, cs));
         CK_CHECK_CU(ck_cu.cuStreamSynchronize(cs));
         return CK_OK;

@@ -160,6 +160,42 @@ static char *red_source(const void *vspec)
         "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
         "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
         "        __syncthreads();\n    }\n}\n", A, A, A, in_c, out_st);
+    /* block layout over contiguous, 16-byte aligned rows: vector loads,
+     * two in flight per thread */
+    {
+        int isz = ck_dtype_get_info(s->in)->itemsize, V = isz >= 16 ? 1 : 16 / isz;
+        ck_sbuf_printf(&b,
+            "extern \"C\" __global__ void __launch_bounds__(256) ck_red_vec(long long n_out, long long inner, long long chunk,\n"
+            "        red_nd nd, const char *in, char *out, %s *partial) {\n"
+            "    __shared__ %s sm[256];\n"
+            "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
+            "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
+            "        long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
+            "        const %s *p = (const %s *)(in + ioff);\n"
+            "        const ck_vec<%s, %d> *pv = (const ck_vec<%s, %d> *)(p + j0);\n"
+            "        long long nv = (j1 - j0) / %d;\n"
+            "        %s acc = IDENT, acc2 = IDENT;\n"
+            "        long long t = threadIdx.x;\n"
+            "        for (; t + blockDim.x < nv; t += 2 * blockDim.x) {\n"
+            "            ck_vec<%s, %d> x = pv[t], y = pv[t + blockDim.x];\n"
+            "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n"
+            "                acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n"
+            "                acc2 = COMB(acc2, MAP((%s)y.v[e], j0 + (t + blockDim.x) * %d + e));\n            }\n        }\n"
+            "        for (; t < nv; t += blockDim.x) {\n"
+            "            ck_vec<%s, %d> x = pv[t];\n"
+            "#pragma unroll\n            for (int e = 0; e < %d; e++) acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n        }\n"
+            "        for (long long j = j0 + nv * %d + threadIdx.x; j < j1; j += blockDim.x) acc = COMB(acc, MAP((%s)p[j], j));\n"
+            "        acc = COMB(acc, acc2);\n"
+            "        sm[threadIdx.x] = acc; __syncthreads();\n"
+            "        for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
+            "            if ((int)threadIdx.x < w) sm[threadIdx.x] = COMB(sm[threadIdx.x], sm[threadIdx.x + w]);\n"
+            "            __syncthreads();\n        }\n"
+            "        if (threadIdx.x == 0) {\n"
+            "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
+            "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
+            "        __syncthreads();\n    }\n}\n",
+            A, A, in_st, in_st, in_st, V, in_st, V, V, A, in_st, V, V, in_c, V, in_c, V, in_st, V, V, in_c, V, V, in_c, out_st);
+    }
     /* thread layout: thread per output, block.y splits */
     ck_sbuf_printf(&b,
         "extern \"C\" __global__ void __launch_bounds__(256) ck_red_thread(long long n_out, long long inner, long long chunk,\n"
@@ -168,10 +204,16 @@ static char *red_source(const void *vspec)
         "    if (o >= n_out) return;\n"
         "    long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
         "    long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
-        "    %s acc = IDENT;\n"
-        "    for (long long j = j0; j < j1; j++) { %s v = LOAD(in + ioff + ck_in_off(nd, j)); acc = COMB(acc, MAP(v, j)); }\n"
+        "    %s acc = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;\n"
+        "    long long j = j0;\n"
+        "    for (; j + 3 < j1; j += 4) {\n"   /* four loads in flight per thread */
+        "        %s v0 = LOAD(in + ioff + ck_in_off(nd, j)), v1 = LOAD(in + ioff + ck_in_off(nd, j + 1));\n"
+        "        %s v2 = LOAD(in + ioff + ck_in_off(nd, j + 2)), v3 = LOAD(in + ioff + ck_in_off(nd, j + 3));\n"
+        "        acc = COMB(acc, MAP(v0, j)); a1 = COMB(a1, MAP(v1, j + 1)); a2 = COMB(a2, MAP(v2, j + 2)); a3 = COMB(a3, MAP(v3, j + 3));\n    }\n"
+        "    for (; j < j1; j++) { %s v = LOAD(in + ioff + ck_in_off(nd, j)); acc = COMB(acc, MAP(v, j)); }\n"
+        "    acc = COMB(COMB(acc, a1), COMB(a2, a3));\n"
         "    if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(acc);\n"
-        "    else partial[(long long)blockIdx.y * n_out + o] = acc;\n}\n", A, A, in_c, out_st);
+        "    else partial[(long long)blockIdx.y * n_out + o] = acc;\n}\n", A, A, in_c, in_c, in_c, out_st);
     /* combine the splits' partials: a block per output */
     ck_sbuf_printf(&b,
         "extern \"C\" __global__ void __launch_bounds__(256) ck_red_final(long long n_out, int splits, red_nd nd, char *out, const %s *partial) {\n"
@@ -243,8 +285,8 @@ ck_status ck_cuda_reduce(const ck_reduce_desc *d)
     unsigned gx;
     if (sp.thread_layout) {
         gx = (unsigned)((n_out + 255) / 256);
-        if ((long long)gx < target_blocks && inner >= 64) {
-            splits = (target_blocks + gx - 1) / gx;
+        if ((long long)gx < target_blocks * 2 && inner >= 64) {
+            splits = (target_blocks * 2 + gx - 1) / gx;
             if (splits > inner / 32) splits = inner / 32;
             if (splits > 65535) splits = 65535;
             if (splits < 1) splits = 1;
@@ -262,8 +304,18 @@ ck_status ck_cuda_reduce(const ck_reduce_desc *d)
     if (sp.thread_layout && splits > 1) splits = (inner + chunk - 1) / chunk;
     if (!sp.thread_layout && splits > 1) splits = (inner + chunk - 1) / chunk;
 
+    /* contiguous rows whose every slice starts 16-byte aligned take vector loads */
+    int vec = 0;
+    if (!sp.thread_layout && d->n_inner == 1 && inner_contig && isz <= 16) {
+        int V = isz >= 16 ? 1 : 16 / isz;
+        if (splits > 1) chunk = (chunk + 4 * V - 1) / (4 * V) * (4 * V);
+        vec = ((uintptr_t)d->in % 16) == 0 && (chunk * isz) % 16 == 0;
+        for (int i = 0; i < d->n_outer && vec; i++) vec = d->outer_in_strides[i] % 16 == 0;
+        if (splits > 1) splits = (inner + chunk - 1) / chunk;
+    }
     CUfunction fmain, ffinal = NULL;
-    s = ck_cuda_get_kernel(dev, red_key(&sp) * 4 + 1, red_source, &sp, sp.thread_layout ? "ck_red_thread" : "ck_red_block", &fmain);
+    s = ck_cuda_get_kernel(dev, red_key(&sp) * 4 + (vec ? 3 : 1), red_source, &sp,
+                           sp.thread_layout ? "ck_red_thread" : vec ? "ck_red_vec" : "ck_red_block", &fmain);
     if (s != CK_OK) return s;
     void *partial = NULL;
     size_t psize = 0;

@@ -1,0 +1,267 @@
+"""GPU benchmarks of cudakit against PyTorch and CuPy, side by side in one run.
+
+    python3 bench/bench_gpu.py [--out bench/results/FILE.md]
+
+Per-call figures: a Python loop of 20,000 calls then a synchronize, best of
+5.  Bandwidth figures: CUDA events around 20 calls after warm-up, median of
+5; bytes counted as read + written.  Each library runs the same operation
+on its own arrays of the same size.  A library that is missing is skipped.
+"""
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+if not hasattr(np, "row_stack"):   # numba-cuda 0.30 still uses it (removed in NumPy 2.5)
+    np.row_stack = np.vstack
+
+import cudakit as ck  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+try:
+    import cupy as cp
+except ImportError:
+    cp = None
+
+ROWS = []
+
+
+def record(name, unit, values, higher_is_better):
+    ROWS.append((name, unit, values, higher_is_better))
+    txt = "  ".join(f"{k} {v:10.2f}" for k, v in values.items())
+    print(f"{name:44s} [{unit}] {txt}", flush=True)
+
+
+def per_call_us(fn, sync, calls=20000, repeats=5):
+    for _ in range(200):
+        fn()
+    sync()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        sync()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best * 1e6
+
+
+def ck_sync():
+    ck.cuda.synchronize()
+
+
+def ck_time_ms(fn, reps=20, repeats=5):
+    fn()
+    ck.cuda.synchronize()
+    s, e = ck.cuda.Event(), ck.cuda.Event()
+    out = []
+    for _ in range(repeats):
+        s.record()
+        for _ in range(reps):
+            fn()
+        e.record()
+        e.synchronize()
+        out.append(s.elapsed_time(e) / reps)
+    return statistics.median(out)
+
+
+def torch_time_ms(fn, reps=20, repeats=5):
+    fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    out = []
+    for _ in range(repeats):
+        s.record()
+        for _ in range(reps):
+            fn()
+        e.record()
+        e.synchronize()
+        out.append(s.elapsed_time(e) / reps)
+    return statistics.median(out)
+
+
+def cupy_time_ms(fn, reps=20, repeats=5):
+    fn()
+    cp.cuda.Device().synchronize()
+    s, e = cp.cuda.Event(), cp.cuda.Event()
+    out = []
+    for _ in range(repeats):
+        s.record()
+        for _ in range(reps):
+            fn()
+        e.record()
+        e.synchronize()
+        out.append(cp.cuda.get_elapsed_time(s, e) / reps)
+    return statistics.median(out)
+
+
+def import_ms(module, runs=7):
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    props = ck.cuda.get_device_properties(0)
+    print("device:", props["name"], flush=True)
+
+    vals = {"cudakit": import_ms("cudakit"), "numpy": import_ms("numpy")}
+    if cp is not None:
+        vals["cupy"] = import_ms("cupy")
+    if torch is not None:
+        vals["torch"] = import_ms("torch")
+    record("import (process, ms)", "ms", vals, False)
+
+    # per-call overhead, 1000 float32
+    x = ck.arange(1000, dtype=ck.float32, device="cuda")
+    vals = {"cudakit": per_call_us(lambda: x + 1, ck_sync)}
+    if torch is not None:
+        tx = torch.arange(1000, dtype=torch.float32, device="cuda")
+        vals["torch"] = per_call_us(lambda: tx + 1, torch.cuda.synchronize)
+    if cp is not None:
+        cx = cp.arange(1000, dtype=cp.float32)
+        vals["cupy"] = per_call_us(lambda: cx + 1, cp.cuda.Device().synchronize)
+    record("x + 1, 1000 float32, per call", "us", vals, False)
+
+    vals = {"cudakit": per_call_us(lambda: x + x, ck_sync)}
+    if torch is not None:
+        vals["torch"] = per_call_us(lambda: tx + tx, torch.cuda.synchronize)
+    if cp is not None:
+        vals["cupy"] = per_call_us(lambda: cx + cx, cp.cuda.Device().synchronize)
+    record("x + y, 1000 float32, per call", "us", vals, False)
+
+    vals = {"cudakit": per_call_us(lambda: x.sum(), ck_sync)}
+    if torch is not None:
+        vals["torch"] = per_call_us(lambda: tx.sum(), torch.cuda.synchronize)
+    if cp is not None:
+        vals["cupy"] = per_call_us(lambda: cx.sum(), cp.cuda.Device().synchronize)
+    record("x.sum(), 1000 float32, per call", "us", vals, False)
+    del x
+
+    # bandwidth, 2^28 float32
+    n = 1 << 28
+    a = ck.ones(n, dtype=ck.float32, device="cuda")
+    b = ck.ones(n, dtype=ck.float32, device="cuda")
+    gb = 3 * 4 * n / 1e9
+    vals = {"cudakit": gb / ck_time_ms(lambda: a + b) * 1e3}
+    if torch is not None:
+        ta = torch.ones(n, dtype=torch.float32, device="cuda")
+        tb = torch.ones(n, dtype=torch.float32, device="cuda")
+        vals["torch"] = gb / torch_time_ms(lambda: ta + tb) * 1e3
+    if cp is not None:
+        ca = cp.ones(n, dtype=cp.float32)
+        cb = cp.ones(n, dtype=cp.float32)
+        vals["cupy"] = gb / cupy_time_ms(lambda: ca + cb) * 1e3
+    record("add, 2^28 float32", "GB/s", vals, True)
+
+    gb = 4 * n / 1e9
+    vals = {"cudakit": gb / ck_time_ms(lambda: a.sum()) * 1e3}
+    if torch is not None:
+        vals["torch"] = gb / torch_time_ms(lambda: ta.sum()) * 1e3
+    if cp is not None:
+        vals["cupy"] = gb / cupy_time_ms(lambda: ca.sum()) * 1e3
+    record("sum, 2^28 float32", "GB/s", vals, True)
+    assert float(a.sum()) == float(n)
+
+    gb = 2 * 4 * n / 1e9
+    vals = {"cudakit": gb / ck_time_ms(lambda: a.copy()) * 1e3}
+    if torch is not None:
+        vals["torch"] = gb / torch_time_ms(lambda: ta.clone()) * 1e3
+    if cp is not None:
+        vals["cupy"] = gb / cupy_time_ms(lambda: ca.copy()) * 1e3
+    record("device-to-device copy, 2^28 float32", "GB/s", vals, True)
+
+    gb = 4 * 4 * n / 1e9   # a, b read; t written and read; out written (two kernels)
+    vals = {"cudakit (2 kernels)": 3 * 4 * n / 1e9 / ck_time_ms(lambda: a * b + 1) * 1e3}
+    if torch is not None:
+        vals["torch (2 kernels)"] = 3 * 4 * n / 1e9 / torch_time_ms(lambda: ta * tb + 1) * 1e3
+    if cp is not None:
+        vals["cupy (2 kernels)"] = 3 * 4 * n / 1e9 / cupy_time_ms(lambda: ca * cb + 1) * 1e3
+    record("a * b + 1, 2^28 float32 (one-pass bytes)", "GB/s", vals, True)
+    del b
+    if torch is not None:
+        del tb
+    if cp is not None:
+        del cb
+
+    m = a.reshape(16384, 16384)
+    gb = 4 * n / 1e9
+    for axis in (0, 1):
+        vals = {"cudakit": gb / ck_time_ms(lambda: m.sum(axis=axis)) * 1e3}
+        if torch is not None:
+            tm = ta.reshape(16384, 16384)
+            vals["torch"] = gb / torch_time_ms(lambda: tm.sum(dim=axis)) * 1e3
+        if cp is not None:
+            cm = ca.reshape(16384, 16384)
+            vals["cupy"] = gb / cupy_time_ms(lambda: cm.sum(axis=axis)) * 1e3
+        record(f"sum axis {axis}, 16384 x 16384 float32", "GB/s", vals, True)
+    del m, a
+    if torch is not None:
+        del ta
+    if cp is not None:
+        del ca
+
+    # host to device, 1 GiB pageable
+    h = np.ones(1 << 28, dtype=np.float32)
+    gb = h.nbytes / 1e9
+
+    def h2d_ck():
+        ck.asarray(h, device="cuda")
+        ck.cuda.synchronize()
+
+    def wall(fn, repeats=5):
+        fn()
+        ts = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts)
+
+    vals = {"cudakit": gb / wall(h2d_ck)}
+    if torch is not None:
+        vals["torch"] = gb / wall(lambda: (torch.from_numpy(h).to("cuda"), torch.cuda.synchronize()))
+    if cp is not None:
+        vals["cupy"] = gb / wall(lambda: (cp.asarray(h), cp.cuda.Device().synchronize()))
+    record("host to device, 1 GiB pageable", "GB/s", vals, True)
+    g = ck.asarray(h, device="cuda")
+    vals = {"cudakit": gb / wall(lambda: ck.asnumpy(g))}
+    if torch is not None:
+        tg = torch.from_numpy(h).to("cuda")
+        vals["torch"] = gb / wall(lambda: tg.cpu())
+    if cp is not None:
+        cg = cp.asarray(h)
+        vals["cupy"] = gb / wall(lambda: cp.asnumpy(cg))
+    record("device to host, 1 GiB", "GB/s", vals, True)
+
+    lines = [f"# GPU benchmarks, {datetime.date.today().isoformat()}", "",
+             f"Machine: {props['name']} ({props['multi_processor_count']} SMs); "
+             f"torch {getattr(torch, '__version__', '-')}, cupy {getattr(cp, '__version__', '-')}, "
+             f"numpy {np.__version__}.", "Command: `make bench-gpu` (python3 bench/bench_gpu.py).", ""]
+    for name, unit, values, hib in ROWS:
+        lines.append(f"- {name} [{unit}, {'higher' if hib else 'lower'} is better]: " +
+                     ", ".join(f"{k} {v:.2f}" for k, v in values.items()))
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+        with open(args.out, "w") as f:
+            f.write(text)
+        print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    main()
