@@ -283,7 +283,10 @@ _FUZZ = textwrap.dedent(r'''
             return rng.choice(dtypes)
         return rng.choice(values)
     ok = err = 0
+    import faulthandler
     for i in range(int(sys.argv[3])):
+        # a call that hangs fails the run with its traceback
+        faulthandler.dump_traceback_later(20, exit=True)
         name = rng.choice(names)
         f = getattr(ck, name)
         args = [rand_arg() for _ in range(rng.randint(0, 4))]
@@ -316,7 +319,73 @@ def test_fuzz_never_crashes(device, seed, tmp_path):
     script = tmp_path / "fuzz.py"
     script.write_text(_FUZZ)
     env = dict(os.environ, CUDAKIT_DEVICE="cpu", PYTHONFAULTHANDLER="1")
-    r = subprocess.run([sys.executable, str(script), device, str(seed), "1500"], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, str(script), device, str(seed), "4000"], capture_output=True, text=True,
                        env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "fuzz done" in r.stdout
+
+
+_HOSTILE = r'''
+import cudakit as ck, numpy as np, gc
+class BadIndex:
+    def __index__(self): raise RuntimeError("x")
+class Mut:
+    def __init__(self, a): self.a = a
+    def __index__(self):
+        self.a.shape = (self.a.size,)
+        return 0
+class LyingList(list):
+    def __len__(self): return 100
+import sys
+dev = sys.argv[1]
+a = ck.arange(24.0, device=dev).reshape(2, 3, 4)
+keys = [(BadIndex(),), (slice(BadIndex(), None),), (slice(None, None, BadIndex()),), (0, slice(0, 2**63 - 1, 2**62)),
+        (slice(-2**63, 2**63 - 1),), (Ellipsis, None, Ellipsis), (None,) * 100, (0,) * 100, (slice(None),) * 65,
+        (Mut(a),), ([0, BadIndex()],), ([[0, 1], [2]],), (np.array([1.5]),), (ck.asarray(1.5),), (ck.asarray([[True]]),)]
+for k in keys:
+    for op in ("get", "set"):
+        try:
+            if op == "get": a[k]
+            else: a[k] = 1
+        except Exception as e:
+            pass
+for shape in [(BadIndex(),), (2**62, 2**62), (-1,), [2, BadIndex()], LyingList([1, 2]), (1,) * 64, (1,) * 65, 2**63]:
+    for f in (ck.zeros, ck.ones, ck.empty, lambda s: ck.full(s, 1), lambda s: a.reshape(s), lambda s: ck.ndarray(s)):
+        try: f(shape)
+        except Exception: pass
+for x in [LyingList([1, 2]), [LyingList([1])], [[1, 2], LyingList([3, 4])]]:
+    try: ck.asarray(x)
+    except Exception: pass
+try: a.transpose([0, 1, BadIndex()])
+except Exception: pass
+try: a.item(BadIndex())
+except Exception: pass
+try: a.swapaxes(BadIndex(), 0)
+except Exception: pass
+try: ck.sum(a, axis=(0, BadIndex()))
+except Exception: pass
+try: ck.eye(BadIndex())
+except Exception: pass
+# deep recursion
+l = [1]
+for _ in range(100000): l = [l]
+try: ck.asarray(l)
+except Exception: pass
+big = []
+big.append(big)
+try: ck.asarray(big)
+except Exception: pass
+gc.collect()
+print("ok")
+'''
+
+
+def test_hostile_keys_shapes_and_sequences_never_crash(device, tmp_path):
+    """__index__ that raises or reshapes the array mid-parse, lying
+    __len__, absurd shapes, 100000-deep and self-containing lists."""
+    script = tmp_path / "hostile.py"
+    script.write_text(_HOSTILE)
+    env = dict(os.environ, CUDAKIT_DEVICE="cpu", PYTHONFAULTHANDLER="1")
+    r = subprocess.run([sys.executable, str(script), device], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().endswith("ok")

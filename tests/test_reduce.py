@@ -258,6 +258,18 @@ def test_axis_errors(device):
         ck.sum(ca, axis=3)
 
 
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_zero_d_axis_rules(device, name):
+    """A 0-d array takes axis 0 / -1 (an int, not a tuple) in most
+    reductions, as NumPy; mean/var/std refuse it; scans give 1-d."""
+    a = np.asarray(2.5)
+    ca = ck.asarray(a, device=device)
+    for kw in ({}, {"axis": 0}, {"axis": -1}, {"axis": ()}, {"axis": (0,)}, {"axis": 1}, {"axis": None}):
+        got, want = call_both(name, a, ca, kw, False)
+        if got is not None:
+            assert_same(got, np.asarray(want))
+
+
 def test_initial_and_where_not_implemented(device):
     ca = ck.ones(3, device=device)
     with pytest.raises(NotImplementedError):

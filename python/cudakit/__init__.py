@@ -11,6 +11,8 @@ usable, otherwise the CPU; ``CUDAKIT_DEVICE=cpu`` chooses.  Functions follow
 NumPy's names and NumPy 2's type rules; results that NumPy gives as scalars
 are 0-d arrays here, as in CuPy and the Python array API standard.
 """
+import operator as _operator
+
 from . import _core
 from ._core import *  # noqa: F401,F403  (the C module defines the public names)
 from ._core import asarray, maximum, minimum
@@ -83,22 +85,33 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     return _clip3(a, lo, hi, out=out)
 
 
+def _pow10(n):
+    try:
+        return 10.0 ** n
+    except OverflowError:
+        return float("inf")
+
+
 def round(a, decimals=0, out=None):
     """Round to the given number of decimals, halves to even (as NumPy)."""
     a = asarray(a)
+    decimals = _operator.index(decimals)
+    if not -(2**31) <= decimals < 2**31:
+        # NumPy takes a C int here
+        raise OverflowError(f"decimals={decimals} does not fit a C int")
     if decimals == 0:
         return _core.rint(a, out=out) if a.dtype.kind in "fc" else (a.copy() if out is None else _core.positive(a, out=out))
     if a.dtype.kind in "biu":
         if decimals > 0:
             return a.copy() if out is None else _core.positive(a, out=out)
         # as NumPy: in float64, halves to even, then back to the integer dtype
-        f = float(10 ** (-decimals))
+        f = _pow10(-decimals)
         r = _core.multiply(_core.rint(_core.divide(a, f)), f).astype(a.dtype)
         if out is None:
             return r
         out[...] = r
         return out
-    f = 10.0 ** decimals
+    f = _pow10(decimals)
     return _core.divide(_core.rint(_core.multiply(a, f)), f, out=out)
 
 

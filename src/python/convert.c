@@ -454,6 +454,15 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
         Py_DECREF(conv);
         return res;
     }
+    /* GPU arrays of other libraries first: some (CuPy) also export a
+     * buffer protocol that only raises */
+    if (PyObject_HasAttrString(obj, "__cuda_array_interface__")) {
+        PyObject *w = from_cuda_array_interface(obj);
+        if (!w) return NULL;
+        PyObject *res = adjust(w, dtype, copy, has_dev, dev, 0);
+        Py_DECREF(w);
+        return res;
+    }
     if (PyObject_CheckBuffer(obj) && !PyBytes_Check(obj) && !PyUnicode_Check(obj)) {
         PyObject *w = ck_py_from_buffer(obj, 0);
         int fresh = 0;
@@ -497,13 +506,6 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
         }
         if (!w) return NULL;
         PyObject *res = adjust(w, dtype, copy, 1, target, fresh);
-        Py_DECREF(w);
-        return res;
-    }
-    if (PyObject_HasAttrString(obj, "__cuda_array_interface__") && !PyObject_HasAttrString(obj, "__dlpack__")) {
-        PyObject *w = from_cuda_array_interface(obj);
-        if (!w) return NULL;
-        PyObject *res = adjust(w, dtype, copy, has_dev, dev, 0);
         Py_DECREF(w);
         return res;
     }

@@ -77,9 +77,24 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
         PyErr_SetString(PyExc_TypeError, "output must be a cudakit array");
         return NULL;
     }
+    if (sp->kind == R_SCAN && axis != Py_None && (!PyIndex_Check(axis) || PyBool_Check(axis))) {
+        PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer", Py_TYPE(axis)->tp_name);
+        return NULL;
+    }
     PyObject *arr = ck_py_asarray(a_obj, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!arr) return NULL;
     const ck_array *a = CK_ARR(arr);
+    /* NumPy lets reductions of a 0-d array name axis 0 or -1 (an integer,
+     * not a tuple), as if it were 1-d; mean/var/std do not */
+    if (a->ndim == 0 && axis != Py_None && PyIndex_Check(axis) && !PyBool_Check(axis) &&
+        sp->kind != R_MEAN && sp->kind != R_VAR && sp->kind != R_STD) {
+        Py_ssize_t v = PyNumber_AsSsize_t(axis, NULL);
+        if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+        } else if (v == 0 || v == -1) {
+            axis = Py_None;
+        }
+    }
     ck_array res, flat;
     ck_status s = CK_OK;
     uint64_t mask = 0;
