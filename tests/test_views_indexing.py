@@ -535,3 +535,12 @@ def test_read_only_assignment(device):
         with pytest.raises(ValueError):
             c[1:] += 1
         assert a[0] == 0.0
+
+
+def test_real_imag_functions(device):
+    a = np.array([1 + 2j, -3 - 4j], dtype=np.complex64)
+    ca = ck.asarray(a, device=device)
+    assert_same(ck.real(ca), np.real(a))
+    assert_same(ck.imag(ca), np.imag(a))
+    r = np.arange(3.0)
+    assert_same(ck.imag(ck.asarray(r, device=device)), np.imag(r))

@@ -118,6 +118,16 @@ def round(a, decimals=0, out=None):
 around = round
 
 
+def real(x):
+    """The real part (a view for complex arrays), as NumPy's and the array API's real."""
+    return asarray(x).real
+
+
+def imag(x):
+    """The imaginary part (a view for complex arrays; zeros otherwise)."""
+    return asarray(x).imag
+
+
 def copy(a, order="K"):
     """A copy of an array-like."""
     return _core.array(a, copy=True, order=order)
