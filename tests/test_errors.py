@@ -389,3 +389,31 @@ def test_hostile_keys_shapes_and_sequences_never_crash(device, tmp_path):
     r = subprocess.run([sys.executable, str(script), device], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip().endswith("ok")
+
+
+def test_parallel_loops_work_in_a_forked_child():
+    # the CPU thread pool must not wait for the parent's workers after fork
+    import os
+    import sys
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    big = ck.ones(1 << 20, dtype=ck.float32, device="cpu")
+    assert float((big + 1).sum()) == 2.0 * (1 << 20)   # workers started in the parent
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ok = float((big + 1).sum()) == 2.0 * (1 << 20)
+        finally:
+            os._exit(0 if ok else 1)
+    import time
+    deadline = time.monotonic() + 30
+    while True:   # a deadlocked child must fail the test, not hang it
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("a parallel loop deadlocked in the forked child")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0

@@ -567,8 +567,10 @@ int ck_py_operand(PyObject *obj, ck_operand *op, PyObject **tmp_obj)
     if (seq_is_container(obj) || PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array__") ||
         PyObject_HasAttrString(obj, "__array_interface__") || PyObject_HasAttrString(obj, "__dlpack__")) {
         if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return 1;
-        /* on the CPU; ck_py_apply moves it to the other operands' device */
-        PyObject *a = ck_py_asarray(obj, CK_DTYPE_INVALID, -1, 1, ck_device_cpu());
+        /* host objects on the CPU, GPU objects where they are; ck_py_apply
+         * moves either to the other operands' device */
+        int on_gpu = PyObject_HasAttrString(obj, "__cuda_array_interface__");
+        PyObject *a = ck_py_asarray(obj, CK_DTYPE_INVALID, -1, !on_gpu, ck_device_cpu());
         if (!a) return -1;
         *tmp_obj = a;
         op->array = CK_ARR(a);

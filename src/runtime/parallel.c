@@ -23,6 +23,22 @@ static struct {
 } pool_job;
 static _Thread_local int ck_in_parallel_;
 
+/* A forked child has none of the parent's workers: start afresh, or the
+ * first parallel loop in the child would wait for threads that are gone. */
+static void pool_atfork_child(void)
+{
+    pthread_mutex_init(&pool_mu, NULL);
+    pthread_mutex_init(&pool_call_mu, NULL);
+    pthread_cond_init(&pool_go, NULL);
+    pthread_cond_init(&pool_done, NULL);
+    pool_started = 0;
+    pool_pending = 0;
+    pool_generation = 0;
+}
+
+static pthread_once_t pool_atfork_once = PTHREAD_ONCE_INIT;
+static void pool_register_atfork(void) { pthread_atfork(NULL, NULL, pool_atfork_child); }
+
 static int default_threads(void)
 {
     const char *e = getenv("CUDAKIT_NUM_THREADS");
@@ -92,6 +108,7 @@ void ck_parallel_for(int64_t n, int64_t grain, ck_range_fn fn, void *ctx)
     chunk = (chunk + grain - 1) / grain * grain;
     nchunks = (int)((n + chunk - 1) / chunk);
 
+    pthread_once(&pool_atfork_once, pool_register_atfork);
     pthread_mutex_lock(&pool_call_mu);
     pthread_mutex_lock(&pool_mu);
     while (pool_started < nchunks - 1) {
