@@ -8,7 +8,6 @@ and the same number of threads the machine has (NumPy's element-wise loops
 use one core; cudakit splits large loops over the cores).
 """
 import argparse
-import datetime
 import os
 import platform
 import statistics
@@ -21,6 +20,7 @@ os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
 import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
+from _report import write_results  # noqa: E402
 
 
 def per_call(fn, calls=20000, repeats=7):
@@ -61,9 +61,9 @@ def main():
 
     rows = []
 
-    def row(name, t_ck, t_np, unit, better="lower"):
+    def row(name, t_ck, t_np, unit):
         ratio = t_ck / t_np
-        rows.append((name, t_ck, t_np, unit, ratio))
+        rows.append((name, unit, {"cudakit": t_ck, "numpy": t_np, "ratio": ratio}, False))
         print(f"{name:42s} cudakit {t_ck:10.3f} {unit:3s} numpy {t_np:10.3f} {unit:3s} ratio {ratio:5.2f}", flush=True)
 
     t_py = import_time("sys")
@@ -106,16 +106,11 @@ def main():
                     break
     except OSError:
         pass
-    head = (f"# CPU benchmarks, {datetime.date.today().isoformat()}\n\n"
-            f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-            f"NumPy {np.__version__}, cudakit {ck.__version__}.\n"
-            f"Command: `python bench/bench_cpu.py` (ratio = cudakit / NumPy; below 1 is better for cudakit).\n\n"
-            "| figure | cudakit | NumPy | ratio |\n| --- | --- | --- | --- |\n")
-    body = "".join(f"| {r[0]} | {r[1]:.3f} {r[3]} | {r[2]:.3f} {r[3]} | {r[4]:.2f} |\n" for r in rows)
-    text = head + body
     if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+        write_results(args.out, "CPU benchmarks", f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
+                      f"NumPy {np.__version__}, cudakit {ck.__version__}",
+                      "python bench/bench_cpu.py (ratio = cudakit / NumPy, below 1 is better for cudakit)",
+                      ["cudakit", "numpy", "ratio"], rows)
         print("wrote", args.out)
 
 

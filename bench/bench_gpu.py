@@ -8,7 +8,6 @@ Per-call figures: a Python loop of 20,000 calls then a synchronize, best of
 on its own arrays of the same size.  A library that is missing is skipped.
 """
 import argparse
-import datetime
 import os
 import statistics
 import subprocess
@@ -21,6 +20,7 @@ if not hasattr(np, "row_stack"):   # numba-cuda 0.30 still uses it (removed in N
     np.row_stack = np.vstack
 
 import cudakit as ck  # noqa: E402
+from _report import write_results  # noqa: E402
 
 try:
     import torch
@@ -58,10 +58,12 @@ def ck_sync():
     ck.cuda.synchronize()
 
 
-def ck_time_ms(fn, reps=20, repeats=5):
+def _event_time_ms(fn, new_event, elapsed_ms, sync, reps=20, repeats=5):
+    """Median over repeats of the per-call time of reps calls between two
+    events of the library itself."""
     fn()
-    ck.cuda.synchronize()
-    s, e = ck.cuda.Event(), ck.cuda.Event()
+    sync()
+    s, e = new_event(), new_event()
     out = []
     for _ in range(repeats):
         s.record()
@@ -69,38 +71,21 @@ def ck_time_ms(fn, reps=20, repeats=5):
             fn()
         e.record()
         e.synchronize()
-        out.append(s.elapsed_time(e) / reps)
+        out.append(elapsed_ms(s, e) / reps)
     return statistics.median(out)
 
 
-def torch_time_ms(fn, reps=20, repeats=5):
-    fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = []
-    for _ in range(repeats):
-        s.record()
-        for _ in range(reps):
-            fn()
-        e.record()
-        e.synchronize()
-        out.append(s.elapsed_time(e) / reps)
-    return statistics.median(out)
+def ck_time_ms(fn):
+    return _event_time_ms(fn, ck.cuda.Event, lambda s, e: s.elapsed_time(e), ck.cuda.synchronize)
 
 
-def cupy_time_ms(fn, reps=20, repeats=5):
-    fn()
-    cp.cuda.Device().synchronize()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    out = []
-    for _ in range(repeats):
-        s.record()
-        for _ in range(reps):
-            fn()
-        e.record()
-        e.synchronize()
-        out.append(cp.cuda.get_elapsed_time(s, e) / reps)
-    return statistics.median(out)
+def torch_time_ms(fn):
+    return _event_time_ms(fn, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e),
+                          torch.cuda.synchronize)
+
+
+def cupy_time_ms(fn):
+    return _event_time_ms(fn, cp.cuda.Event, cp.cuda.get_elapsed_time, lambda: cp.cuda.Device().synchronize())
 
 
 def import_ms(module, runs=7):
@@ -248,18 +233,13 @@ def main():
         vals["cupy"] = gb / wall(lambda: cp.asnumpy(cg))
     record("device to host, 1 GiB", "GB/s", vals, True)
 
-    lines = [f"# GPU benchmarks, {datetime.date.today().isoformat()}", "",
-             f"Machine: {props['name']} ({props['multi_processor_count']} SMs); "
-             f"torch {getattr(torch, '__version__', '-')}, cupy {getattr(cp, '__version__', '-')}, "
-             f"numpy {np.__version__}.", "Command: `make bench-gpu` (python3 bench/bench_gpu.py).", ""]
-    for name, unit, values, hib in ROWS:
-        lines.append(f"- {name} [{unit}, {'higher' if hib else 'lower'} is better]: " +
-                     ", ".join(f"{k} {v:.2f}" for k, v in values.items()))
-    text = "\n".join(lines) + "\n"
     if args.out:
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-        with open(args.out, "w") as f:
-            f.write(text)
+        columns = []
+        for _, _, values, _ in ROWS:
+            columns += [k for k in values if k not in columns]
+        write_results(args.out, "GPU benchmarks", f"{props['name']} ({props['multi_processor_count']} SMs); "
+                      f"torch {getattr(torch, '__version__', '-')}, cupy {getattr(cp, '__version__', '-')}, "
+                      f"numpy {np.__version__}", "make bench-gpu (python3 bench/bench_gpu.py)", columns, ROWS)
         print("wrote", args.out)
 
 

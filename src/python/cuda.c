@@ -351,6 +351,27 @@ static PyObject *c_pinned_empty(PyObject *m, PyObject *args)
     return ck_py_wrap(&a, NULL);
 }
 
+#include "../runtime/kcache.h"
+
+/* Compile CUDA C with NVRTC through the disk cache (no GPU needed):
+ * (image bytes, from_disk, compile_ms).  For tests and tools. */
+static PyObject *c_kernel_compile(PyObject *m, PyObject *args)
+{
+    (void)m;
+    const char *src, *name;
+    int arch;
+    if (!PyArg_ParseTuple(args, "ssi", &src, &name, &arch)) return NULL;
+    ck_kernel_image img;
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_kernel_compile(src, name, NULL, 0, arch, &img);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) return ck_py_raise(s);
+    PyObject *r = Py_BuildValue("(y#id)", (const char *)img.data, (Py_ssize_t)img.size, img.from_disk, img.compile_ms);
+    ck_kernel_image_free(&img);
+    return r;
+}
+
 static PyObject *c_add_library_dir(PyObject *m, PyObject *arg)
 {
     (void)m;
@@ -388,5 +409,6 @@ PyMethodDef ck_py_cuda_functions[] = {
     {"_cuda_reset_peak", c_reset_peak, METH_O, NULL},
     {"_add_library_dir", c_add_library_dir, METH_O, NULL},
     {"_cuda_pinned_empty", c_pinned_empty, METH_VARARGS, NULL},
+    {"_kernel_compile", c_kernel_compile, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,24 @@
+"""Writing benchmark results: a Markdown table and a JSON file side by side."""
+import datetime
+import json
+import os
+
+
+def write_results(path_md, title, machine, command, columns, rows):
+    """rows: (figure, unit, {library: value}, higher_is_better).  Writes
+    path_md (a Markdown table, one column per library) and the same data as
+    JSON next to it (path_md with .json)."""
+    os.makedirs(os.path.dirname(path_md) or ".", exist_ok=True)
+    date = datetime.date.today().isoformat()
+    lines = [f"# {title}, {date}", "", f"Machine: {machine}.", f"Command: `{command}`.", "",
+             "| figure | unit | " + " | ".join(columns) + " | better |",
+             "| --- | --- | " + " | ".join("---" for _ in columns) + " | --- |"]
+    for name, unit, values, hib in rows:
+        cells = [f"{values[c]:.3f}" if c in values else "-" for c in columns]
+        lines.append(f"| {name} | {unit} | " + " | ".join(cells) + f" | {'higher' if hib else 'lower'} |")
+    with open(path_md, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.splitext(path_md)[0] + ".json", "w") as f:
+        json.dump({"title": title, "date": date, "machine": machine, "command": command,
+                   "rows": [{"figure": n, "unit": u, "values": v, "higher_is_better": h} for n, u, v, h in rows]},
+                  f, indent=1)
