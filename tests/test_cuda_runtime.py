@@ -12,6 +12,13 @@ from conftest import assert_same
 gpu = pytest.mark.skipif(not ck.cuda.is_available(), reason="no usable CUDA device")
 
 
+def test_error_classes():
+    assert issubclass(ck.cuda.OutOfMemoryError, ck.cuda.CUDAError)
+    assert issubclass(ck.cuda.OutOfMemoryError, MemoryError)
+    assert issubclass(ck.cuda.CUDAError, RuntimeError)
+    assert issubclass(ck.CompileError, RuntimeError)
+
+
 def test_no_driver_keeps_cpu_working():
     if ck.cuda.is_available():
         pytest.skip("a GPU is present")
@@ -122,6 +129,7 @@ def test_out_of_memory_is_catchable():
     with pytest.raises(ck.cuda.OutOfMemoryError) as info:
         ck.empty(total * 2, dtype=ck.uint8, device="cuda")
     assert isinstance(info.value, MemoryError)
+    assert isinstance(info.value, ck.cuda.CUDAError)
     assert "bytes" in str(info.value)
     # the program goes on
     assert_same(ck.ones(3, device="cuda") + 1, np.ones(3) + 1)

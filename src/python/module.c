@@ -72,9 +72,13 @@ PyMODINIT_FUNC PyInit__core(void)
     ck_py_ComplexWarning = PyErr_NewException("cudakit.ComplexWarning", PyExc_RuntimeWarning, NULL);
     ck_py_CUDAError = PyErr_NewExceptionWithDoc("cudakit.cuda.CUDAError",
         "A CUDA driver call failed; the message names the call and the driver's error.", PyExc_RuntimeError, NULL);
-    ck_py_OutOfMemoryError = PyErr_NewExceptionWithDoc("cudakit.cuda.OutOfMemoryError",
+    /* a CUDAError (every GPU failure is one) and a MemoryError (what
+     * NumPy-style code catches), as in CuPy */
+    PyObject *oom_bases = ck_py_CUDAError ? PyTuple_Pack(2, ck_py_CUDAError, PyExc_MemoryError) : NULL;
+    ck_py_OutOfMemoryError = oom_bases ? PyErr_NewExceptionWithDoc("cudakit.cuda.OutOfMemoryError",
         "Out of GPU memory after freeing the pool's cache; says what was asked for and what is free.",
-        PyExc_MemoryError, NULL);
+        oom_bases, NULL) : NULL;
+    Py_XDECREF(oom_bases);
     ck_py_CompileError = PyErr_NewExceptionWithDoc("cudakit.CompileError",
         "NVRTC could not compile a kernel; the message has the log and the source lines around the error.",
         PyExc_RuntimeError, NULL);
