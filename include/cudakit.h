@@ -283,4 +283,7 @@ void ck_cpu_set_num_threads(int n);
 #ifdef __cplusplus
 }
 #endif
+#include "cudakit_shape.h"
+#include "cudakit_random.h"
+#include "cudakit_index.h"
 #endif /* CUDAKIT_H */

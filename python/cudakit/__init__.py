@@ -56,7 +56,7 @@ _clip3 = _core.clip
 def where(condition, x=None, y=None, /):
     """``where(condition, x, y)``: elements of x where condition holds, else of y."""
     if x is None and y is None:
-        raise NotImplementedError("where(condition) with one argument is not implemented yet; use where(c, x, y)")
+        return _core.nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
     return _where3(condition, x, y)
@@ -201,3 +201,328 @@ def isdtype(dtype_, kind):
 
 def _dtype_of(d):
     return _core.result_type(d)
+
+
+# ---------------------------------------------------------------------------
+# Shape manipulation (issue 4).  The C module (src/python/shape.c) has the
+# core ones; these are short compositions of them: views and concatenate.
+# ---------------------------------------------------------------------------
+
+import builtins as _builtins  # noqa: E402  (min/max/round here are array functions)
+
+_core._install_shape_methods()
+
+concat = _core.concatenate
+
+
+def atleast_1d(*arys):
+    """Views of the inputs with at least one dimension (a list for several)."""
+    res = [asarray(a) if asarray(a).ndim >= 1 else asarray(a).reshape(1) for a in arys]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_2d(*arys):
+    """Views with at least two dimensions: 1-d (N,) becomes (1, N)."""
+    res = []
+    for a in arys:
+        a = asarray(a)
+        if a.ndim == 0:
+            a = a.reshape(1, 1)
+        elif a.ndim == 1:
+            a = a[None, :]
+        res.append(a)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_3d(*arys):
+    """Views with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
+    res = []
+    for a in arys:
+        a = asarray(a)
+        if a.ndim == 0:
+            a = a.reshape(1, 1, 1)
+        elif a.ndim == 1:
+            a = a[None, :, None]
+        elif a.ndim == 2:
+            a = a[:, :, None]
+        res.append(a)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def _as_list(tup, fname):
+    if isinstance(tup, ndarray) or not hasattr(tup, "__len__"):
+        raise TypeError(f"arrays to {fname} must be passed as a sequence")
+    return list(tup)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """Join along the second axis (the first for 1-d inputs)."""
+    arrs = atleast_1d(*_as_list(tup, "hstack"))
+    if not isinstance(arrs, tuple):
+        arrs = (arrs,)
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    return _core.concatenate(arrs, axis, dtype=dtype, casting=casting)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """Join along the first axis after making the inputs at least 2-d."""
+    arrs = atleast_2d(*_as_list(tup, "vstack"))
+    if not isinstance(arrs, tuple):
+        arrs = (arrs,)
+    return _core.concatenate(arrs, 0, dtype=dtype, casting=casting)
+
+
+row_stack = vstack
+
+
+def dstack(tup):
+    """Join along the third axis after making the inputs at least 3-d."""
+    arrs = atleast_3d(*_as_list(tup, "dstack"))
+    if not isinstance(arrs, tuple):
+        arrs = (arrs,)
+    return _core.concatenate(arrs, 2)
+
+
+def column_stack(tup):
+    """1-d inputs as columns, 2-d ones as they are, joined along axis 1."""
+    arrs = []
+    for a in _as_list(tup, "column_stack"):
+        a = asarray(a)
+        if a.ndim < 2:
+            a = atleast_1d(a)[:, None]
+        arrs.append(a)
+    return _core.concatenate(arrs, 1)
+
+
+def fliplr(m):
+    """Reverse the columns (axis 1) - a view."""
+    m = asarray(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return _core.flip(m, 1)
+
+
+def flipud(m):
+    """Reverse the rows (axis 0) - a view."""
+    m = asarray(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return _core.flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees k times in the plane of axes (a view)."""
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    m = asarray(m)
+    if axes[0] == axes[1] or _builtins.abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if axes[0] >= m.ndim or axes[0] < -m.ndim or axes[1] >= m.ndim or axes[1] < -m.ndim:
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _core.flip(_core.flip(m, axes[0]), axes[1])
+    perm = list(range(m.ndim))
+    perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
+    if k == 1:
+        return _core.transpose(_core.flip(m, axes[1]), perm)
+    return _core.flip(_core.transpose(m, perm), axes[1])
+
+
+def _split_views(a, bounds, axis):
+    idx = [slice(None)] * a.ndim
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        idx[axis] = slice(lo, hi)
+        out.append(a[tuple(idx)])
+    return out
+
+
+def _norm_axis(axis, ndim):
+    axis = _operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Split into views; sections need not divide the axis evenly."""
+    a = asarray(ary)
+    if a.ndim == 0:
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+    axis = _norm_axis(axis, a.ndim)
+    n = a.shape[axis]
+    if hasattr(indices_or_sections, "__len__"):
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+        # out-of-range and decreasing indices clip as Python slices do
+        bounds = [_builtins.min(_builtins.max(b if b >= 0 else b + n, 0), n) for b in bounds]
+        return _split_views(a, bounds, axis)
+    sections = _operator.index(indices_or_sections)
+    if sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    if sections > (1 << 26):
+        # a list of that many views would not fit in memory; fail at once
+        # rather than after building most of it
+        raise MemoryError(f"array_split into {sections} sections")
+    each, extra = divmod(n, sections)
+    bounds = [0]
+    for i in range(sections):
+        bounds.append(bounds[-1] + each + (1 if i < extra else 0))
+    return _split_views(a, bounds, axis)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal views (or at the given indices)."""
+    if not hasattr(indices_or_sections, "__len__"):
+        a = asarray(ary)
+        ax = _norm_axis(axis, a.ndim) if a.ndim else axis
+        sections = _operator.index(indices_or_sections)
+        if a.ndim and sections > 0 and a.shape[ax] % sections:
+            raise ValueError("array split does not result in an equal division")
+    return array_split(ary, indices_or_sections, axis)
+
+
+def unstack(x, /, *, axis=0):
+    """The views along one axis, as a tuple."""
+    x = asarray(x)
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    axis = _norm_axis(axis, x.ndim)
+    idx = [slice(None)] * x.ndim
+    out = []
+    for i in range(x.shape[axis]):
+        idx[axis] = i
+        out.append(x[tuple(idx)])
+    return tuple(out)
+
+
+def append(arr, values, axis=None):
+    """arr with values added at the end (flattened when axis is None)."""
+    arr = asarray(arr)
+    values = _core.asarray(values, device=arr.device)
+    if axis is None:
+        return _core.concatenate((arr, values), None)
+    return _core.concatenate((arr, values), axis)
+
+
+def _delete_keep(n, obj):
+    """Indices along an axis of length n that delete(obj) keeps."""
+    if isinstance(obj, slice):
+        drop = set(range(n)[obj])
+    else:
+        if isinstance(obj, ndarray):
+            obj = obj.tolist()
+        items = obj if isinstance(obj, (list, tuple)) else [obj]
+        if _builtins.any(isinstance(i, _builtins.bool) for i in items):
+            raise NotImplementedError("delete with a boolean mask is not implemented")
+        drop = set()
+        for i in items:
+            i = _operator.index(i)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis 0 with size {n}")
+            drop.add(i % n)
+    return [i for i in range(n) if i not in drop]
+
+
+def _runs(indices):
+    """Consecutive runs of sorted indices, as (start, stop) pairs."""
+    runs = []
+    for i in indices:
+        if runs and runs[-1][1] == i:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1])
+    return runs
+
+
+def delete(arr, obj, axis=None):
+    """A copy of arr without the entries obj along axis (flattened when None)."""
+    a = asarray(arr)
+    if axis is None:
+        a = a.ravel()
+        axis = 0
+    if a.ndim == 0:
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+    axis = _norm_axis(axis, a.ndim)
+    keep = _delete_keep(a.shape[axis], obj)
+    idx = [slice(None)] * a.ndim
+    pieces = []
+    for lo, hi in _runs(keep):
+        idx[axis] = slice(lo, hi)
+        pieces.append(a[tuple(idx)])
+    if not pieces:
+        idx[axis] = slice(0, 0)
+        return a[tuple(idx)].copy()
+    return _core.concatenate(pieces, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """A copy of arr with values inserted before index (or indices) obj."""
+    a = asarray(arr)
+    if axis is None:
+        a = a.ravel()
+        axis = 0
+    if a.ndim == 0:
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+    axis = _norm_axis(axis, a.ndim)
+    n = a.shape[axis]
+    # NumPy casts the values to arr's dtype without checking (unsafe)
+    vals = _core.asarray(values, device=a.device).astype(a.dtype, copy=False)
+    if isinstance(obj, slice):
+        obj = list(range(n)[obj])
+    elif isinstance(obj, ndarray):
+        obj = obj.tolist()
+    multi = isinstance(obj, (list, tuple))
+    if multi and _builtins.any(isinstance(i, _builtins.bool) for i in obj):
+        raise NotImplementedError("insert with a boolean mask is not implemented")
+    positions = [_operator.index(i) for i in (obj if multi else [obj])]
+    for i in positions:
+        if not -n <= i <= n:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    positions = [i + n if i < 0 else i for i in positions]
+    idx = [slice(None)] * a.ndim
+    if len(positions) == 1:
+        p = positions[0]
+        v = vals.reshape((1,) * (a.ndim - vals.ndim) + tuple(vals.shape)) if vals.ndim < a.ndim else vals
+        if not multi:
+            # a scalar index inserts values' own first axis at axis, as NumPy
+            v = _core.moveaxis(v, 0, axis)
+        shape = list(a.shape)
+        shape[axis] = v.shape[axis]
+        pieces = [None, _core.broadcast_to(v, tuple(shape)), None]
+        idx[axis] = slice(0, p)
+        pieces[0] = a[tuple(idx)]
+        idx[axis] = slice(p, None)
+        pieces[2] = a[tuple(idx)]
+        return _core.concatenate(pieces, axis)
+    k = len(positions)
+    shape = list(a.shape)
+    shape[axis] = k
+    vb = _core.broadcast_to(vals, tuple(shape))
+    # the j-th value goes before original position[j]; ties keep their order
+    order = sorted(range(k), key=lambda j: positions[j])
+    pieces = []
+    prev = 0
+    for j in order:
+        p = positions[j]
+        idx[axis] = slice(prev, p)
+        pieces.append(a[tuple(idx)])
+        idx[axis] = slice(j, j + 1)
+        pieces.append(vb[tuple(idx)])
+        prev = p
+    idx[axis] = slice(prev, None)
+    pieces.append(a[tuple(idx)])
+    return _core.concatenate(pieces, axis)
+
+
+def __getattr__(name):
+    # cudakit.random (and NumPy, which it uses) load on first use, keeping
+    # `import cudakit` fast; the import binds the attribute for next time
+    if name == "random":
+        import importlib
+
+        return importlib.import_module(".random", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

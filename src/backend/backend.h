@@ -58,6 +58,52 @@ typedef struct ck_scan_desc {
     char *out;
 } ck_scan_desc;
 
+/* A gather or scatter through integer index arrays (advanced indexing, take,
+ * put and their kin).  It runs over `shape` in C order; at position p
+ *     arr element   = arr + sum_d p[d]*arr_strides[d] + sum_k idx_k[p]*axis_stride[k]
+ *     other element = other + sum_d p[d]*other_strides[d]
+ * gather copies the arr element into the other one, scatter the reverse.
+ * Elements move as raw bytes (the op layer has cast already), so one kernel
+ * serves every dtype.  A scatter must apply positions in C order so that the
+ * last of repeated indices wins, as it does in NumPy.
+ * Each index array is a contiguous int64 scratch copy of idx_size elements
+ * owned by the op layer: the backend first checks every element against
+ * axis_len[k] by mode and rewrites it in place to a value in [0, len), so an
+ * out-of-range index fails even when the iteration is empty (as NumPy's);
+ * idx_strides then address it over `shape` (0 where it is broadcast). */
+typedef struct ck_gather_desc {
+    ck_device dev;
+    int itemsize;
+    int mode;                          /* ck_index_mode */
+    int ndim;
+    int64_t size;                      /* product of shape */
+    int64_t shape[CK_MAXDIMS];
+    char *arr;                         /* the indexed array */
+    int64_t arr_strides[CK_MAXDIMS];   /* 0 along the dims the index arrays make */
+    char *other;                       /* gather: the output; scatter: the values */
+    int64_t other_strides[CK_MAXDIMS];
+    int nidx;
+    int64_t *idx[CK_MAXDIMS];
+    int64_t idx_size[CK_MAXDIMS];
+    int64_t idx_strides[CK_MAXDIMS][CK_MAXDIMS];
+    int64_t axis_len[CK_MAXDIMS];
+    int64_t axis_stride[CK_MAXDIMS];
+    int axis_id[CK_MAXDIMS];           /* the axis an out-of-bounds message names */
+} ck_gather_desc;
+
+/* The coordinates of the true elements of a bool array, in C order:
+ * out is (ndim, count) int64, C-contiguous; count comes from a
+ * count_nonzero reduction the op layer ran first (ndim >= 1). */
+typedef struct ck_nonzero_desc {
+    ck_device dev;
+    int ndim;
+    int64_t shape[CK_MAXDIMS];
+    int64_t strides[CK_MAXDIMS];
+    const char *in;
+    int64_t count;
+    int64_t *out;
+} ck_nonzero_desc;
+
 typedef struct ck_backend_iface {
     const char *name;
     /* memory */
@@ -75,6 +121,10 @@ typedef struct ck_backend_iface {
     /* out[i] = start + i * step, as doubles then cast; contiguous out */
     ck_status (*iota)(ck_array *out, double start, double step);
     ck_status (*synchronize)(ck_device dev);                 /* (optional) */
+    /* advanced indexing (optional) */
+    ck_status (*gather)(const ck_gather_desc *d);
+    ck_status (*scatter)(const ck_gather_desc *d);
+    ck_status (*nonzero)(const ck_nonzero_desc *d);
 } ck_backend_iface;
 
 /* The backend of a device (never NULL for a valid device type). */

@@ -140,6 +140,10 @@ extern PyMethodDef ck_py_reduce_functions[];    /* module functions */
 
 /* creation.c */
 extern PyMethodDef ck_py_creation_functions[];
+/* indexfuncs.c: take, put, nonzero, choose and kin */
+extern PyMethodDef ck_py_index_functions[];
+extern PyMethodDef ck_py_shape_functions[];      /* shape.c: reshape, concatenate, pad, ... */
+extern PyMethodDef ck_py_random_functions[];     /* random.c: _random_* */
 
 /* Release the GIL for loops at least this large (elements). */
 #define CK_PY_NOGIL_MIN 65536

@@ -12,21 +12,20 @@
  * and does pure arithmetic.  So nothing a key's Python code does to the
  * array can leave us with a layout computed from a stale shape.
  *
- * Integer-array and boolean ("advanced") indexing is recognised but not
- * implemented: it would produce a copy, not a view, and has its own rules.
+ * Integer-array and boolean ("advanced") keys keep their converted arrays
+ * from the first pass and go to the core (ck_index_get / ck_index_set,
+ * src/ops/index.c), which makes a copy rather than a view.
  */
 #include "ck_python.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char MSG_INVALID[] =
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean "
     "arrays are valid indices";
 static const char MSG_ARRAY_TYPE[] = "arrays used as indices must be of integer (or boolean) type";
-static const char MSG_ADVANCED[] = "advanced (integer-array and boolean) indexing is not implemented yet";
 
-/* IX_ADVANCED items are only kept to check the rest of the key the way
- * NumPy would before it reports the missing feature. */
 typedef enum { IX_INT, IX_SLICE, IX_NEWAXIS, IX_ELLIPSIS, IX_ADVANCED } ix_kind;
 
 /* One item of a key after the first pass. */
@@ -37,6 +36,7 @@ typedef struct ix_item {
     PyObject *big;                   /* IX_INT: owned; the int when it does not fit int64
                                       * (kept only to print it in the bounds error) */
     Py_ssize_t start, stop, step;    /* IX_SLICE: unpacked, not yet clipped to the axis */
+    PyObject *arr;                   /* IX_ADVANCED: owned; the index as an integer or bool CkArray */
 } ix_item;
 
 /* What a key selects: the layout of the view relative to the array. */
@@ -76,12 +76,24 @@ static int raise_index_error(const char *msg)
     return -1;
 }
 
-/* An integer array consumes one axis, a boolean one as many as it has. */
-static int set_advanced_item(ix_item *it, int is_bool, int ndim)
+/* An integer array consumes one axis, a boolean one as many as it has.
+ * Steals arr (NULL: an error is set). */
+static int set_advanced_item(ix_item *it, PyObject *arr)
 {
+    if (!arr) return -1;
+    const ck_array *k = CK_ARR(arr);
     it->kind = IX_ADVANCED;
-    it->value = is_bool ? ndim : 1;
+    it->value = k->dtype == CK_BOOL ? k->ndim : 1;
+    it->arr = arr;
     return 0;
+}
+
+/* A 0-d bool array of a Python or NumPy bool (NumPy: a 0-d mask). */
+static PyObject *bool_index(PyObject *item)
+{
+    int t = PyObject_IsTrue(item);
+    if (t < 0) return NULL;
+    return ck_py_asarray(t ? Py_True : Py_False, CK_BOOL, -1, 1, ck_device_cpu());
 }
 
 /* A CkArray used as an index: a 0-d integer one is a plain integer (NumPy
@@ -90,9 +102,11 @@ static int set_advanced_item(ix_item *it, int is_bool, int ndim)
 static int classify_ckarray(PyObject *item, ix_item *it)
 {
     const ck_array *k = CK_ARR(item);
-    if (k->dtype == CK_BOOL) return set_advanced_item(it, 1, k->ndim);
+    if (k->dtype == CK_BOOL || (ck_dtype_is_integer(k->dtype) && k->ndim != 0)) {
+        Py_INCREF(item);
+        return set_advanced_item(it, item);
+    }
     if (!ck_dtype_is_integer(k->dtype)) return raise_index_error(MSG_ARRAY_TYPE);
-    if (k->ndim != 0) return set_advanced_item(it, 0, 1);
     /* the element may live on a GPU; only host memory can be read here */
     ck_array host;
     const ck_array *src = k;
@@ -175,7 +189,7 @@ static int classify_other(PyObject *item, ix_item *it)
     if (!is_seq) {
         int nk = numpy_kind(item);
         if (nk < 0) return -1;
-        if (nk == 3) return set_advanced_item(it, 1, 0);
+        if (nk == 3) return set_advanced_item(it, bool_index(item));
         if (nk == 1) return raise_index_error(MSG_INVALID);
         if (nk == 2 || has_array_protocol(item)) is_array = 1;
         else if (PySequence_Check(item)) is_seq = 1;
@@ -193,11 +207,14 @@ static int classify_other(PyObject *item, ix_item *it)
         return raise_index_error(is_array ? MSG_ARRAY_TYPE : MSG_INVALID);
     }
     const ck_array *k = CK_ARR(conv);
-    int is_bool = k->dtype == CK_BOOL, ndim = k->ndim;
-    int advanced = is_bool || ck_dtype_is_integer(k->dtype) ||
-                   (is_seq && k->size == 0);   /* NumPy reads [] as an empty intp index */
+    if (k->dtype == CK_BOOL || ck_dtype_is_integer(k->dtype)) return set_advanced_item(it, conv);
+    if (is_seq && k->size == 0) {
+        /* NumPy reads [] as an empty intp index */
+        PyObject *empty = ck_py_asarray(conv, CK_INT64, -1, 0, ck_device_cpu());
+        Py_DECREF(conv);
+        return set_advanced_item(it, empty);
+    }
     Py_DECREF(conv);
-    if (advanced) return set_advanced_item(it, is_bool, ndim);
     return raise_index_error(is_array ? MSG_ARRAY_TYPE : MSG_INVALID);
 }
 
@@ -214,7 +231,7 @@ static int classify_item(PyObject *item, ix_item *it)
     if (item == Py_None) { it->kind = IX_NEWAXIS; return 0; }
     if (item == Py_Ellipsis) { it->kind = IX_ELLIPSIS; return 0; }
     /* bool is an int to Python but a mask to NumPy */
-    if (PyBool_Check(item)) return set_advanced_item(it, 1, 0);
+    if (PyBool_Check(item)) return set_advanced_item(it, bool_index(item));
     if (PyLong_Check(item)) return set_int_item(it, item);
     if (CkArray_Check(item)) return classify_ckarray(item, it);
     if (PyIndex_Check(item)) {
@@ -328,8 +345,9 @@ typedef struct ix_counts {
 
 /* The checks that need the whole key and the array, then the layout.
  * Only now is the array looked at (see the top of the file).  The order of
- * the errors is NumPy's, so that a key with advanced items gets the same
- * IndexError NumPy would raise before any NotImplementedError. */
+ * the errors is NumPy's (out-of-range integers before anything the
+ * advanced items could report).  Returns 1 for a key with advanced items,
+ * which the core lays out, 0 with *out filled, -1 with an exception. */
 static int finish_layout(PyObject *self, const ix_item *items, const ix_counts *c, ix_layout *out)
 {
     if (!CkArray_Check(self)) {
@@ -347,10 +365,12 @@ static int finish_layout(PyObject *self, const ix_item *items, const ix_counts *
         /* Out-of-range integers are reported first, as NumPy would.  A key
          * too long to store (mostly newaxes and 0-d booleans) skips that:
          * it is rejected all the same. */
-        if (c->stored == c->items && build_layout(a, items, (int)c->stored, (int)consumed, NULL) < 0)
+        if (c->stored < c->items) {
+            PyErr_Format(PyExc_IndexError, "number of dimensions must be within [0, %d], indexing result would have more",
+                         CK_MAXDIMS);
             return -1;
-        PyErr_SetString(PyExc_NotImplementedError, MSG_ADVANCED);
-        return -1;
+        }
+        return build_layout(a, items, (int)c->stored, (int)consumed, NULL) < 0 ? -1 : 1;
     }
     Py_ssize_t result_ndim = a->ndim - c->ints + c->newaxes;
     /* stored < items cannot pass the checks above (see IX_MAX_ITEMS);
@@ -363,10 +383,27 @@ static int finish_layout(PyObject *self, const ix_item *items, const ix_counts *
     return build_layout(a, items, (int)c->stored, (int)consumed, out);
 }
 
-/* key -> the layout it selects in self's array; -1 with an exception. */
-static int parse_index(PyObject *self, PyObject *key, ix_layout *out)
-{
+/* A parsed key; its items own references until ix_key_release. */
+typedef struct ix_key {
     ix_item items[IX_MAX_ITEMS];
+    ix_counts c;
+} ix_key;
+
+static void ix_key_release(ix_key *k)
+{
+    for (Py_ssize_t i = 0; i < k->c.stored; i++) {
+        Py_CLEAR(k->items[i].big);
+        Py_CLEAR(k->items[i].arr);
+    }
+    k->c.stored = 0;
+}
+
+/* key -> the layout it selects in self's array (0), or 1 for an advanced
+ * key whose items stay in *k; -1 with an exception.  The caller releases k
+ * in every case. */
+static int parse_index(PyObject *self, PyObject *key, ix_layout *out, ix_key *k)
+{
+    ix_item *items = k->items;
     ix_counts c = {0, 0, 0, 0, 0, 0, 0, 0};
     int rc = 0;
 
@@ -378,7 +415,7 @@ static int parse_index(PyObject *self, PyObject *key, ix_layout *out)
 
     for (Py_ssize_t i = 0; i < c.items; i++) {
         PyObject *item = is_tuple ? PyTuple_GET_ITEM(key, i) : key;
-        ix_item it = {.kind = IX_INT, .value = 0, .big = NULL};
+        ix_item it = {.kind = IX_INT, .value = 0, .big = NULL, .arr = NULL};
         if (classify_item(item, &it) < 0) {
             rc = -1;
             break;
@@ -396,13 +433,39 @@ static int parse_index(PyObject *self, PyObject *key, ix_layout *out)
             c.advanced_axes += it.value;
             break;
         }
-        if (c.stored < IX_MAX_ITEMS) items[c.stored++] = it;
-        else Py_XDECREF(it.big);
+        if (c.stored < IX_MAX_ITEMS) {
+            items[c.stored++] = it;
+        } else {
+            Py_XDECREF(it.big);
+            Py_XDECREF(it.arr);
+        }
         if (rc < 0) break;
     }
+    k->c = c;
     if (rc == 0) rc = finish_layout(self, items, &c, out);
-    for (Py_ssize_t i = 0; i < c.stored; i++) Py_XDECREF(items[i].big);
     return rc;
+}
+
+/* The stored items as the core's index items (borrowing their arrays). */
+static void core_items(const ix_key *k, ck_index_item *out)
+{
+    for (Py_ssize_t i = 0; i < k->c.stored; i++) {
+        const ix_item *it = &k->items[i];
+        ck_index_item *o = &out[i];
+        memset(o, 0, sizeof *o);
+        switch (it->kind) {
+        case IX_INT: o->kind = CK_INDEX_INT; o->value = it->value; break;
+        case IX_SLICE:
+            o->kind = CK_INDEX_SLICE;
+            o->start = it->start;
+            o->stop = it->stop;
+            o->step = it->step;
+            break;
+        case IX_NEWAXIS: o->kind = CK_INDEX_NEWAXIS; break;
+        case IX_ELLIPSIS: o->kind = CK_INDEX_ELLIPSIS; break;
+        case IX_ADVANCED: o->kind = CK_INDEX_ARRAY; o->array = CK_ARR(it->arr); break;
+        }
+    }
 }
 
 static void make_view(ck_array *view, const ck_array *a, const ix_layout *l)
@@ -417,7 +480,25 @@ static void make_view(ck_array *view, const ck_array *a, const ix_layout *l)
 PyObject *ck_py_getitem(PyObject *self, PyObject *key)
 {
     ix_layout l;
-    if (parse_index(self, key, &l) < 0) return NULL;
+    ix_key *k = PyMem_Malloc(sizeof *k);
+    if (!k) return PyErr_NoMemory();
+    k->c.stored = 0;
+    int r = parse_index(self, key, &l, k);
+    if (r != 0) {
+        PyObject *res = NULL;
+        if (r > 0) {
+            ck_index_item items[IX_MAX_ITEMS];
+            core_items(k, items);
+            ck_array out;
+            ck_status s = ck_index_get(&out, CK_ARR(self), (int)k->c.stored, items, CK_INDEX_RAISE);
+            res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+        }
+        ix_key_release(k);
+        PyMem_Free(k);
+        return res;
+    }
+    ix_key_release(k);
+    PyMem_Free(k);
     ck_array view;
     make_view(&view, CK_ARR(self), &l);
     /* a 0-d view, not a scalar, when every axis got an int (as CuPy) */
@@ -513,6 +594,49 @@ static int assign_value(ck_array *view, PyObject *value)
     return r;
 }
 
+/* value as an array of a's dtype where it is a Python scalar or sequence
+ * (converted as a scalar store would), else as it is; new reference. */
+static PyObject *value_array(PyObject *value, const ck_array *a)
+{
+    if (CkArray_Check(value)) {
+        Py_INCREF(value);
+        return value;
+    }
+    ck_scalar s;
+    int weak = 0;
+    int r = ck_py_scalar_from_obj(value, &s, &weak);
+    if (r < 0) return NULL;
+    if (r == 0) {
+        if (weak && ck_py_check_weak_scalar(&s, a->dtype) < 0) return NULL;
+        ck_array t;
+        int64_t none = 0;
+        ck_status st = ck_full(&t, 0, &none, weak ? a->dtype : s.dtype, &s, ck_array_device(a));
+        return st == CK_OK ? ck_py_wrap(&t, NULL) : ck_py_raise(st);
+    }
+    ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? a->dtype : CK_DTYPE_INVALID;
+    return ck_py_asarray(value, as, -1, 1, ck_array_device(a));
+}
+
+static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
+{
+    ck_array *a = CK_ARR(self);
+    PyObject *v = value_array(value, a);
+    if (!v) return -1;
+    const ck_array *va = CK_ARR(v);
+    int r = 0;
+    if (ck_dtype_is_complex(va->dtype) && !ck_dtype_is_complex(a->dtype) && a->dtype != CK_BOOL &&
+        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+        r = -1;
+    if (r == 0) {
+        ck_index_item items[IX_MAX_ITEMS];
+        core_items(k, items);
+        ck_status s = ck_index_set(a, (int)k->c.stored, items, va, CK_INDEX_RAISE);
+        if (s != CK_OK) r = ck_py_raise_int(s);
+    }
+    Py_DECREF(v);
+    return r;
+}
+
 int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
 {
     if (!value) {
@@ -525,7 +649,21 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
         return -1;
     }
     ix_layout l;
-    if (parse_index(self, key, &l) < 0) return -1;
+    ix_key *k = PyMem_Malloc(sizeof *k);
+    if (!k) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    k->c.stored = 0;
+    int pr = parse_index(self, key, &l, k);
+    if (pr != 0) {
+        int r = pr > 0 ? assign_advanced(self, k, value) : -1;
+        ix_key_release(k);
+        PyMem_Free(k);
+        return r;
+    }
+    ix_key_release(k);
+    PyMem_Free(k);
     /* The view holds its own buffer reference, so converting value (which
      * may run Python code) cannot free the memory written to. */
     ck_array view;

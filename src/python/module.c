@@ -95,7 +95,10 @@ PyMODINIT_FUNC PyInit__core(void)
     if (ck_py_array_type_init() < 0 || PyModule_AddObjectRef(m, "ndarray", (PyObject *)&CkArray_Type) < 0) goto fail;
     if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0) goto fail;
     if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
-        add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0)
+        add_functions(m, ck_py_index_functions) < 0 ||
+        add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0 ||
+        add_functions(m, ck_py_shape_functions) < 0 ||
+        add_functions(m, ck_py_random_functions) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     return m;

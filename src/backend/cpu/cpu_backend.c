@@ -278,6 +278,11 @@ static ck_status cpu_iota(ck_array *out, double start, double step)
     return CK_OK;
 }
 
+/* cpu_index.c: advanced indexing */
+ck_status ck_cpu_gather(const ck_gather_desc *d);
+ck_status ck_cpu_scatter(const ck_gather_desc *d);
+ck_status ck_cpu_nonzero(const ck_nonzero_desc *d);
+
 const ck_backend_iface ck_backend_cpu = {
     /* .name           = */ "cpu",
     /* .alloc          = */ cpu_alloc,
@@ -291,4 +296,7 @@ const ck_backend_iface ck_backend_cpu = {
     /* .scan           = */ ck_cpu_scan,
     /* .iota           = */ cpu_iota,
     /* .synchronize    = */ NULL,
+    /* .gather         = */ ck_cpu_gather,
+    /* .scatter        = */ ck_cpu_scatter,
+    /* .nonzero        = */ ck_cpu_nonzero,
 };

@@ -170,6 +170,9 @@ const ck_backend_iface ck_backend_cuda = {
     /* .scan           = */ ck_cuda_scan,
     /* .iota           = */ ck_cuda_iota,
     /* .synchronize    = */ ck_cuda_synchronize,
+    /* .gather         = */ NULL,
+    /* .scatter        = */ NULL,
+    /* .nonzero        = */ NULL,
 };
 
 ck_status ck_cuda_init(void)

@@ -1,0 +1,523 @@
+"""cudakit.random: random numbers from our own Philox4x32-10 stream.
+
+    >>> import cudakit as ck
+    >>> rng = ck.random.default_rng(42)
+    >>> x = rng.standard_normal((3, 4))
+    >>> k = rng.integers(0, 10, size=5, device="cpu")
+
+The bits are Philox4x32-10 (Salmon et al., SC 2011), bit-identical to
+Random123's, computed in the C core (``include/cudakit_random.h`` documents
+which counter and word each element comes from).  Being counter-based, the
+CPU fills are split over the cores without changing a bit, and a GPU kernel
+can reproduce them from the same (key, counter).
+
+A ``Generator``'s state is a 64-bit key and a 128-bit counter:
+
+* key = SplitMix64(seed) for a seed below 2**64; larger seeds (and
+  sequences of ints) fold in 64 bits at a time, h = SplitMix64(h ^ limb);
+  ``seed=None`` takes 128 bits from ``os.urandom``.  The key's low 32 bits
+  are Philox's key word 0.
+* every call starts at the counter and advances it by the counter values it
+  used, so successive calls give fresh numbers.
+
+The streams differ from NumPy's (as CuPy's do): same distributions, not the
+same numbers.  Arrays are made on the CPU and moved with ``to_device`` for
+other devices, until the GPU kernel exists.  As elsewhere in cudakit,
+``size=None`` gives a 0-d array rather than a Python scalar.
+"""
+import operator as _operator
+import os as _os
+
+import numpy as _np
+
+from . import _core
+
+__all__ = [
+    "Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample", "sample",
+    "ranf", "uniform", "normal", "standard_normal", "exponential", "standard_exponential", "integers",
+    "choice", "shuffle", "permutation", "binomial", "poisson", "gamma", "beta", "get_state", "set_state",
+]
+
+_MASK64 = (1 << 64) - 1
+_MASK128 = (1 << 128) - 1
+# NumPy's bound: beyond it the int64 result could overflow
+_POISSON_LAM_MAX = 9.223372006484771e18
+
+
+def _splitmix64(x):
+    z = (x + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def _key_from_seed(seed):
+    if seed is None:
+        seed = int.from_bytes(_os.urandom(16), "little")
+    if isinstance(seed, (list, tuple)) or (hasattr(seed, "ndim") and getattr(seed, "ndim", 0) > 0):
+        limbs = [_seed_int(s) for s in (seed.tolist() if hasattr(seed, "tolist") else seed)]
+        if not limbs:
+            raise ValueError("a seed sequence must not be empty")
+    else:
+        limbs = [_seed_int(seed)]
+    h = 0
+    for v in limbs:
+        while True:
+            h = _splitmix64(h ^ (v & _MASK64))
+            v >>= 64
+            if not v:
+                break
+    return h
+
+
+def _seed_int(s):
+    if isinstance(s, float) or (hasattr(s, "dtype") and getattr(s.dtype, "kind", "") == "f"):
+        raise TypeError("SeedSequence expects int or sequence of ints for entropy not %r" % (s,))
+    try:
+        v = _operator.index(s)
+    except TypeError:
+        raise TypeError("SeedSequence expects int or sequence of ints for entropy not %r" % (s,)) from None
+    if v < 0:
+        raise ValueError("expected non-negative integer")
+    return v
+
+
+def _shape(size):
+    if size is None:
+        return ()
+    try:
+        return (_operator.index(size),)
+    except TypeError:
+        return tuple(_operator.index(s) for s in size)
+
+
+def _dtname(dtype):
+    try:
+        return _np.dtype(dtype).name
+    except TypeError:
+        return str(getattr(dtype, "name", dtype))
+
+
+def _on(arr, device):
+    """arr (a CPU array) on device; the default device when None."""
+    if device is None:
+        device = _core.get_default_device()
+        if device.type == "cpu":
+            return arr
+    return _core.asarray(arr, device=device)
+
+
+def _host(x, dtype=None):
+    """An array-like as a NumPy array (CPU copy for device arrays)."""
+    if isinstance(x, _core.ndarray):
+        x = _core.asnumpy(x)
+    return _np.asarray(x, dtype=dtype)
+
+
+def _params(size, *vals):
+    """Parameters as float64 NumPy arrays, the output shape, and each as the
+    fill takes it: a float, or a CPU array of one value per element."""
+    arrs = [_host(v, _np.float64) for v in vals]
+    bshape = _np.broadcast_shapes(*(a.shape for a in arrs))
+    if size is None:
+        shape = bshape
+    else:
+        shape = _shape(size)
+        if _np.broadcast_shapes(shape, bshape) != shape:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  "
+                             f"Mismatch is between arg 0 with shape {shape} and arg 1 with shape {bshape}.")
+    taken = []
+    for a in arrs:
+        if a.ndim == 0:
+            taken.append(float(a))
+        else:
+            taken.append(_core.asarray(_np.require(_np.broadcast_to(a, shape), requirements="C"), device="cpu"))
+    return arrs, shape, taken
+
+
+def _scaled(z, shift, mult):
+    """shift + mult * z in float64; shift and mult are NumPy arrays whose
+    shapes broadcast into z's (as _params made it)."""
+    def par(a):
+        return float(a) if a.ndim == 0 else _core.asarray(_np.require(a, requirements="C"), device="cpu")
+    if not (mult.ndim == 0 and float(mult) == 1.0):
+        z = _core.multiply(z, par(mult))
+    if not (shift.ndim == 0 and float(shift) == 0.0):
+        z = _core.add(z, par(shift))
+    return z
+
+
+class Generator:
+    """Random numbers from a Philox4x32-10 stream (see the module's doc).
+
+    Make one with ``default_rng(seed)``.  Every method takes ``device=``;
+    arrays are made on the default device when it is None."""
+
+    def __init__(self, seed=None):
+        self._key = _key_from_seed(seed)
+        self._counter = 0
+
+    def __repr__(self):
+        return f"Generator(Philox4x32-10) at 0x{id(self):X}"
+
+    @property
+    def state(self):
+        """{'bit_generator': 'Philox4x32-10', 'key': int (64 bits), 'counter': int (128 bits)}"""
+        return {"bit_generator": "Philox4x32-10", "key": self._key, "counter": self._counter}
+
+    @state.setter
+    def state(self, value):
+        if value.get("bit_generator", "Philox4x32-10") != "Philox4x32-10":
+            raise ValueError("state must be for a Philox4x32-10 generator")
+        self._key = _operator.index(value["key"]) & _MASK64
+        self._counter = _operator.index(value["counter"]) & _MASK128
+
+    # ------------------------------------------------------------ the fill
+
+    def _fill_into(self, out, dist, **kw):
+        used = _core._random_fill(out, dist, self._key, self._counter, **kw)
+        self._counter = (self._counter + used) & _MASK128
+        return out
+
+    def _fill(self, dist, shape, dtype, **kw):
+        return self._fill_into(_core.empty(shape, dtype=dtype, device="cpu"), dist, **kw)
+
+    def _float_out(self, dist, size, dtype, out, device, method):
+        name = _dtname(dtype)
+        if name not in ("float32", "float64"):
+            raise TypeError(f"Unsupported dtype {name!r} for {method}")
+        if out is None:
+            return _on(self._fill(dist, _shape(size), name), device)
+        if not isinstance(out, _core.ndarray):
+            raise TypeError("out must be a cudakit array")
+        if _dtname(out.dtype) != name:
+            raise TypeError(f"Supplied output array has the wrong type. Expected {name}, got {out.dtype}")
+        if size is not None and _shape(size) != tuple(out.shape):
+            raise ValueError("size must match out.shape when used together")
+        if out.device.type == "cpu" and out.flags.c_contiguous and out.flags.writeable:
+            return self._fill_into(out, dist)
+        tmp = self._fill(dist, tuple(out.shape), name)
+        out[...] = _core.asarray(tmp, device=out.device)
+        return out
+
+    # ------------------------------------------------------------ floats
+
+    def random(self, size=None, dtype=_np.float64, out=None, *, device=None):
+        """Floats in [0, 1): float64 from 53 random bits, float32 from 24."""
+        return self._float_out("uniform", size, dtype, out, device, "random")
+
+    def standard_normal(self, size=None, dtype=_np.float64, out=None, *, device=None):
+        """Standard normal floats (Box-Muller on pairs of uniforms)."""
+        return self._float_out("normal", size, dtype, out, device, "standard_normal")
+
+    def standard_exponential(self, size=None, dtype=_np.float64, method="inv", out=None, *, device=None):
+        """Standard exponential floats (inversion: -log1p(-u))."""
+        if method != "inv":
+            raise NotImplementedError("only method='inv' is implemented")
+        return self._float_out("exponential", size, dtype, out, device, "standard_exponential")
+
+    def uniform(self, low=0.0, high=1.0, size=None, *, device=None):
+        """Floats in [low, high): low + (high - low) * random()."""
+        arrs, shape, _ = _params(size, low, high)
+        with _np.errstate(over="ignore", invalid="ignore"):
+            span = arrs[1] - arrs[0]
+        if not _np.all(_np.isfinite(span)):
+            raise OverflowError("high - low range exceeds valid bounds")
+        u = self._fill("uniform", shape, "float64")
+        return _on(_scaled(u, arrs[0], span), device)
+
+    def normal(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Normal floats: loc + scale * standard_normal()."""
+        arrs, shape, _ = _params(size, loc, scale)
+        if _np.any(arrs[1] < 0):
+            raise ValueError("scale < 0")
+        z = self._fill("normal", shape, "float64")
+        return _on(_scaled(z, arrs[0], arrs[1]), device)
+
+    def exponential(self, scale=1.0, size=None, *, device=None):
+        """Exponential floats with mean scale."""
+        arrs, shape, _ = _params(size, scale)
+        if _np.any(arrs[0] < 0):
+            raise ValueError("scale < 0")
+        z = self._fill("exponential", shape, "float64")
+        return _on(_scaled(z, _np.asarray(0.0), arrs[0]), device)
+
+    def gamma(self, shape, scale=1.0, size=None, *, device=None):
+        """Gamma floats (Marsaglia-Tsang), one counter value per element."""
+        arrs, oshape, taken = _params(size, shape, scale)
+        if _np.any(arrs[0] < 0):
+            raise ValueError("shape < 0")
+        if _np.any(arrs[1] < 0):
+            raise ValueError("scale < 0")
+        return _on(self._fill("gamma", oshape, "float64", a=taken[0], b=taken[1]), device)
+
+    def beta(self, a, b, size=None, *, device=None):
+        """Beta floats (Johnk's algorithm for a, b <= 1, else a ratio of gammas)."""
+        arrs, shape, taken = _params(size, a, b)
+        if _np.any(arrs[0] <= 0):
+            raise ValueError("a <= 0")
+        if _np.any(arrs[1] <= 0):
+            raise ValueError("b <= 0")
+        return _on(self._fill("beta", shape, "float64", a=taken[0], b=taken[1]), device)
+
+    # ------------------------------------------------------------ integers
+
+    def poisson(self, lam=1.0, size=None, *, device=None):
+        """Poisson int64s (multiplication for lam < 10, else PTRS)."""
+        arrs, shape, taken = _params(size, lam)
+        if _np.any(arrs[0] < 0) or _np.any(_np.isnan(arrs[0])):
+            raise ValueError("lam < 0 or lam is NaN")
+        if _np.any(arrs[0] > _POISSON_LAM_MAX):
+            raise ValueError("lam value too large")
+        return _on(self._fill("poisson", shape, "int64", a=taken[0]), device)
+
+    def binomial(self, n, p, size=None, *, device=None):
+        """Binomial int64s (inversion for n*p <= 30, else BTPE)."""
+        n_arr = _host(n)
+        if n_arr.dtype.kind not in "biu":
+            if n_arr.dtype.kind == "f" and _np.all(n_arr == _np.floor(n_arr)):
+                n_arr = n_arr.astype(_np.int64)
+            else:
+                raise TypeError("Cannot cast n to int64 with casting rule 'same_kind'")
+        if _np.any(n_arr < 0):
+            raise ValueError("n < 0")
+        p_arr = _host(p, _np.float64)
+        if _np.any(p_arr < 0) or _np.any(p_arr > 1) or _np.any(_np.isnan(p_arr)):
+            raise ValueError("p < 0, p > 1 or p is NaN")
+        _, shape, taken = _params(size, n_arr, p_arr)
+        return _on(self._fill("binomial", shape, "int64", a=taken[0], b=taken[1]), device)
+
+    def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
+        """Integers in [low, high) ([low, high] with endpoint) without modulo
+        bias (Lemire's multiply-shift with rejection)."""
+        name = _dtname(dtype)
+        if name == "bool":
+            imin, imax = 0, 1
+        else:
+            try:
+                info = _np.iinfo(name)
+            except ValueError:
+                raise TypeError(f"Unsupported dtype {name!r} for integers") from None
+            imin, imax = int(info.min), int(info.max)
+        if high is None:
+            low, high = 0, low
+        try:
+            lo, hi = _operator.index(low), _operator.index(high)
+        except TypeError:
+            if _host(low).ndim or _host(high).ndim:
+                raise NotImplementedError("integers() with array bounds is not implemented yet") from None
+            lo_a, hi_a = _host(low), _host(high)
+            if lo_a.dtype.kind == "f" or hi_a.dtype.kind == "f":
+                raise TypeError("Unsupported low/high: they must be integers") from None
+            lo, hi = int(lo_a), int(hi_a)
+        top = hi if endpoint else hi - 1
+        if lo < imin:
+            raise ValueError(f"low is out of bounds for {name}")
+        if top > imax:
+            raise ValueError(f"high is out of bounds for {name}")
+        if lo > top:
+            raise ValueError("low > high" if endpoint else "low >= high")
+        span = top - lo + 1
+        return _on(self._fill("integers", _shape(size), name, low=lo & _MASK64, range=span & _MASK64), device)
+
+    def _bits64(self, n):
+        return _core.asnumpy(self._fill("bits", (n,), "uint64"))
+
+    def permutation(self, x, axis=0, *, device=None):
+        """A permuted arange(x) for an int x, else a shuffled copy of x along axis 0."""
+        if isinstance(x, int) or (hasattr(x, "__index__") and not hasattr(x, "shape")):
+            n = _operator.index(x)
+            return _on(_core.asarray(self._perm_index(n), device="cpu"), device)
+        src = x if isinstance(x, _core.ndarray) else _core.asarray(x, device="cpu")
+        if src.ndim == 0:
+            raise _core.AxisError("x must be an integer or at least 1-dimensional")
+        host = _core.asnumpy(src)
+        res = _np.take(host, self._perm_index(host.shape[axis]), axis=axis)
+        dev = device if device is not None else (src.device if isinstance(x, _core.ndarray) else None)
+        return _on(_core.asarray(_np.require(res, requirements="C"), device="cpu"), dev)
+
+    def _perm_index(self, n):
+        # a sort of n random 64-bit keys: uniform over permutations (ties,
+        # about n^2 / 2^65 likely, are broken by position), and computed in
+        # parallel unlike Fisher-Yates
+        if n < 0:
+            raise ValueError("n must be non-negative")
+        return _np.argsort(self._bits64(n), kind="stable").astype(_np.int64)
+
+    def shuffle(self, x, axis=0):
+        """Shuffle x in place along axis 0 (a cudakit array or a mutable sequence)."""
+        if isinstance(x, _core.ndarray):
+            if x.ndim == 0:
+                raise TypeError("shuffle() needs an array of at least one dimension")
+            host = _core.asnumpy(x)
+            res = _np.take(host, self._perm_index(host.shape[axis]), axis=axis)
+            x[...] = _core.asarray(_np.require(res, requirements="C"), device=x.device)
+            return None
+        if isinstance(x, _np.ndarray):
+            x[...] = _np.take(x, self._perm_index(x.shape[axis]), axis=axis)
+            return None
+        idx = self._perm_index(len(x))
+        items = [x[int(i)] for i in idx]
+        x[:] = items
+        return None
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, *, device=None):
+        """Samples from arange(a) (an int) or from the elements of a along axis 0."""
+        if isinstance(a, int) or (hasattr(a, "__index__") and not hasattr(a, "shape")):
+            pop = _operator.index(a)
+            values = None
+            if pop < 0:
+                raise ValueError("a must be a positive integer unless no samples are taken")
+        else:
+            values = _host(a)
+            if values.ndim == 0:
+                raise ValueError("a must be a sequence or an integer, not a 0-d array")
+            pop = values.shape[axis]
+        shape = _shape(size)
+        nsamp = 1
+        for s in shape:
+            nsamp *= s
+        if pop == 0 and nsamp > 0:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        if p is not None:
+            pw = _host(p, _np.float64)
+            if pw.ndim != 1:
+                raise ValueError("p must be 1-dimensional")
+            if pw.size != pop:
+                raise ValueError("a and p must have same size")
+            if _np.any(pw < 0) or _np.any(_np.isnan(pw)):
+                raise ValueError("probabilities are not non-negative")
+            if abs(pw.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
+                raise ValueError("probabilities do not sum to 1")
+        if replace:
+            if p is None:
+                idx = _core.asnumpy(self.integers(0, pop, size=shape, device="cpu")) if nsamp else \
+                    _np.zeros(shape, _np.int64)
+            else:
+                cdf = _np.cumsum(pw)
+                cdf /= cdf[-1]
+                u = _core.asnumpy(self._fill("uniform", (nsamp,), "float64"))
+                idx = _np.minimum(_np.searchsorted(cdf, u, side="right"), pop - 1).reshape(shape)
+                # never pick a zero-probability entry at the top (u rounding up)
+                idx = idx.astype(_np.int64)
+        else:
+            if nsamp > pop:
+                raise ValueError("Cannot take a larger sample than population when replace=False")
+            if p is None:
+                idx = self._perm_index(pop)[:nsamp].reshape(shape)
+            else:
+                if _np.count_nonzero(pw) < nsamp:
+                    raise ValueError("Fewer non-zero entries in p than size")
+                # successive sampling without replacement = the nsamp smallest
+                # E_i / p_i with E_i exponential (an "exponential race")
+                e = _core.asnumpy(self._fill("exponential", (pop,), "float64"))
+                with _np.errstate(divide="ignore"):
+                    keys = _np.where(pw > 0, e / pw, _np.inf)
+                idx = _np.argsort(keys, kind="stable")[:nsamp].astype(_np.int64).reshape(shape)
+        if values is None:
+            res = _np.asarray(idx, dtype=_np.int64)
+        else:
+            res = _np.take(values, idx, axis=axis)
+        return _on(_core.asarray(_np.require(res, requirements="C"), device="cpu"), device)
+
+
+def default_rng(seed=None):
+    """A Generator seeded from seed (an int >= 0, a sequence of them, or None
+    for fresh entropy); a Generator is returned as it is."""
+    if isinstance(seed, Generator):
+        return seed
+    return Generator(seed)
+
+
+# ---------------------------------------------------------------- legacy API
+
+_global = Generator()
+
+
+def seed(seed=None):
+    """Reseed the generator behind the module's functions."""
+    g = Generator(seed)
+    _global._key, _global._counter = g._key, g._counter
+
+
+def get_state():
+    return dict(_global.state)
+
+
+def set_state(state):
+    _global.state = state
+
+
+def rand(*shape, device=None):
+    """Floats in [0, 1) of the given shape."""
+    return _global.random(shape or None, device=device)
+
+
+def randn(*shape, device=None):
+    """Standard normal floats of the given shape."""
+    return _global.standard_normal(shape or None, device=device)
+
+
+def randint(low, high=None, size=None, dtype=int, *, device=None):
+    """Integers in [low, high) (NumPy's legacy default dtype: int64 here)."""
+    return _global.integers(low, high, size=size, dtype=dtype, device=device)
+
+
+def random(size=None, *, device=None):
+    """Floats in [0, 1)."""
+    return _global.random(size, device=device)
+
+
+random_sample = sample = ranf = random
+
+
+def uniform(low=0.0, high=1.0, size=None, *, device=None):
+    return _global.uniform(low, high, size, device=device)
+
+
+def normal(loc=0.0, scale=1.0, size=None, *, device=None):
+    return _global.normal(loc, scale, size, device=device)
+
+
+def standard_normal(size=None, *, device=None):
+    return _global.standard_normal(size, device=device)
+
+
+def exponential(scale=1.0, size=None, *, device=None):
+    return _global.exponential(scale, size, device=device)
+
+
+def standard_exponential(size=None, *, device=None):
+    return _global.standard_exponential(size, device=device)
+
+
+def integers(low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
+    return _global.integers(low, high, size, dtype, endpoint, device=device)
+
+
+def choice(a, size=None, replace=True, p=None, *, device=None):
+    return _global.choice(a, size, replace, p, device=device)
+
+
+def shuffle(x):
+    return _global.shuffle(x)
+
+
+def permutation(x, *, device=None):
+    return _global.permutation(x, device=device)
+
+
+def binomial(n, p, size=None, *, device=None):
+    return _global.binomial(n, p, size, device=device)
+
+
+def poisson(lam=1.0, size=None, *, device=None):
+    return _global.poisson(lam, size, device=device)
+
+
+def gamma(shape, scale=1.0, size=None, *, device=None):
+    return _global.gamma(shape, scale, size, device=device)
+
+
+def beta(a, b, size=None, *, device=None):
+    return _global.beta(a, b, size, device=device)
