@@ -1037,8 +1037,9 @@ static PyMethodDef *array_all_methods;
 int ck_py_array_type_init(void)
 {
     size_t n = 0, k = 0;
-    const PyMethodDef *lists[] = {array_methods, ck_py_interop_methods, ck_py_reduce_methods};
-    for (size_t l = 0; l < 3; l++)
+    const PyMethodDef *lists[] = {array_methods, ck_py_interop_methods, ck_py_reduce_methods, ck_py_shape_methods};
+    const size_t nlists = sizeof lists / sizeof *lists;
+    for (size_t l = 0; l < nlists; l++)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) n++;
     static PyMethodDef extra[] = {
         {"__complex__", m_complex, METH_NOARGS, NULL},
@@ -1046,7 +1047,7 @@ int ck_py_array_type_init(void)
     };
     array_all_methods = PyMem_Calloc(n + 2, sizeof(PyMethodDef));
     if (!array_all_methods) return -1;
-    for (size_t l = 0; l < 3; l++)
+    for (size_t l = 0; l < nlists; l++)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) array_all_methods[k++] = *m;
     array_all_methods[k++] = extra[0];
     CkArray_Type.tp_methods = array_all_methods;

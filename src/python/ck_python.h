@@ -134,6 +134,8 @@ PyObject *ck_py_ufunc_new(ck_op op);
  * operand is of a foreign type and return_notimpl. */
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl);
 
+/* shape.c: array methods (squeeze, diagonal, trace, repeat) */
+extern PyMethodDef ck_py_shape_methods[];
 /* reduce.c: reductions as module functions and methods */
 extern PyMethodDef ck_py_reduce_methods[];      /* array methods */
 extern PyMethodDef ck_py_reduce_functions[];    /* module functions */
@@ -142,6 +144,7 @@ extern PyMethodDef ck_py_reduce_functions[];    /* module functions */
 extern PyMethodDef ck_py_creation_functions[];
 /* indexfuncs.c: take, put, nonzero, choose and kin */
 extern PyMethodDef ck_py_index_functions[];
+extern PyMethodDef ck_py_sort_functions[];        /* sortfuncs.c: sort, argsort, partition, searchsorted */
 extern PyMethodDef ck_py_shape_functions[];      /* shape.c: reshape, concatenate, pad, ... */
 extern PyMethodDef ck_py_random_functions[];     /* random.c: _random_* */
 

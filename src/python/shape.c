@@ -760,32 +760,13 @@ static PyObject *m_repeat(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
-static PyMethodDef shape_methods[] = {
+PyMethodDef ck_py_shape_methods[] = {
     {"squeeze", CK_KW_(m_squeeze), "squeeze(axis=None): view without length-1 axes."},
     {"diagonal", CK_KW_(m_diagonal), "diagonal(offset=0, axis1=0, axis2=1): read-only view of a diagonal."},
     {"trace", CK_KW_(m_trace), "trace(offset=0, axis1=0, axis2=1, dtype=None, out=None): sum of a diagonal."},
     {"repeat", CK_KW_(m_repeat), "repeat(repeats, axis=None): elements repeated."},
     {NULL, NULL, 0, NULL},
 };
-
-/* The ndarray's method table is assembled in array.c; these are added to
- * the finished type (only where the name is still free) so this file stays
- * self-contained.  Called once from cudakit/__init__.py. */
-static PyObject *f_install_methods(PyObject *m, PyObject *unused)
-{
-    (void)m; (void)unused;
-    PyObject *dict = CkArray_Type.tp_dict;
-    if (!dict) { PyErr_SetString(PyExc_RuntimeError, "ndarray type not ready"); return NULL; }
-    for (PyMethodDef *d = shape_methods; d->ml_name; d++) {
-        PyObject *have = PyDict_GetItemString(dict, d->ml_name);
-        if (have) continue;
-        PyObject *descr = PyDescr_NewMethod(&CkArray_Type, d);
-        if (!descr || PyDict_SetItemString(dict, d->ml_name, descr) < 0) { Py_XDECREF(descr); return NULL; }
-        Py_DECREF(descr);
-    }
-    PyType_Modified(&CkArray_Type);
-    Py_RETURN_NONE;
-}
 
 PyMethodDef ck_py_shape_functions[] = {
     {"reshape", CK_KW_(f_reshape), "reshape(a, /, shape, order='C', *, copy=None): a view when possible, else a copy."},
@@ -814,6 +795,5 @@ PyMethodDef ck_py_shape_functions[] = {
     {"ascontiguousarray", CK_KW_(f_ascontiguousarray), "ascontiguousarray(a, dtype=None): C-contiguous (at least 1-d)."},
     {"asfortranarray", CK_KW_(f_asfortranarray), "asfortranarray(a, dtype=None): Fortran-contiguous (at least 1-d)."},
     {"resize", CK_KW_(f_resize), "resize(a, new_shape): a's elements repeated to fill new_shape."},
-    {"_install_shape_methods", f_install_methods, METH_NOARGS, "Add squeeze, diagonal, trace and repeat to ndarray."},
     {NULL, NULL, 0, NULL},
 };
