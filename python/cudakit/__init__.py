@@ -210,7 +210,6 @@ def _dtype_of(d):
 
 import builtins as _builtins  # noqa: E402  (min/max/round here are array functions)
 
-_core._install_shape_methods()
 
 concat = _core.concatenate
 
@@ -518,11 +517,31 @@ def insert(arr, obj, values, axis=None):
     return _core.concatenate(pieces, axis)
 
 
-def __getattr__(name):
-    # cudakit.random (and NumPy, which it uses) load on first use, keeping
-    # `import cudakit` fast; the import binds the attribute for next time
-    if name == "random":
-        import importlib
+# Submodules that load on first use (with NumPy, which they use), keeping
+# `import cudakit` fast; the import binds the attribute for next time.
+_LAZY_SUBMODULES = ("random", "linalg", "fft")
+# Top-level functions defined in lazily loaded modules: name -> module.
+_LAZY_FUNCTIONS = {
+    "matmul": "_linalg_top",
+    "dot": "_linalg_top",
+    "vdot": "_linalg_top",
+    "inner": "_linalg_top",
+    "outer": "_linalg_top",
+    "tensordot": "_linalg_top",
+    "einsum": "_linalg_top",
+    "kron": "_linalg_top",
+    "vecdot": "_linalg_top",
+    "matrix_transpose": "_linalg_top",
+}
 
-        return importlib.import_module(".random", __name__)
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module("." + name, __name__)
+    if name in _LAZY_FUNCTIONS:
+        f = getattr(importlib.import_module("." + _LAZY_FUNCTIONS[name], __name__), name)
+        globals()[name] = f
+        return f
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
