@@ -286,4 +286,5 @@ void ck_cpu_set_num_threads(int n);
 #include "cudakit_shape.h"
 #include "cudakit_random.h"
 #include "cudakit_index.h"
+#include "cudakit_sort.h"
 #endif /* CUDAKIT_H */

@@ -104,6 +104,40 @@ typedef struct ck_nonzero_desc {
     int64_t *out;
 } ck_nonzero_desc;
 
+/* Sorting: nrows independent rows of len elements each, row r at
+ * data + r*row_stride, element i at + i*elem_stride (bytes, any sign).
+ * Rows are sorted in place by NumPy's order (NaNs last; complex by real
+ * then imaginary part, each NaN-last), always stably so that one kernel
+ * serves sort, stable sort and argsort; descending reverses the order of
+ * unequal keys while keeping equal ones in input order (the array API's
+ * stable descending).  idx, when not NULL, receives each row's argsort
+ * (int64, addressed by idx_row_stride / idx_elem_stride in elements);
+ * data is then left untouched when sort_values is 0. */
+typedef struct ck_sort_desc {
+    ck_device dev;
+    ck_dtype type;
+    int descending;
+    int sort_values;
+    int64_t nrows, len;
+    char *data;
+    int64_t row_stride, elem_stride;
+    int64_t *idx;
+    int64_t idx_row_stride, idx_elem_stride;
+} ck_sort_desc;
+
+/* searchsorted: for each of the nv contiguous elements of v, the insertion
+ * point into the contiguous sorted a (na elements, NumPy's order) written
+ * to out (int64, contiguous); a and v share type. */
+typedef struct ck_searchsorted_desc {
+    ck_device dev;
+    ck_dtype type;
+    int side_right;
+    int64_t na, nv;
+    const char *a;
+    const char *v;
+    int64_t *out;
+} ck_searchsorted_desc;
+
 typedef struct ck_backend_iface {
     const char *name;
     /* memory */
@@ -125,6 +159,9 @@ typedef struct ck_backend_iface {
     ck_status (*gather)(const ck_gather_desc *d);
     ck_status (*scatter)(const ck_gather_desc *d);
     ck_status (*nonzero)(const ck_nonzero_desc *d);
+    /* sorting and searching (optional) */
+    ck_status (*sort)(const ck_sort_desc *d);
+    ck_status (*searchsorted)(const ck_searchsorted_desc *d);
 } ck_backend_iface;
 
 /* The backend of a device (never NULL for a valid device type). */

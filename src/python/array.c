@@ -659,6 +659,57 @@ static PyObject *m_clip(PyObject *self, PyObject *args, PyObject *kw)
     return r;
 }
 
+/* a.sort() sorts in place and a.argsort() returns indices, through the
+ * module functions (src/python/sortfuncs.c) */
+static PyObject *call_module(const char *name, PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *mod = PyImport_ImportModule("cudakit");
+    PyObject *f = mod ? PyObject_GetAttrString(mod, name) : NULL;
+    Py_XDECREF(mod);
+    if (!f) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *full = PyTuple_New(n + 1);
+    if (!full) { Py_DECREF(f); return NULL; }
+    PyTuple_SET_ITEM(full, 0, Py_NewRef(self));
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
+    PyObject *r = PyObject_Call(f, full, kw);
+    Py_DECREF(full);
+    Py_DECREF(f);
+    return r;
+}
+
+static PyObject *m_sort(PyObject *self, PyObject *args, PyObject *kw)
+{
+    if (PyTuple_GET_SIZE(args) == 0 && (!kw || !PyDict_GetItemString(kw, "axis"))) {
+        /* NumPy's method sorts along the last axis by default */
+        PyObject *a = PyTuple_Pack(1, PyLong_FromLong(-1));
+        if (!a) return NULL;
+        Py_DECREF(PyTuple_GET_ITEM(a, 0));
+        PyObject *r = m_sort(self, a, kw);
+        Py_DECREF(a);
+        return r;
+    }
+    PyObject *sorted = call_module("sort", self, args, kw);
+    if (!sorted) return NULL;
+    int rc = ck_py_setitem(self, Py_Ellipsis, sorted);
+    Py_DECREF(sorted);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *m_argsort(PyObject *self, PyObject *args, PyObject *kw)
+{
+    if (PyTuple_GET_SIZE(args) == 0 && (!kw || !PyDict_GetItemString(kw, "axis"))) {
+        PyObject *a = PyTuple_Pack(1, PyLong_FromLong(-1));
+        if (!a) return NULL;
+        Py_DECREF(PyTuple_GET_ITEM(a, 0));
+        PyObject *r = call_module("argsort", self, a, kw);
+        Py_DECREF(a);
+        return r;
+    }
+    return call_module("argsort", self, args, kw);
+}
+
 /* NumPy ufuncs on our arrays (np.exp(x), np.float32(2) * x) run as our
  * ufunc of the same name, on the arrays' device, as CuPy does. */
 static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
@@ -704,6 +755,8 @@ static PyMethodDef array_methods[] = {
     {"clip", (PyCFunction)(void (*)(void))m_clip, METH_VARARGS | METH_KEYWORDS, "Values limited to [min, max]."},
     {"__array_namespace__", (PyCFunction)(void (*)(void))m_array_namespace, METH_VARARGS | METH_KEYWORDS, "The cudakit module."},
     {"__array_ufunc__", (PyCFunction)(void (*)(void))m_array_ufunc, METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs run as cudakit's."},
+    {"sort", (PyCFunction)(void (*)(void))m_sort, METH_VARARGS | METH_KEYWORDS, "Sort in place along an axis (the last by default)."},
+    {"argsort", (PyCFunction)(void (*)(void))m_argsort, METH_VARARGS | METH_KEYWORDS, "Indices that sort along an axis (the last by default)."},
     {NULL, NULL, 0, NULL},
 };
 

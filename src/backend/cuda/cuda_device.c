@@ -173,6 +173,8 @@ const ck_backend_iface ck_backend_cuda = {
     /* .gather         = */ NULL,
     /* .scatter        = */ NULL,
     /* .nonzero        = */ NULL,
+    /* .sort           = */ NULL,
+    /* .searchsorted   = */ NULL,
 };
 
 ck_status ck_cuda_init(void)

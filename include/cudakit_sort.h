@@ -1,0 +1,30 @@
+/* cudakit_sort.h - sorting and searching (src/ops/sort.c).
+ *
+ * Order is NumPy's for every dtype: NaNs last, complex values by real then
+ * imaginary part (each NaN-last).  The sorts are always stable (one radix
+ * kernel serves every kind), so `stable` is accepted for the API's sake. */
+#ifndef CUDAKIT_SORT_H
+#define CUDAKIT_SORT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A sorted copy of a along axis (axis_none: of a flattened).  descending
+ * keeps equal elements in their input order, as the array API asks. */
+ck_status ck_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending);
+/* The int64 indices that sort a along axis. */
+ck_status ck_argsort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending);
+/* partition / argpartition: every kth element in its sorted place, smaller
+ * ones before and larger ones after (a full sort satisfies that). */
+ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int nkth, int axis, int axis_none,
+                       int arg);
+/* Insertion points of v into the 1-d a (sorted, or sorted through sorter
+ * when not NULL): int64 of v's shape.  side_right: after equal elements. */
+ck_status ck_searchsorted(ck_array *out, const ck_array *a, const ck_array *v, int side_right,
+                          const ck_array *sorter);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

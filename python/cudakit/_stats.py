@@ -1,0 +1,585 @@
+"""Sets, counting and statistics (issue 4), built from cudakit's own ops.
+
+Everything here runs on the arrays' device: sorting, searchsorted, nonzero,
+gathers and element-wise ops only.  Host values are read back solely where
+they decide a shape or raise an error (a count, a maximum, a monotonicity
+check), as NumPy itself must.
+"""
+import builtins as _builtins
+import collections as _collections
+import math as _math
+
+from . import _core
+
+_np_bool = _core.bool
+
+
+def _dev_of(*arrays):
+    for a in arrays:
+        if isinstance(a, _core.ndarray):
+            return a.device
+    return None
+
+
+def _arr(x, device=None, dtype=None):
+    if isinstance(x, _core.ndarray) and dtype is None:
+        return x
+    if device is None:
+        return _core.asarray(x, dtype=dtype)
+    return _core.asarray(x, dtype=dtype, device=device)
+
+
+def _slice_axis(a, axis, sl):
+    idx = [slice(None)] * a.ndim
+    idx[axis] = sl
+    return a[tuple(idx)]
+
+
+def _norm_axis(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def _scalar(x):
+    """One element of a 0-d (or size-1) array as a Python number."""
+    return x.reshape(()).tolist() if hasattr(x, "reshape") else x
+
+
+# --------------------------------------------------------------- diff, cumsum
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """Differences of n-th order along axis (NumPy's, bool by !=)."""
+    a = _arr(a)
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError("order must be non-negative but got " + repr(n))
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = _norm_axis(axis, a.ndim)
+    parts = []
+    for extra in (prepend, a, append):
+        if extra is None:
+            continue
+        e = extra if extra is a else _arr(extra, a.device)
+        if e.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            e = _core.broadcast_to(e, tuple(shape))
+        parts.append(e)
+    if len(parts) > 1:
+        a = _core.concatenate(parts, axis)
+    for _ in range(n):
+        hi, lo = _slice_axis(a, axis, slice(1, None)), _slice_axis(a, axis, slice(None, -1))
+        a = _core.not_equal(hi, lo) if a.dtype == _np_bool else hi - lo
+    return a
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The array API's cumulative sum (axis needed above one dimension)."""
+    x = _arr(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("axis must be specified for arrays with more than one dimension")
+        axis = 0
+    if x.ndim == 0:
+        x = x.reshape(1)
+    axis = _norm_axis(axis, x.ndim)
+    res = _core.cumsum(x, axis=axis, dtype=dtype)
+    if include_initial:
+        shape = list(res.shape)
+        shape[axis] = 1
+        res = _core.concatenate((_core.zeros(tuple(shape), dtype=res.dtype, device=res.device), res), axis)
+    return res
+
+
+# ------------------------------------------------------------------- unique
+
+def _unique1d(ar, return_index, return_inverse, return_counts, equal_nan):
+    shape = ar.shape
+    a = ar.ravel()
+    n = a.size
+    need_perm = return_index or return_inverse
+    if need_perm:
+        perm = _core.argsort(a)
+        s = _core.take(a, perm)
+    else:
+        s = _core.sort(a)
+    mask = _core.empty((n,), dtype=_np_bool, device=a.device)
+    if n:
+        mask[:1] = True
+        neq = _core.not_equal(s[1:], s[:-1])
+        if equal_nan and s.dtype.kind in "fc":
+            # NaNs sort last (complex ones too, by any NaN part), so only
+            # a NaN's first appearance starts a new value
+            nan = _core.isnan(s)
+            neq = _core.logical_and(neq, _core.logical_not(_core.logical_and(nan[1:], nan[:-1])))
+        mask[1:] = neq
+    idx = _core.flatnonzero(mask)
+    ret = [_core.take(s, idx)]
+    if return_index:
+        ret.append(_core.take(perm, idx))
+    if return_inverse:
+        inv = _core.empty((n,), dtype=_core.int64, device=a.device)
+        if n:
+            inv[perm] = _core.cumsum(mask, dtype=_core.int64) - 1
+        ret.append(inv.reshape(shape))
+    if return_counts:
+        ends = _core.concatenate((idx, _core.asarray([n], dtype=_core.int64, device=a.device)))
+        ret.append(ends[1:] - ends[:-1])
+    return ret
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True):
+    """The sorted unique elements of ar (flattened); axis is not supported."""
+    if axis is not None:
+        raise NotImplementedError("unique with an axis is not implemented")
+    ret = _unique1d(_arr(ar), return_index, return_inverse, return_counts, equal_nan)
+    return ret[0] if len(ret) == 1 else tuple(ret)
+
+
+UniqueAllResult = _collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = _collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = _collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def unique_all(x):
+    return UniqueAllResult(*_unique1d(_arr(x), True, True, True, False))
+
+
+def unique_counts(x):
+    return UniqueCountsResult(*_unique1d(_arr(x), False, False, True, False))
+
+
+def unique_inverse(x):
+    return UniqueInverseResult(*_unique1d(_arr(x), False, True, False, False))
+
+
+def unique_values(x):
+    return _unique1d(_arr(x), False, False, False, False)[0]
+
+
+# --------------------------------------------------------------------- sets
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element is in test_elements (by sorting and searching)."""
+    e = _arr(element, _dev_of(element, test_elements))
+    t = _arr(test_elements, e.device).ravel()
+    if t.size == 0:
+        res = _core.zeros(e.shape, dtype=_np_bool, device=e.device)
+    else:
+        ts = _core.sort(t)
+        pos = _core.searchsorted(ts, e)
+        pos = _core.minimum(pos, ts.size - 1)
+        res = _core.equal(_core.take(ts, pos), e)
+    return _core.logical_not(res) if invert else res
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False):
+    return isin(_arr(ar1).ravel(), ar2, assume_unique, invert)
+
+
+def union1d(ar1, ar2):
+    a = _arr(ar1, _dev_of(ar1, ar2))
+    return unique(_core.concatenate((a.ravel(), _arr(ar2, a.device).ravel())))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    a = _arr(ar1, _dev_of(ar1, ar2))
+    a = a.ravel() if assume_unique else unique(a)
+    return a[isin(a, _arr(ar2, a.device), invert=True)]
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    a1 = _arr(ar1, _dev_of(ar1, ar2))
+    a2 = _arr(ar2, a1.device)
+    if return_indices:
+        a1, ind1 = unique(a1, return_index=True) if not assume_unique else (a1.ravel(), None)
+        a2, ind2 = unique(a2, return_index=True) if not assume_unique else (a2.ravel(), None)
+    elif not assume_unique:
+        a1, a2 = unique(a1), unique(a2)
+    else:
+        a1, a2 = a1.ravel(), a2.ravel()
+    aux = _core.concatenate((a1, a2))
+    if return_indices:
+        order = _core.argsort(aux)
+        aux = _core.take(aux, order)
+    else:
+        aux = _core.sort(aux)
+    mask = _core.equal(aux[1:], aux[:-1])
+    res = aux[:-1][mask]
+    if not return_indices:
+        return res
+    i1 = order[:-1][mask]
+    i2 = order[1:][mask] - a1.size
+    if ind1 is not None:
+        i1 = _core.take(ind1, i1)
+        i2 = _core.take(ind2, i2)
+    return res, i1, i2
+
+
+# ---------------------------------------------------------------- counting
+
+def bincount(x, weights=None, minlength=0):
+    """Counts of each non-negative integer in the 1-d x (weighted sums)."""
+    x = _arr(x)
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array" if x.ndim > 1 else "object of too small depth for desired array")
+    if x.dtype.kind not in "biu":
+        raise TypeError("Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'" % x.dtype)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    n = minlength
+    if x.size:
+        if _scalar(_core.min(x)) < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        n = _builtins.max(n, int(_scalar(_core.max(x))) + 1)
+    xi = x.astype(_core.int64)
+    edges = _core.arange(n + 1, dtype=_core.int64, device=x.device)
+    if weights is None:
+        b = _core.searchsorted(_core.sort(xi), edges)
+        return b[1:] - b[:-1]
+    w = _arr(weights, x.device).astype(_core.float64)
+    if w.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    order = _core.argsort(xi)
+    b = _core.searchsorted(_core.take(xi, order), edges)
+    cw = _core.concatenate((_core.zeros((1,), dtype=_core.float64, device=x.device),
+                            _core.cumsum(_core.take(w, order))))
+    return _core.take(cw, b[1:]) - _core.take(cw, b[:-1])
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """Counts of a in bins (NumPy's edges: equal widths, last bin closed)."""
+    a = _arr(a).ravel()
+    if isinstance(bins, (int,)) and not isinstance(bins, bool):
+        if bins < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+            if lo > hi:
+                raise ValueError("max must be larger than min in range parameter.")
+        elif a.size:
+            lo, hi = float(_scalar(_core.min(a))), float(_scalar(_core.max(a)))
+        else:
+            lo, hi = 0.0, 1.0
+        if not (_math.isfinite(lo) and _math.isfinite(hi)):
+            raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        et = a.dtype if a.dtype.kind in "fc" else _core.float64
+        edges = _core.linspace(lo, hi, bins + 1, dtype=et, device=a.device)
+    else:
+        edges = _arr(bins, a.device)
+        if edges.ndim != 1:
+            raise ValueError("`bins` must be 1d, when an array")
+        if edges.size > 1 and not bool(_core.all(edges[1:] >= edges[:-1])):
+            raise ValueError("`bins` must increase monotonically, when an array")
+    nb = edges.size - 1
+    # bin i holds edges[i] <= v < edges[i+1]; the last one holds its right edge
+    idx = _core.searchsorted(edges, a, side="right") - 1
+    last = _core.equal(a, edges[-1:])
+    idx = _core.where(last, nb - 1, idx)
+    keep = _core.logical_and(idx >= 0, idx < nb)
+    keep = _core.logical_and(keep, _core.logical_not(_core.isnan(a)) if a.dtype.kind in "fc" else keep)
+    if weights is None:
+        counts = bincount(idx[keep], minlength=nb)[:nb]
+    else:
+        w = _arr(weights, a.device).ravel()
+        counts = bincount(idx[keep], weights=w[keep], minlength=nb)[:nb].astype(
+            _core.result_type(w.dtype, _core.float64) if w.dtype.kind in "biu" else w.dtype)
+    if density:
+        widths = (edges[1:] - edges[:-1]).astype(_core.float64)
+        counts = counts / widths / _core.sum(counts)
+    return counts, edges
+
+
+def digitize(x, bins, right=False):
+    """Indices of the bins each x falls in (bins monotonic, either way)."""
+    x = _arr(x, _dev_of(x, bins))
+    b = _arr(bins, x.device)
+    if b.ndim != 1:
+        raise ValueError("bins must be one-dimensional")
+    if x.dtype.kind == "c":
+        raise TypeError("x may not be complex")
+    side = "left" if right else "right"
+    if b.size > 1:
+        d = b[1:] - b[:-1] if b.dtype.kind != "b" else b[1:].astype(_core.int8) - b[:-1].astype(_core.int8)
+        if bool(_core.all(d >= 0)):
+            return _core.searchsorted(b, x, side=side)
+        if bool(_core.all(d <= 0)):
+            return b.size - _core.searchsorted(_core.flip(b, 0), x, side=side)
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    return _core.searchsorted(b, x, side=side)
+
+
+# ------------------------------------------------------------- order stats
+
+def _float_type(dt):
+    return dt if dt.kind in "fc" else _core.float64
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
+             interpolation=None):
+    """Quantiles by linear interpolation between the sorted values."""
+    if method != "linear" or interpolation is not None or weights is not None:
+        raise NotImplementedError("quantile supports method='linear' only")
+    a = _arr(a)
+    qs = q.tolist() if isinstance(q, _core.ndarray) else q
+    q_scalar = not isinstance(qs, (list, tuple))
+    ql = [qs] if q_scalar else list(qs)
+    if _builtins.any(isinstance(v, (list, tuple)) for v in ql):
+        raise NotImplementedError("quantile with a q of more than one dimension")
+    for v in ql:
+        if not 0 <= v <= 1:
+            raise ValueError("Quantiles must be in the range [0, 1]")
+    orig_ndim = a.ndim
+    if axis is None:
+        src = a.ravel()
+        ax = 0
+        red_axes = tuple(_builtins.range(orig_ndim))
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = tuple(_norm_axis(x, a.ndim) for x in axes)
+        red_axes = axes
+        rest = [d for d in _builtins.range(a.ndim) if d not in axes]
+        src = _core.permute_dims(a, tuple(rest) + axes) if len(axes) > 1 or axes[0] != a.ndim - 1 else a
+        src = src.reshape(tuple(a.shape[d] for d in rest) + (-1,)) if len(axes) > 1 else src
+        ax = src.ndim - 1 if (len(axes) > 1 or axes[0] != a.ndim - 1) else axes[0]
+    n = src.shape[ax]
+    if n == 0:
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+    base = _float_type(a.dtype)
+    ft = base
+    strong_q = not q_scalar or isinstance(q, _core.ndarray)
+    if strong_q:
+        # an array of q is a strong float64 (a Python float is weak), as in
+        # NumPy the values interpolate in their own dtype, t in float64
+        ft = _core.result_type(base, q.dtype if isinstance(q, _core.ndarray) else _core.float64)
+    s = _core.sort(src, axis=ax).astype(base)
+    res = []
+    for v in ql:
+        pos = v * (n - 1)
+        lo = int(_math.floor(pos))
+        hi = _builtins.min(lo + 1, n - 1)
+        t = pos - lo
+        x0 = _core.take(s, _core.asarray(lo, device=a.device), axis=ax)
+        x1 = _core.take(s, _core.asarray(hi, device=a.device), axis=ax)
+        d = x1 - x0
+        tt = _core.asarray(t, dtype=ft, device=a.device) if strong_q else t
+        # NumPy's lerp: from the nearer end, exact at both ends
+        r = x1 - d * (1 - tt) if t >= 0.5 else x0 + d * tt
+        res.append(r.astype(ft))
+    if a.dtype.kind in "fc":
+        # a NaN anywhere in a slice makes its quantile NaN (it sorted last)
+        nanrow = _core.isnan(_core.take(s, _core.asarray(n - 1, device=a.device), axis=ax))
+        res = [_core.where(nanrow, float("nan"), r).astype(ft) for r in res]
+    out_res = res[0] if q_scalar else _core.stack(res)
+    if keepdims:
+        kshape = [1 if d in red_axes else a.shape[d] for d in _builtins.range(orig_ndim)]
+        out_res = out_res.reshape(((len(ql),) if not q_scalar else ()) + tuple(kshape))
+    if out is not None:
+        out[...] = out_res
+        return out
+    return out_res
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
+               interpolation=None):
+    qs = q.tolist() if isinstance(q, _core.ndarray) else q
+    if isinstance(qs, (list, tuple)):
+        if not _builtins.all(0 <= v <= 100 for v in qs):
+            raise ValueError("Percentiles must be in the range [0, 100]")
+        qq = [v / 100 for v in qs]
+        if isinstance(q, _core.ndarray):
+            qq = _core.asarray(qq, dtype=_core.result_type(q.dtype, _core.float64), device=q.device)
+    else:
+        if not 0 <= qs <= 100:
+            raise ValueError("Percentiles must be in the range [0, 100]")
+        qq = qs / 100
+    return quantile(a, qq, axis, out, overwrite_input, method, keepdims, weights=weights, interpolation=interpolation)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
+# ------------------------------------------------------------ averages etc.
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    a = _arr(a)
+    if weights is None:
+        avg = _core.mean(a, axis=axis, keepdims=keepdims)
+        scl = _core.full(avg.shape, a.size // _builtins.max(avg.size, 1) if a.size else 0, dtype=avg.dtype,
+                         device=a.device)
+    else:
+        w = _arr(weights, a.device)
+        rt = _core.result_type(a.dtype, w.dtype, _core.float64) if a.dtype.kind in "biu" else _core.result_type(a.dtype, w.dtype)
+        if a.shape != w.shape:
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            axes = (axis,) if isinstance(axis, int) else tuple(axis)
+            axes = tuple(_norm_axis(x, a.ndim) for x in axes)
+            if w.shape != tuple(a.shape[x] for x in axes):
+                raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+            wshape = [a.shape[d] if d in axes else 1 for d in _builtins.range(a.ndim)]
+            order = sorted(_builtins.range(len(axes)), key=lambda i: axes[i])
+            w = _core.permute_dims(w, tuple(order)) if len(axes) > 1 else w
+            w = w.reshape(tuple(wshape))
+            w = _core.broadcast_to(w, a.shape)
+        scl = _core.sum(w, axis=axis, dtype=rt, keepdims=keepdims)
+        if bool(_core.any(scl == 0)):
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        avg = _core.sum(_core.multiply(a, w).astype(rt), axis=axis, keepdims=keepdims) / scl
+    if returned:
+        if scl.shape != avg.shape:
+            scl = _core.broadcast_to(scl, avg.shape).copy()
+        return avg, scl.astype(avg.dtype)
+    return avg
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov with fweights or aweights is not implemented")
+    m = _arr(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if dtype is None:
+        dtype = _core.result_type(m.dtype, _core.float64)
+    X = m.reshape((1, -1)) if m.ndim < 2 else m
+    X = X.astype(dtype)
+    if not rowvar and X.shape[0] != 1:
+        X = X.T
+    if y is not None:
+        yy = _arr(y, m.device)
+        if yy.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+        Y = (yy.reshape((1, -1)) if yy.ndim < 2 else yy).astype(dtype)
+        if not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        X = _core.concatenate((X, Y), 0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = X.shape[1]
+    fact = n - ddof
+    Xc = X - _core.mean(X, axis=1, keepdims=True)
+    from . import matmul  # wherever the package defines it (linalg may load lazily)
+
+    c = matmul(Xc, _core.conjugate(Xc).T)
+    c = c / fact if fact > 0 else c / 0.0
+    return _core.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = _core.diagonal(c)
+    std = _core.sqrt(_core.real(d) if d.dtype.kind == "c" else d)
+    c = c / std[:, None]
+    c = c / std[None, :]
+    if c.dtype.kind == "c":
+        return c
+    return _core.clip(c, -1, 1)
+
+
+# --------------------------------------------------------------- nan-aware
+
+def _nanfill(a, value):
+    return _core.where(_core.isnan(a), value, a) if a.dtype.kind in "fc" else a
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    a = _arr(a)
+    return _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    a = _arr(a)
+    if a.dtype.kind not in "fc":
+        return _core.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    valid = _core.logical_not(_core.isnan(a))
+    tot = _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
+    cnt = _core.sum(valid, axis=axis, keepdims=keepdims)
+    res = _core.divide(tot, cnt).astype(tot.dtype)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def _nan_extreme(a, axis, keepdims, fn, fill):
+    a = _arr(a)
+    if a.dtype.kind not in "fc":
+        return fn(a, axis=axis, keepdims=keepdims)
+    nan = _core.isnan(a)
+    res = fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, keepdims=keepdims)
+    allnan = _core.all(nan, axis=axis, keepdims=keepdims)
+    return _core.where(allnan, float("nan"), res).astype(a.dtype)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    return _nan_extreme(a, axis, keepdims, _core.max, float("-inf"))
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    return _nan_extreme(a, axis, keepdims, _core.min, float("inf"))
+
+
+def _nan_arg(a, axis, keepdims, fn, fill):
+    a = _arr(a)
+    if a.dtype.kind not in "fc":
+        return fn(a, axis=axis, keepdims=keepdims)
+    nan = _core.isnan(a)
+    if bool(_core.any(_core.all(nan, axis=axis))):
+        raise ValueError("All-NaN slice encountered")
+    return fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, keepdims=keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    return _nan_arg(a, axis, keepdims, _core.argmax, float("-inf"))
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    return _nan_arg(a, axis, keepdims, _core.argmin, float("inf"))
+
+
+# ------------------------------------------------------------- comparison
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    dev = _dev_of(a, b)
+    x = a if isinstance(a, (int, float, complex)) else _arr(a, dev)
+    y = b if isinstance(b, (int, float, complex)) else _arr(b, dev)
+    if isinstance(y, _core.ndarray):
+        y = y.astype(_core.result_type(y.dtype, 1.0))
+    elif isinstance(y, int):
+        y = float(y)
+    if not isinstance(x, _core.ndarray) and not isinstance(y, _core.ndarray):
+        x = _core.asarray(x)
+    res = _core.logical_or(
+        _core.logical_and(_core.less_equal(_core.absolute(x - y), atol + rtol * _core.absolute(y)),
+                          _core.isfinite(y)),
+        _core.equal(x, y))
+    if equal_nan:
+        res = _core.logical_or(res, _core.logical_and(_core.isnan(x), _core.isnan(y)))
+    return res
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(_core.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    dev = _dev_of(a1, a2)
+    try:
+        x, y = _arr(a1, dev), _arr(a2, dev)
+    except Exception:
+        return False
+    if x.shape != y.shape:
+        return False
+    eq = _core.equal(x, y)
+    if equal_nan and (x.dtype.kind in "fc" or y.dtype.kind in "fc"):
+        eq = _core.logical_or(eq, _core.logical_and(_core.isnan(x), _core.isnan(y)))
+    return bool(_core.all(eq))

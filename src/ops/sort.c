@@ -1,0 +1,182 @@
+/* Sorting and searching: argument checks, axis handling and dtype
+ * resolution, then the backend's sort / searchsorted kernels.  The sort
+ * axis is moved last into a C-contiguous working copy so that a kernel
+ * only ever sorts contiguous rows; the result is moved back. */
+#include "ops_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ck_status need_sort_slot(const ck_array *a, int search)
+{
+    const ck_backend_iface *be = ck_backend_for(ck_array_device(a));
+    if (search ? be->searchsorted != NULL : be->sort != NULL) return CK_OK;
+    char dev[32];
+    ck_device_str(ck_array_device(a), dev, sizeof dev);
+    return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "%s is not implemented on the %s device yet",
+                        search ? "searchsorted" : "sorting (sort, argsort, partition)", dev);
+}
+
+/* a with axis moved last, as a new C-contiguous array (a 1-d copy when
+ * axis_none); *axis receives the normalised axis. */
+static ck_status axis_last_copy(ck_array *work, const ck_array *a, int *axis, int axis_none)
+{
+    if (axis_none) {
+        int64_t n = a->size;
+        ck_array flat;
+        ck_status s = ck_array_reshape(&flat, a, 1, &n, 0);
+        if (s != CK_OK) return s;
+        s = ck_array_astype(work, &flat, a->dtype, 0);
+        ck_array_release(&flat);
+        *axis = 0;
+        return s;
+    }
+    if (a->ndim == 0)
+        return ck_error_set(CK_ERR_AXIS, "axis %d is out of bounds for array of dimension 0", *axis);
+    ck_status s = ck_axis_normalize(axis, a->ndim);
+    if (s != CK_OK) return s;
+    int perm[CK_MAXDIMS], j = 0;
+    for (int d = 0; d < a->ndim; d++) if (d != *axis) perm[j++] = d;
+    perm[j] = *axis;
+    ck_array t;
+    s = ck_array_transpose(&t, a, perm);
+    if (s != CK_OK) return s;
+    s = ck_array_astype(work, &t, a->dtype, 0);
+    ck_array_release(&t);
+    return s;
+}
+
+/* work (axis last) back into a's axis order, C-contiguous. */
+static ck_status axis_restore(ck_array *out, ck_array *work, int axis, int ndim)
+{
+    if (axis == ndim - 1 || ndim <= 1) {
+        *out = *work;
+        return CK_OK;
+    }
+    int perm[CK_MAXDIMS];
+    for (int d = 0, j = 0; d < ndim; d++) perm[d] = d == axis ? ndim - 1 : j++;
+    ck_array t;
+    ck_status s = ck_array_transpose(&t, work, perm);
+    if (s == CK_OK) {
+        s = ck_array_astype(out, &t, work->dtype, 0);
+        ck_array_release(&t);
+    }
+    ck_array_release(work);
+    return s;
+}
+
+static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int descending, int arg)
+{
+    ck_status s = need_sort_slot(a, 0);
+    if (s != CK_OK) return s;
+    ck_array work, idx = {0};
+    s = axis_last_copy(&work, a, &axis, axis_none);
+    if (s != CK_OK) return s;
+    int64_t len = work.ndim ? work.shape[work.ndim - 1] : 1;
+    ck_sort_desc d;
+    memset(&d, 0, sizeof d);
+    d.dev = ck_array_device(a);
+    d.type = a->dtype;
+    d.descending = descending;
+    d.sort_values = !arg;
+    d.len = len;
+    d.nrows = len ? work.size / len : 0;
+    d.data = work.data;
+    d.row_stride = len * ck_array_itemsize(&work);
+    d.elem_stride = ck_array_itemsize(&work);
+    if (arg) {
+        s = ck_array_empty(&idx, work.ndim, work.shape, CK_INT64, ck_array_device(a));
+        if (s != CK_OK) { ck_array_release(&work); return s; }
+        d.idx = (int64_t *)idx.data;
+        d.idx_row_stride = len;
+        d.idx_elem_stride = 1;
+    }
+    s = ck_backend_for(d.dev)->sort(&d);
+    if (arg) {
+        ck_array_release(&work);
+        work = idx;
+    }
+    if (s != CK_OK) {
+        ck_array_release(&work);
+        return s;
+    }
+    return axis_restore(out, &work, axis, axis_none ? 1 : a->ndim);
+}
+
+ck_status ck_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending)
+{
+    (void)stable;   /* the kernel is always stable */
+    return run_sort(out, a, axis, axis_none, descending, 0);
+}
+
+ck_status ck_argsort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending)
+{
+    (void)stable;
+    return run_sort(out, a, axis, axis_none, descending, 1);
+}
+
+ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int nkth, int axis, int axis_none,
+                       int arg)
+{
+    int ax = axis;
+    int64_t len;
+    if (axis_none) {
+        len = a->size;
+    } else {
+        if (a->ndim == 0) return ck_error_set(CK_ERR_AXIS, "axis %d is out of bounds for array of dimension 0", axis);
+        ck_status s = ck_axis_normalize(&ax, a->ndim);
+        if (s != CK_OK) return s;
+        len = a->shape[ax];
+    }
+    for (int i = 0; i < nkth; i++)
+        if (kth[i] < -len || kth[i] >= len)
+            return ck_error_set(CK_ERR_VALUE, "kth(=%lld) out of bounds (%lld)", (long long)kth[i], (long long)len);
+    return run_sort(out, a, ax, axis_none, 0, arg);
+}
+
+ck_status ck_searchsorted(ck_array *out, const ck_array *a, const ck_array *v, int side_right,
+                          const ck_array *sorter)
+{
+    if (a->ndim != 1) return ck_error_set(CK_ERR_VALUE, "object too deep for desired array");
+    ck_status s = need_sort_slot(a, 1);
+    if (s != CK_OK) return s;
+    ck_device dev = ck_array_device(a);
+    if (!ck_device_equal(dev, ck_array_device(v)))
+        return ck_error_set(CK_ERR_VALUE, "searchsorted: a and v are on different devices");
+    ck_dtype t = ck_dtype_promote(a->dtype, v->dtype);
+    if (t == CK_DTYPE_INVALID) return ck_error_set(CK_ERR_TYPE, "searchsorted: no common dtype for a and v");
+    ck_array ac = {0}, vc = {0}, sorted = {0};
+    if (sorter) {
+        if (sorter->ndim != 1 || sorter->size != a->size)
+            return ck_error_set(CK_ERR_VALUE, "sorter.size must equal a.size");
+        if (!ck_dtype_is_integer(sorter->dtype)) return ck_error_set(CK_ERR_TYPE, "sorter must only contain integers");
+        s = ck_take(&sorted, a, sorter, 0, 0, CK_INDEX_RAISE);
+        if (s != CK_OK) {
+            /* NumPy's word for a bad sorter */
+            if (ck_error_status() == CK_ERR_INDEX) { ck_error_clear(); s = ck_error_set(CK_ERR_VALUE, "Sorter index out of range."); }
+            return s;
+        }
+        a = &sorted;
+    }
+    s = ck_array_astype(&ac, a, t, 0);
+    if (s == CK_OK) s = ck_array_astype(&vc, v, t, 0);
+    if (s == CK_OK) s = ck_array_empty(out, v->ndim, v->shape, CK_INT64, dev);
+    if (s == CK_OK) {
+        ck_searchsorted_desc d;
+        memset(&d, 0, sizeof d);
+        d.dev = dev;
+        d.type = t;
+        d.side_right = side_right;
+        d.na = ac.size;
+        d.nv = vc.size;
+        d.a = ac.data;
+        d.v = vc.data;
+        d.out = (int64_t *)out->data;
+        s = ck_backend_for(dev)->searchsorted(&d);
+        if (s != CK_OK) ck_array_release(out);
+    }
+    if (ac.buf) ck_array_release(&ac);
+    if (vc.buf) ck_array_release(&vc);
+    if (sorted.buf) ck_array_release(&sorted);
+    return s;
+}

@@ -1,0 +1,157 @@
+/*
+ * sortfuncs.c - sort, argsort, partition, argpartition and searchsorted as
+ * module functions (the work is src/ops/sort.c's).
+ */
+#include "ck_python.h"
+
+#include <string.h>
+
+static PyObject *as_array(PyObject *obj, ck_device dev, int has_dev)
+{
+    if (CkArray_Check(obj)) {
+        Py_INCREF(obj);
+        return obj;
+    }
+    return ck_py_asarray(obj, CK_DTYPE_INVALID, -1, has_dev, dev);
+}
+
+static int parse_axis(PyObject *obj, int *axis, int *none)
+{
+    *none = obj == Py_None;
+    *axis = 0;
+    if (*none) return 0;
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < -CK_MAXDIMS - 1 || v > CK_MAXDIMS) v = CK_MAXDIMS + 1;   /* out of range for any array */
+    *axis = (int)v;
+    return 0;
+}
+
+/* NumPy accepts these kinds; every one gets the same stable sort here. */
+static int check_kind(PyObject *kind, PyObject *order)
+{
+    if (order && order != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "Cannot specify order when the array has no fields.");
+        return -1;
+    }
+    if (!kind || kind == Py_None) return 0;
+    const char *k = PyUnicode_Check(kind) ? PyUnicode_AsUTF8(kind) : NULL;
+    if (k && (!strcmp(k, "quicksort") || !strcmp(k, "mergesort") || !strcmp(k, "heapsort") ||
+              !strcmp(k, "stable") || !strcmp(k, "introselect")))
+        return 0;
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "sort kind must be one of 'quick', 'heap', or 'stable' (got %R)", kind);
+    return -1;
+}
+
+static PyObject *sort_common(PyObject *args, PyObject *kw, int arg)
+{
+    static char *kwlist[] = {"a", "axis", "kind", "order", "stable", "descending", NULL};
+    PyObject *a_obj, *axis_obj = NULL, *kind = NULL, *order = NULL, *stable = Py_None;
+    int descending = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOO$Op", kwlist, &a_obj, &axis_obj, &kind, &order, &stable,
+                                     &descending))
+        return NULL;
+    if (stable != Py_None && kind && kind != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "`kind` and `stable` parameters can't be provided at the same time. Use only one of them.");
+        return NULL;
+    }
+    if (check_kind(kind, order) < 0) return NULL;
+    int axis = -1, none = 0;
+    if (axis_obj && parse_axis(axis_obj, &axis, &none) < 0) return NULL;
+    if (!axis_obj) axis = -1;
+    PyObject *a = as_array(a_obj, ck_device_cpu(), 0);
+    if (!a) return NULL;
+    ck_array out;
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = arg ? ck_argsort(&out, CK_ARR(a), axis, none, 1, descending)
+            : ck_sort(&out, CK_ARR(a), axis, none, 1, descending);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a);
+    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+}
+
+static PyObject *f_sort(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return sort_common(args, kw, 0); }
+static PyObject *f_argsort(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return sort_common(args, kw, 1); }
+
+static PyObject *partition_common(PyObject *args, PyObject *kw, int arg)
+{
+    static char *kwlist[] = {"a", "kth", "axis", "kind", "order", NULL};
+    PyObject *a_obj, *kth_obj, *axis_obj = NULL, *kind = NULL, *order = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO", kwlist, &a_obj, &kth_obj, &axis_obj, &kind, &order))
+        return NULL;
+    if (check_kind(kind, order) < 0) return NULL;
+    int axis = -1, none = 0;
+    if (axis_obj && parse_axis(axis_obj, &axis, &none) < 0) return NULL;
+    int64_t kth[256];
+    int nkth = 0;
+    if (PyLong_Check(kth_obj) || PyIndex_Check(kth_obj)) {
+        Py_ssize_t v = PyNumber_AsSsize_t(kth_obj, PyExc_OverflowError);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        kth[nkth++] = v;
+    } else {
+        PyObject *seq = PySequence_Fast(kth_obj, "kth must be an integer or a sequence of integers");
+        if (!seq) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        if (n > 256) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "too many kth values (at most 256)"); return NULL; }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t v = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(seq, i), PyExc_OverflowError);
+            if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return NULL; }
+            kth[nkth++] = v;
+        }
+        Py_DECREF(seq);
+    }
+    PyObject *a = as_array(a_obj, ck_device_cpu(), 0);
+    if (!a) return NULL;
+    ck_array out;
+    ck_status s = ck_partition(&out, CK_ARR(a), kth, nkth, axis, none, arg);
+    Py_DECREF(a);
+    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+}
+
+static PyObject *f_partition(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return partition_common(args, kw, 0); }
+static PyObject *f_argpartition(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return partition_common(args, kw, 1); }
+
+static PyObject *f_searchsorted(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"a", "v", "side", "sorter", NULL};
+    PyObject *a_obj, *v_obj, *side = NULL, *sorter_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OO", kwlist, &a_obj, &v_obj, &side, &sorter_obj)) return NULL;
+    int right = 0;
+    if (side && side != Py_None) {
+        const char *sd = PyUnicode_Check(side) ? PyUnicode_AsUTF8(side) : NULL;
+        if (sd && !strcmp(sd, "right")) right = 1;
+        else if (!sd || strcmp(sd, "left") != 0) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "side must be 'left' or 'right' (got %R)", side);
+            return NULL;
+        }
+    }
+    PyObject *a = as_array(a_obj, ck_device_cpu(), 0);
+    if (!a) return NULL;
+    ck_device dev = ck_array_device(CK_ARR(a));
+    PyObject *v = as_array(v_obj, dev, 1);
+    PyObject *sorter = v && sorter_obj != Py_None ? as_array(sorter_obj, dev, 1) : NULL;
+    if (!v || (sorter_obj != Py_None && !sorter)) {
+        Py_DECREF(a); Py_XDECREF(v);
+        return NULL;
+    }
+    ck_array out;
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_searchsorted(&out, CK_ARR(a), CK_ARR(v), right, sorter ? CK_ARR(sorter) : NULL);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(a); Py_DECREF(v); Py_XDECREF(sorter);
+    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+}
+
+#define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+
+PyMethodDef ck_py_sort_functions[] = {
+    {"sort", CK_KW_(f_sort), "sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False): a sorted copy (NaNs last)."},
+    {"argsort", CK_KW_(f_argsort), "argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False): indices that sort a."},
+    {"partition", CK_KW_(f_partition), "partition(a, kth, axis=-1, kind='introselect', order=None)"},
+    {"argpartition", CK_KW_(f_argpartition), "argpartition(a, kth, axis=-1, kind='introselect', order=None)"},
+    {"searchsorted", CK_KW_(f_searchsorted), "searchsorted(a, v, side='left', sorter=None): insertion points of v into sorted a."},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,402 @@
+"""Linear algebra (ck.matmul, ck.einsum..., ck.linalg) against NumPy.
+
+On the CPU these run NumPy's BLAS/LAPACK on zero-copy views, so results must
+match NumPy's in value, dtype and shape; on a GPU they raise
+NotImplementedError until cuBLAS/cuSOLVER land (a later issue)."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import cudakit as ck
+from conftest import assert_same
+from strategies import hsettings
+
+SETTINGS = hsettings(25)
+rng = np.random.default_rng(1234)
+
+
+def rand(shape, dtype="float64"):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(0, 5, shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def well_conditioned(shape, dtype="float64"):
+    n = shape[-1]
+    return (rand(shape, dtype) + 2 * n * np.eye(n)).astype(dtype)
+
+
+def spd(shape, dtype="float64"):
+    a = rand(shape, dtype)
+    return (a @ np.swapaxes(a, -1, -2).conj() + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def compare(got, want, rtol=None):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        if hasattr(want, "_fields"):
+            assert got._fields == want._fields
+        for g, w in zip(got, want):
+            compare(g, w, rtol)
+    elif isinstance(want, (int, float)) and not isinstance(want, np.generic):
+        assert got == want
+    else:
+        assert isinstance(got, ck.ndarray), type(got)
+        assert_same(got, want, rtol=rtol)
+
+
+def check(device, ckf, npf, *arrays, rtol=None, **kw):
+    """ckf on cudakit copies of `arrays` (made on `device`) against npf on them."""
+    args = [ck.asarray(a, device=device) for a in arrays]
+    if device != "cpu":
+        with pytest.raises(NotImplementedError, match="cuBLAS/cuSOLVER/cuFFT"):
+            ckf(*args, **kw)
+        return
+    got = ckf(*args, **kw)
+    for a, x in zip(arrays, args):  # inputs untouched
+        np.testing.assert_array_equal(ck.asnumpy(x), a)
+    compare(got, npf(*arrays, **kw), rtol)
+
+
+# ------------------------------------------------------------ top level
+
+A34, B45, V3, V4 = rand((3, 4)), rand((4, 5)), rand(3), rand(4)
+C22 = rand((2, 2), "complex128")
+
+TOP_CASES = [
+    ("matmul", (A34, B45), {}),
+    ("matmul", (rand((2, 1, 3, 4)), rand((5, 4, 2))), {}),
+    ("matmul", (V4, B45), {}),
+    ("matmul", (A34, V4), {}),
+    ("matmul", (V4, V4), {}),
+    ("matmul", (rand((3, 4), "int32"), rand((4, 2), "int64")), {}),
+    ("matmul", (rand((3, 4), "float32"), rand((4, 2), "float64")), {}),
+    ("matmul", (rand((3, 4), "bool"), rand((4, 2), "bool")), {}),
+    ("dot", (A34, B45), {}),
+    ("dot", (rand((2, 3, 4)), rand((5, 4, 2))), {}),
+    ("dot", (V4, V4), {}),
+    ("vdot", (C22, C22), {}),
+    ("vdot", (V3, V3), {}),
+    ("inner", (A34, rand((2, 4))), {}),
+    ("inner", (V3, V3), {}),
+    ("outer", (V3, A34), {}),
+    ("tensordot", (rand((2, 3, 4)), rand((3, 4, 5))), {}),
+    ("tensordot", (rand((2, 3, 4)), rand((4, 3, 5))), {"axes": ([1, 2], [1, 0])}),
+    ("tensordot", (V3, V4), {"axes": 0}),
+    ("kron", (rand((2, 3)), rand((3, 2), "int64")), {}),
+    ("vecdot", (rand((4, 3), "complex64"), rand((4, 3), "complex64")), {}),
+    ("vecdot", (rand((3, 4)), rand((3, 4))), {"axis": 0}),
+    ("einsum", ("ij,jk->ik", A34, B45), {}),
+    ("einsum", ("ij,jk", A34, B45), {}),
+    ("einsum", ("ii", rand((3, 3))), {}),
+    ("einsum", ("ii->i", rand((3, 3))), {}),
+    ("einsum", ("...ij,...jk->...ik", rand((2, 3, 4)), rand((2, 4, 5))), {}),
+    ("einsum", ("ij,jk,kl->il", A34, B45, rand((5, 2))), {"optimize": False}),
+    ("einsum", ("ij,jk,kl->il", A34, B45, rand((5, 2))), {"optimize": "greedy"}),
+    ("einsum", ("i,i", V3.astype("float32"), V3.astype("float32")), {}),
+]
+
+
+@pytest.mark.parametrize("name,arrays,kw", TOP_CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(TOP_CASES)])
+def test_top_level(device, name, arrays, kw):
+    if name == "einsum":
+        sub, arrays = arrays[0], arrays[1:]
+        check(device, lambda *xs, **k: ck.einsum(sub, *xs, **k), lambda *xs, **k: np.einsum(sub, *xs, **k),
+              *arrays, **kw)
+    else:
+        check(device, getattr(ck, name), getattr(np, name), *arrays, **kw)
+
+
+def test_einsum_sublist_mode(device):
+    a, b = ck.asarray(A34, device=device), ck.asarray(B45, device=device)
+    if device != "cpu":
+        with pytest.raises(NotImplementedError):
+            ck.einsum(a, [0, 1], b, [1, 2], [0, 2])
+        return
+    assert_same(ck.einsum(a, [0, 1], b, [1, 2], [0, 2]), np.einsum(A34, [0, 1], B45, [1, 2], [0, 2]))
+    assert_same(ck.einsum(a, [0, 1], b, [1, 2]), np.einsum(A34, [0, 1], B45, [1, 2]))
+
+
+def test_einsum_optimize_default_is_true(monkeypatch):
+    from cudakit import _linalg_top
+
+    seen = {}
+    real = np.einsum
+
+    def spy(*args, **kw):
+        seen.update(kw)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(_linalg_top._np, "einsum", spy)
+    ck.einsum("ij,jk->ik", ck.asarray(A34), ck.asarray(B45))
+    assert seen["optimize"] is True
+
+
+def test_matmul_operator(device):
+    a, b, v = (ck.asarray(x, device=device) for x in (A34, B45, V4))
+    if device != "cpu":
+        with pytest.raises(NotImplementedError):
+            a @ b
+        return
+    assert_same(a @ b, A34 @ B45)
+    assert_same(a @ v, A34 @ V4)
+    assert_same(v @ b, V4 @ B45)
+    assert_same(a @ B45.tolist(), A34 @ B45)  # an array-like operand
+    x = a
+    x = x @ b  # plain rebinding, not in place
+    assert_same(x, A34 @ B45)
+    assert_same(a, A34)
+    with pytest.raises(ValueError):
+        a @ a  # (3,4) @ (3,4)
+
+
+def test_transposed_and_strided_views(device):
+    big = rand((6, 8))
+    a = ck.asarray(big, device=device)
+    if device != "cpu":
+        return
+    assert_same(a.T @ a, big.T @ big)
+    assert_same(a[::2, 1::3] @ a[::-2, ::3].T, big[::2, 1::3] @ big[::-2, ::3].T)
+    assert_same(ck.linalg.inv(a[:4, ::2].T), np.linalg.inv(big[:4, ::2].T))
+
+
+def test_out(device):
+    a, b = ck.asarray(A34, device=device), ck.asarray(B45, device=device)
+    out = ck.empty((3, 5), device=device)
+    if device != "cpu":
+        with pytest.raises(NotImplementedError):
+            ck.matmul(a, b, out=out)
+        return
+    assert ck.matmul(a, b, out=out) is out
+    assert_same(out, A34 @ B45)
+    out2 = ck.zeros((3, 5), device=device)
+    assert ck.einsum("ij,jk->ik", a, b, out=out2) is out2
+    assert_same(out2, A34 @ B45)
+    out3 = ck.zeros((3, 5), device=device)
+    assert ck.dot(a, b, out=out3) is out3
+    assert_same(out3, A34 @ B45)
+
+
+def test_scalar_results_are_0d(device):
+    v = ck.asarray(V3, device=device)
+    if device != "cpu":
+        return
+    for r in (ck.vdot(v, v), ck.dot(v, v), ck.inner(v, v), ck.linalg.norm(v), ck.linalg.det(ck.eye(3))):
+        assert isinstance(r, ck.ndarray) and r.shape == ()
+
+
+def test_matrix_transpose(device):
+    x = rand((2, 3, 4))
+    got = ck.matrix_transpose(ck.asarray(x, device=device))
+    assert got.device == ck.asarray(x, device=device).device
+    assert_same(got, np.matrix_transpose(x))
+    assert_same(ck.linalg.matrix_transpose(ck.asarray(x, device=device)), np.linalg.matrix_transpose(x))
+    with pytest.raises(ValueError):
+        ck.matrix_transpose(ck.ones(3, device=device))
+
+
+def test_top_level_names_are_lazy():
+    code = ("import sys, cudakit as ck; assert 'numpy' not in sys.modules; "
+            "ck.matmul; assert 'numpy' in sys.modules; assert 'matmul' in vars(ck)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={"CUDAKIT_DEVICE": "cpu", "PATH": ""})
+    assert r.returncode == 0, r.stderr
+
+
+@SETTINGS
+@given(batch=st.lists(st.integers(1, 3), max_size=2), m=st.integers(1, 5), k=st.integers(1, 5),
+       n=st.integers(1, 5), dtype=st.sampled_from(["int32", "int64", "float32", "float64", "complex64", "complex128"]),
+       bcast=st.booleans())
+def test_matmul_hypothesis(device, batch, m, k, n, dtype, bcast):
+    a = rand(tuple(batch) + (m, k), dtype)
+    b = rand(((1,) * len(batch) if bcast else tuple(batch)) + (k, n), dtype)
+    check(device, ck.matmul, np.matmul, a, b)
+
+
+@SETTINGS
+@given(n=st.integers(1, 4), batch=st.lists(st.integers(1, 3), max_size=2),
+       dtype=st.sampled_from(["float32", "float64", "complex64", "complex128"]))
+def test_solve_inv_det_hypothesis(device, n, batch, dtype):
+    a = well_conditioned(tuple(batch) + (n, n), dtype)
+    b = rand(tuple(batch) + (n, 2), dtype)
+    check(device, ck.linalg.solve, np.linalg.solve, a, b)
+    check(device, ck.linalg.inv, np.linalg.inv, a)
+    check(device, ck.linalg.det, np.linalg.det, a)
+
+
+# ------------------------------------------------------------ ck.linalg
+
+SQ = well_conditioned((4, 4))
+SQB = well_conditioned((2, 3, 3))
+SQ32 = well_conditioned((3, 3), "float32")
+SQC = well_conditioned((3, 3), "complex128")
+SPD, SPDC = spd((4, 4)), spd((2, 3, 3), "complex128")
+RECT = rand((5, 3))
+
+LINALG_CASES = [
+    ("norm", (SQ,), {}),
+    ("norm", (SQ,), {"ord": 1}),
+    ("norm", (SQ,), {"ord": "nuc"}),
+    ("norm", (SQB,), {"axis": (1, 2), "keepdims": True}),
+    ("norm", (V4,), {"ord": np.inf}),
+    ("norm", (SQ,), {"axis": 0}),
+    ("vector_norm", (SQB,), {}),
+    ("vector_norm", (SQB,), {"axis": -1, "ord": 1}),
+    ("vector_norm", (SQ32,), {"axis": 0, "keepdims": True}),
+    ("matrix_norm", (SQB,), {}),
+    ("matrix_norm", (SQC,), {"ord": 2}),
+    ("cond", (SQ,), {}),
+    ("inv", (SQ,), {}),
+    ("inv", (SQ32,), {}),
+    ("inv", (SQB,), {}),
+    ("solve", (SQ, V4), {}),
+    ("solve", (SQB, rand((2, 3, 2))), {}),
+    ("det", (SQ,), {}),
+    ("det", (SQC,), {}),
+    ("det", (SQ32,), {}),
+    ("slogdet", (SQB,), {}),
+    ("slogdet", (SQC,), {}),
+    ("cholesky", (SPD,), {}),
+    ("cholesky", (SPDC,), {"upper": True}),
+    ("qr", (RECT,), {}),
+    ("qr", (RECT,), {"mode": "complete"}),
+    ("qr", (RECT,), {"mode": "r"}),
+    ("qr", (SQB,), {}),
+    ("svd", (RECT,), {}),
+    ("svd", (RECT,), {"full_matrices": False}),
+    ("svd", (SQB,), {"compute_uv": False}),
+    ("svdvals", (RECT,), {}),
+    ("eigh", (SPD,), {}),
+    ("eigh", (SPDC,), {"UPLO": "U"}),
+    ("eigvalsh", (SPD,), {}),
+    ("eig", (SQ,), {}),
+    ("eig", (SQC,), {}),
+    ("eigvals", (SQB,), {}),
+    ("lstsq", (RECT, rand(5)), {}),
+    ("lstsq", (RECT, rand((5, 2))), {"rcond": None}),
+    ("pinv", (RECT,), {}),
+    ("pinv", (SPD,), {"hermitian": True}),
+    ("matrix_rank", (RECT,), {}),
+    ("matrix_rank", (np.ones((3, 3)),), {}),
+    ("matrix_rank", (SQB,), {"rtol": 1e-3}),
+    ("matrix_power", (SQ,), {"n": 3}),
+    ("matrix_power", (SQ,), {"n": 0}),
+    ("matrix_power", (SQ,), {"n": -2}),
+    ("matrix_power", (rand((3, 3), "int64"),), {"n": 2}),
+    ("cross", (rand((4, 3)), rand((4, 3))), {}),
+    ("cross", (rand((3, 2)), rand((3, 2), "float32")), {"axis": 0}),
+    ("outer", (V3, V4), {}),
+    ("tensordot", (rand((2, 3)), rand((3, 2))), {"axes": 1}),
+    ("vecdot", (rand((2, 3)), rand((2, 3))), {}),
+    ("matmul", (SQB, SQB), {}),
+    ("tensorinv", (well_conditioned((6, 6)).reshape(6, 2, 3),), {"ind": 1}),
+    ("tensorsolve", (well_conditioned((6, 6)).reshape(2, 3, 6), rand((2, 3))), {}),
+]
+
+
+@pytest.mark.parametrize("name,arrays,kw", LINALG_CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(LINALG_CASES)])
+def test_linalg(device, name, arrays, kw):
+    check(device, getattr(ck.linalg, name), getattr(np.linalg, name), *arrays, **kw)
+
+
+def test_multi_dot(device):
+    xs = [rand((3, 4)), rand((4, 6)), rand((6, 2))]
+    check(device, lambda *a: ck.linalg.multi_dot(a), lambda *a: np.linalg.multi_dot(a), *xs)
+
+
+def test_named_tuples(device):
+    if device != "cpu":
+        return
+    sign, logabsdet = r = ck.linalg.slogdet(ck.asarray(SQ))
+    assert r.sign is sign and r.logabsdet is logabsdet and r._fields == ("sign", "logabsdet")
+    assert ck.linalg.qr(ck.asarray(RECT))._fields == ("Q", "R")
+    assert ck.linalg.svd(ck.asarray(RECT))._fields == ("U", "S", "Vh")
+    assert ck.linalg.eigh(ck.asarray(SPD))._fields == ("eigenvalues", "eigenvectors")
+    assert ck.linalg.eig(ck.asarray(SQ))._fields == ("eigenvalues", "eigenvectors")
+    x, res, rank, s = ck.linalg.lstsq(ck.asarray(RECT), ck.asarray(rand(5)))
+    assert int(rank) == 3
+
+
+def test_decompositions_reconstruct(device):
+    if device != "cpu":
+        return
+    a = ck.asarray(RECT)
+    q, r = ck.linalg.qr(a)
+    np.testing.assert_allclose(ck.asnumpy(q @ r), RECT, atol=1e-12)
+    u, s, vh = ck.linalg.svd(a, full_matrices=False)
+    np.testing.assert_allclose(ck.asnumpy((u * s[None, :]) @ vh), RECT, atol=1e-12)
+    w, v = ck.linalg.eigh(ck.asarray(SPD))
+    np.testing.assert_allclose(ck.asnumpy(ck.asarray(SPD) @ v), ck.asnumpy(v * w[None, :]), atol=1e-10)
+
+
+@pytest.mark.parametrize("fname", ["inv", "solve", "det", "cholesky", "slogdet"])
+def test_singular_raises_linalgerror(device, fname):
+    sing = np.array([[1.0, 2.0], [2.0, 4.0]])
+    a = ck.asarray(sing, device=device)
+    f = getattr(ck.linalg, fname)
+    call = (lambda: f(a, ck.ones(2, device=device))) if fname == "solve" else (lambda: f(a))
+    if device != "cpu":
+        with pytest.raises(NotImplementedError):
+            call()
+        return
+    if fname in ("det", "slogdet"):  # singular is a value, not an error
+        assert float(ck.linalg.det(a)) == 0.0
+        assert float(ck.linalg.slogdet(a).sign) == 0.0
+        return
+    with pytest.raises(np.linalg.LinAlgError):
+        call()
+    with pytest.raises(ck.linalg.LinAlgError):
+        call()
+    assert ck.linalg.LinAlgError is np.linalg.LinAlgError
+
+
+def test_nonsquare_raises(device):
+    if device != "cpu":
+        return
+    with pytest.raises(np.linalg.LinAlgError):
+        ck.linalg.inv(ck.asarray(RECT))
+
+
+def test_trace_and_diagonal(device):
+    x = rand((2, 3, 4))
+    xi = rand((3, 3), "int32")
+    a, ai = ck.asarray(x, device=device), ck.asarray(xi, device=device)
+    assert_same(ck.linalg.diagonal(a), np.linalg.diagonal(x))
+    assert_same(ck.linalg.diagonal(a, offset=1), np.linalg.diagonal(x, offset=1))
+    assert_same(ck.linalg.trace(a), np.linalg.trace(x))
+    assert_same(ck.linalg.trace(a, offset=-1), np.linalg.trace(x, offset=-1))
+    assert_same(ck.linalg.trace(ai), np.linalg.trace(xi))
+    assert_same(ck.linalg.trace(ai, dtype=ck.float32), np.linalg.trace(xi, dtype=np.float32))
+
+
+def test_array_like_inputs():
+    assert_same(ck.linalg.det([[1.0, 2.0], [3.0, 4.0]]), np.linalg.det([[1.0, 2.0], [3.0, 4.0]]))
+    assert_same(ck.dot([1, 2], [3, 4]), np.dot([1, 2], [3, 4]))
+    # a Python scalar stays weak (NEP 50): float32 stays float32
+    v32 = np.ones(3, np.float32)
+    assert_same(ck.dot(ck.asarray(v32), 2.0), np.dot(v32, 2.0))
+
+
+def test_results_do_not_alias_inputs():
+    x = SQ.copy()
+    a = ck.asarray(x)
+    r = ck.linalg.inv(a)
+    a[0, 0] = 100.0
+    assert_same(r, np.linalg.inv(SQ))
+
+
+def test_error_message_names_function(device):
+    if device == "cpu":
+        pytest.skip("the message is for other devices")
+    a = ck.ones((2, 2), device=device)
+    with pytest.raises(NotImplementedError, match=r"^inv on .* needs cuBLAS/cuSOLVER/cuFFT \(a later issue\)$"):
+        ck.linalg.inv(a)

@@ -1,0 +1,203 @@
+"""sort, argsort, partition, argpartition and searchsorted against NumPy."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import cudakit as ck
+from conftest import assert_same
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128"]
+
+
+def _sample(dtype, shape, seed=0, nan=True, dup=True):
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    if dtype == "bool":
+        return rng.integers(0, 2, n).astype(bool).reshape(shape)
+    vals = rng.integers(-5 if dup else -10**6, 6 if dup else 10**6, n)
+    if np.dtype(dtype).kind == "u":
+        vals = np.abs(vals)
+    x = vals.astype(dtype)
+    if np.dtype(dtype).kind in "fc":
+        x = (vals + rng.random(n).round(1)).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.integers(-2, 3, n).astype(dtype)
+        if nan and n:
+            x[rng.random(n) < 0.15] = np.nan
+            if np.dtype(dtype).kind == "c":
+                x[rng.random(n) < 0.1] += complex(0, np.nan)
+                x.real[rng.random(n) < 0.1] = np.nan
+            x[rng.random(n) < 0.1] = -0.0
+            x[rng.random(n) < 0.05] = np.inf
+            x[rng.random(n) < 0.05] = -np.inf
+    return x.reshape(shape)
+
+
+def _sortable(device):
+    """Whether the device sorts; on one whose slot is empty, sorting must
+    raise NotImplementedError instead."""
+    a = ck.asarray([2, 1], device=device)
+    try:
+        ck.sort(a)
+        return True
+    except NotImplementedError:
+        return False
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sort_argsort_dtypes(device, dtype):
+    x = _sample(dtype, (5, 70))   # rows long enough for the radix path
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        with pytest.raises(NotImplementedError):
+            ck.argsort(a)
+        return
+    for axis in (0, 1, -1, None):
+        assert_same(ck.sort(a, axis=axis), np.sort(x, axis=axis))
+        assert_same(ck.argsort(a, axis=axis, kind="stable"), np.argsort(x, axis=axis, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "complex128"])
+def test_short_rows(device, dtype):
+    x = _sample(dtype, (3, 4, 9), seed=3)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    for axis in (0, 1, 2):
+        assert_same(ck.argsort(a, axis=axis, stable=True), np.argsort(x, axis=axis, stable=True))
+        assert_same(ck.sort(a, axis=axis), np.sort(x, axis=axis))
+
+
+def test_descending(device):
+    x = _sample("float64", (4, 60), seed=1)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    assert_same(ck.sort(a, descending=True), np.flip(np.sort(x), axis=-1))
+    # stable descending: equal keys stay in input order
+    want = x.shape[1] - 1 - np.flip(np.argsort(np.flip(x, axis=-1), kind="stable", axis=-1), axis=-1)
+    assert_same(ck.argsort(a, descending=True, stable=True), want)
+
+
+def test_sort_edge_cases(device):
+    if not _sortable(device):
+        return
+    for x in (np.zeros((0,)), np.zeros((3, 0)), np.array([5.0]), np.zeros((0, 4), dtype="int8")):
+        a = ck.asarray(x, device=device)
+        assert_same(ck.sort(a), np.sort(x))
+        assert_same(ck.argsort(a), np.argsort(x))
+    s = ck.asarray(np.float64(3.0), device=device)
+    assert_same(ck.sort(s, axis=None), np.sort(np.float64(3.0), axis=None))
+    with pytest.raises(ck.AxisError):
+        ck.sort(s)
+    with pytest.raises(ck.AxisError):
+        ck.sort(ck.asarray([[1, 2]], device=device), axis=2)
+    with pytest.raises(ValueError):
+        ck.sort(ck.asarray([1, 2], device=device), kind="bogus")
+    # strided and reversed views
+    x = _sample("int32", (6, 50), seed=5)[::-2, ::3]
+    a = ck.asarray(_sample("int32", (6, 50), seed=5), device=device)[::-2, ::3]
+    assert_same(ck.argsort(a, axis=0, stable=True), np.argsort(x, axis=0, stable=True))
+
+
+@SETTINGS
+@given(dtype=st.sampled_from(DTYPES), shape=st.lists(st.integers(0, 7), min_size=1, max_size=3),
+       seed=st.integers(0, 2**16), data=st.data())
+def test_sort_hypothesis(device, dtype, shape, seed, data):
+    x = _sample(dtype, tuple(shape), seed=seed)
+    axis = data.draw(st.sampled_from(list(range(-len(shape), len(shape))) + [None]))
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    assert_same(ck.sort(a, axis=axis), np.sort(x, axis=axis))
+    assert_same(ck.argsort(a, axis=axis, stable=True), np.argsort(x, axis=axis, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64", "complex128"])
+def test_partition(device, dtype):
+    x = _sample(dtype, (4, 60), seed=7)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        with pytest.raises(NotImplementedError):
+            ck.partition(a, 3)
+        return
+    srt = np.sort(x, axis=-1)
+    for kth in (0, 10, -1, [3, 30]):
+        p = ck.asnumpy(ck.partition(a, kth))
+        ks = np.atleast_1d(kth)
+        np.testing.assert_array_equal(p[:, ks], srt[:, ks])
+        ip = ck.asnumpy(ck.argpartition(a, kth))
+        np.testing.assert_array_equal(np.take_along_axis(x, ip, -1)[:, ks], srt[:, ks])
+        assert ip.dtype == np.int64
+    assert_same(ck.sort(ck.partition(a, 2, axis=0), axis=0), np.sort(x, axis=0))
+    with pytest.raises(ValueError):
+        ck.partition(a, 60)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float64", "float16", "complex64"])
+def test_searchsorted(device, dtype):
+    base = np.sort(_sample(dtype, (40,), seed=11))
+    v = _sample(dtype, (3, 7), seed=12)
+    a, av = ck.asarray(base, device=device), ck.asarray(v, device=device)
+    try:
+        got = ck.searchsorted(a, av)
+    except NotImplementedError:
+        assert device != "cpu"
+        return
+    assert_same(got, np.searchsorted(base, v))
+    assert_same(ck.searchsorted(a, av, side="right"), np.searchsorted(base, v, side="right"))
+    if not _sortable(device):
+        return
+    unsorted = _sample(dtype, (40,), seed=13)
+    sorter = np.argsort(unsorted, kind="stable")
+    assert_same(ck.searchsorted(ck.asarray(unsorted, device=device), av,
+                                sorter=ck.asarray(sorter, device=device)),
+                np.searchsorted(unsorted, v, sorter=sorter))
+
+
+def test_searchsorted_errors_and_scalars(device):
+    a = ck.asarray([1.0, 2.0, 3.0], device=device)
+    try:
+        r = ck.searchsorted(a, 2.5)
+    except NotImplementedError:
+        return
+    assert_same(r, np.searchsorted([1.0, 2.0, 3.0], 2.5))
+    assert_same(ck.searchsorted(a, [0, 5], side="right"), np.searchsorted([1.0, 2.0, 3.0], [0, 5], side="right"))
+    assert_same(ck.searchsorted(ck.asarray([], device=device), [1.0]), np.searchsorted([], [1.0]))
+    with pytest.raises(ValueError):
+        ck.searchsorted(a, 1.0, side="middle")
+    with pytest.raises(ValueError):
+        ck.searchsorted(ck.asarray([[1, 2]], device=device), 1)
+    with pytest.raises(ValueError):
+        ck.searchsorted(a, 1.0, sorter=ck.asarray([0, 1], device=device))
+
+
+@SETTINGS
+@given(n=st.integers(0, 60), m=st.integers(0, 10), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from(["int8", "int64", "float32", "float64"]), side=st.sampled_from(["left", "right"]))
+def test_searchsorted_hypothesis(device, n, m, seed, dtype, side):
+    base = np.sort(_sample(dtype, (n,), seed=seed))
+    v = _sample(dtype, (m,), seed=seed + 1)
+    try:
+        got = ck.searchsorted(ck.asarray(base, device=device), ck.asarray(v, device=device), side=side)
+    except NotImplementedError:
+        assert device != "cpu"
+        return
+    assert_same(got, np.searchsorted(base, v, side=side))
+
+
+def test_sort_and_argsort_methods(device):
+    a = np.array([[3, 1, 2], [9, 7, 8]], dtype=np.int32)
+    ca = ck.asarray(a, device=device)
+    try:
+        got = ca.argsort()
+    except NotImplementedError:
+        assert device != "cpu"
+        return
+    assert_same(got, a.argsort())
+    assert_same(ca.argsort(axis=0), a.argsort(axis=0))
+    assert ca.sort() is None
+    a.sort()
+    assert_same(ca, a)

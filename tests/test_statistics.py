@@ -1,0 +1,292 @@
+"""Sets, counting and statistics (cudakit/_stats.py) against NumPy."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import cudakit as ck
+from conftest import assert_same
+
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _sortable(device):
+    try:
+        ck.sort(ck.asarray([2, 1], device=device))
+        return True
+    except NotImplementedError:
+        return False
+
+
+def _data(dtype, shape, seed=0, nan=False):
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    x = rng.integers(-4, 5, n)
+    if np.dtype(dtype).kind == "b":
+        x = x > 0
+    elif np.dtype(dtype).kind in "fc":
+        x = x + rng.random(n).round(1)
+    x = x.astype(dtype).reshape(shape)
+    if nan and x.dtype.kind in "fc" and n:
+        x[rng.random(shape) < 0.2] = np.nan
+    return x
+
+
+def _skip_if_no_sort(device, fn):
+    """On a device without a sort kernel the call must raise NotImplementedError."""
+    if _sortable(device):
+        return False
+    with pytest.raises(NotImplementedError):
+        fn()
+    return True
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32", "float64", "complex128", "bool"])
+def test_unique(device, dtype):
+    x = _data(dtype, (6, 9), seed=1, nan=True)
+    a = ck.asarray(x, device=device)
+    if _skip_if_no_sort(device, lambda: ck.unique(a)):
+        return
+    assert_same(ck.unique(a), np.unique(x))
+    got = ck.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    assert_same(ck.unique(a, equal_nan=False), np.unique(x, equal_nan=False))
+    # the array API's set functions do not compare NaNs as equal; NumPy
+    # 2.3+ returns them unsorted, cudakit sorted (as np.unique does)
+    v, i, inv, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    want = {"unique_all": (v, i, inv.reshape(x.shape), c), "unique_counts": (v, c),
+            "unique_inverse": (v, inv.reshape(x.shape))}
+    for name, w in want.items():
+        g = getattr(ck, name)(a)
+        assert g._fields == getattr(np, name)(x)._fields
+        for gi, wi in zip(g, w):
+            assert_same(gi, wi)
+    assert_same(ck.unique_values(a), v)
+
+
+def test_unique_empty_and_axis(device):
+    if not _sortable(device):
+        return
+    assert_same(ck.unique(ck.asarray(np.zeros(0), device=device)), np.unique(np.zeros(0)))
+    got = ck.unique(ck.asarray(np.zeros(0, dtype="int64"), device=device), return_counts=True, return_inverse=True)
+    want = np.unique(np.zeros(0, dtype="int64"), return_counts=True, return_inverse=True)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    with pytest.raises(NotImplementedError):
+        ck.unique(ck.asarray([[1, 2]], device=device), axis=0)
+
+
+@SETTINGS
+@given(shape=st.lists(st.integers(0, 6), min_size=1, max_size=3), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from(["int8", "int64", "float32", "float64", "complex64"]))
+def test_unique_hypothesis(device, shape, seed, dtype):
+    x = _data(dtype, tuple(shape), seed, nan=True)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    for g, w in zip(ck.unique(a, return_index=True, return_inverse=True, return_counts=True),
+                    np.unique(x, return_index=True, return_inverse=True, return_counts=True)):
+        assert_same(g, w)
+
+
+def test_sets(device):
+    x, y = _data("int64", (20,), 2), _data("int64", (3, 5), 3)
+    a, b = ck.asarray(x, device=device), ck.asarray(y, device=device)
+    if _skip_if_no_sort(device, lambda: ck.isin(a, b)):
+        return
+    assert_same(ck.isin(a, b), np.isin(x, y))
+    assert_same(ck.isin(b, a, invert=True), np.isin(y, x, invert=True))
+    assert_same(ck.isin(a, ck.asarray([], device=device)), np.isin(x, []))
+    assert_same(ck.union1d(a, b), np.union1d(x, y))
+    assert_same(ck.setdiff1d(a, b), np.setdiff1d(x, y))
+    assert_same(ck.intersect1d(a, b), np.intersect1d(x, y))
+    for g, w in zip(ck.intersect1d(a, b, return_indices=True), np.intersect1d(x, y, return_indices=True)):
+        assert_same(g, w)
+    xf, yf = _data("float64", (15,), 4, nan=True), _data("float64", (10,), 5, nan=True)
+    af, bf = ck.asarray(xf, device=device), ck.asarray(yf, device=device)
+    assert_same(ck.isin(af, bf), np.isin(xf, yf))
+    assert_same(ck.intersect1d(af, bf), np.intersect1d(xf, yf))
+    assert_same(ck.union1d(af, bf), np.union1d(xf, yf))
+    assert_same(ck.setdiff1d(af, bf), np.setdiff1d(xf, yf))
+
+
+@SETTINGS
+@given(n=st.integers(0, 30), m=st.integers(0, 30), seed=st.integers(0, 2**16))
+def test_sets_hypothesis(device, n, m, seed):
+    x, y = _data("int16", (n,), seed), _data("int16", (m,), seed + 1)
+    a, b = ck.asarray(x, device=device), ck.asarray(y, device=device)
+    if not _sortable(device):
+        return
+    assert_same(ck.isin(a, b), np.isin(x, y))
+    assert_same(ck.intersect1d(a, b), np.intersect1d(x, y))
+    assert_same(ck.setdiff1d(a, b), np.setdiff1d(x, y))
+    assert_same(ck.union1d(a, b), np.union1d(x, y))
+
+
+def test_bincount_histogram_digitize(device):
+    x = np.abs(_data("int64", (50,), 6))
+    a = ck.asarray(x, device=device)
+    if _skip_if_no_sort(device, lambda: ck.bincount(a)):
+        return
+    assert_same(ck.bincount(a), np.bincount(x))
+    assert_same(ck.bincount(a, minlength=12), np.bincount(x, minlength=12))
+    w = _data("float64", (50,), 7)
+    assert_same(ck.bincount(a, weights=ck.asarray(w, device=device)), np.bincount(x, weights=w), atol=1e-12)
+    assert_same(ck.bincount(ck.asarray(np.zeros(0, "int64"), device=device)), np.bincount(np.zeros(0, "int64")))
+    with pytest.raises(ValueError):
+        ck.bincount(ck.asarray([1, -1], device=device))
+    f = _data("float64", (200,), 8)
+    af = ck.asarray(f, device=device)
+    for bins, rng in ((10, None), (7, (-2.0, 3.0)), ([-3.0, -1.0, 0.0, 2.5, 4.0], None)):
+        bb = ck.asarray(bins, device=device) if isinstance(bins, list) else bins
+        got, want = ck.histogram(af, bins=bb, range=rng), np.histogram(f, bins=bins, range=rng)
+        assert_same(got[0], want[0])
+        assert_same(got[1], want[1])
+    got, want = ck.histogram(af, bins=5, density=True), np.histogram(f, bins=5, density=True)
+    assert_same(got[0], want[0])
+    got, want = ck.histogram(ck.asarray(x, device=device), bins=4), np.histogram(x, bins=4)
+    assert_same(got[0], want[0])
+    assert_same(got[1], want[1])
+    bins = np.array([-2.0, 0.0, 1.5, 3.0])
+    for right in (False, True):
+        assert_same(ck.digitize(af, ck.asarray(bins, device=device), right=right), np.digitize(f, bins, right=right))
+        assert_same(ck.digitize(af, ck.asarray(bins[::-1].copy(), device=device), right=right),
+                    np.digitize(f, bins[::-1], right=right))
+    with pytest.raises(ValueError):
+        ck.digitize(af, ck.asarray([1.0, 0.0, 2.0], device=device))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
+def test_quantiles(device, dtype):
+    x = _data(dtype, (5, 8, 3), 9)
+    a = ck.asarray(x, device=device)
+    if _skip_if_no_sort(device, lambda: ck.median(a)):
+        return
+    for axis in (None, 0, 1, -1, (0, 2)):
+        assert_same(ck.median(a, axis=axis), np.median(x, axis=axis))
+        assert_same(ck.quantile(a, 0.3, axis=axis), np.quantile(x, 0.3, axis=axis))
+        assert_same(ck.quantile(a, [0.0, 0.25, 1.0], axis=axis, keepdims=True),
+                    np.quantile(x, [0.0, 0.25, 1.0], axis=axis, keepdims=True))
+        assert_same(ck.percentile(a, [10, 90], axis=axis), np.percentile(x, [10, 90], axis=axis))
+    with pytest.raises(ValueError):
+        ck.quantile(a, 1.5)
+
+
+def test_quantiles_nan(device):
+    x = _data("float64", (6, 10), 10, nan=True)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    assert_same(ck.median(a, axis=1), np.median(x, axis=1))
+    assert_same(ck.median(a), np.median(x))
+
+
+@SETTINGS
+@given(shape=st.lists(st.integers(1, 6), min_size=1, max_size=3), seed=st.integers(0, 2**16),
+       q=st.floats(0, 1), data=st.data())
+def test_quantile_hypothesis(device, shape, seed, q, data):
+    x = _data("float64", tuple(shape), seed)
+    axis = data.draw(st.sampled_from([None] + list(range(len(shape)))))
+    if not _sortable(device):
+        return
+    assert_same(ck.quantile(ck.asarray(x, device=device), q, axis=axis), np.quantile(x, q, axis=axis), atol=1e-12)
+
+
+def test_average_cov_corrcoef(device):
+    x = _data("float64", (4, 6), 11)
+    a = ck.asarray(x, device=device)
+    w = np.abs(_data("float64", (4, 6), 12)) + 0.5
+    aw = ck.asarray(w, device=device)
+    assert_same(ck.average(a), np.average(x))
+    assert_same(ck.average(a, axis=1, weights=aw), np.average(x, axis=1, weights=w))
+    w1 = w[0]
+    got = ck.average(a, axis=1, weights=ck.asarray(w1, device=device), returned=True)
+    want = np.average(x, axis=1, weights=w1, returned=True)
+    assert_same(got[0], want[0])
+    assert_same(got[1], want[1])
+    ai = ck.asarray(x.astype("int64"), device=device)
+    assert_same(ck.average(ai, axis=0), np.average(x.astype("int64"), axis=0))
+    with pytest.raises(ZeroDivisionError):
+        ck.average(a, weights=ck.zeros((4, 6), device=device))
+    try:
+        c = ck.cov(a)
+    except NotImplementedError:   # no matmul on this device
+        return
+    assert_same(c, np.cov(x))
+    assert_same(ck.cov(a, rowvar=False, bias=True), np.cov(x, rowvar=False, bias=True))
+    assert_same(ck.cov(a[0], a[1]), np.cov(x[0], x[1]))
+    assert_same(ck.corrcoef(a), np.corrcoef(x))
+    assert_same(ck.corrcoef(a[0], a[2]), np.corrcoef(x[0], x[2]))
+
+
+def test_diff_cumulative_sum(device):
+    x = _data("int64", (4, 7), 13)
+    a = ck.asarray(x, device=device)
+    for n in (0, 1, 2):
+        for axis in (0, -1):
+            assert_same(ck.diff(a, n=n, axis=axis), np.diff(x, n=n, axis=axis))
+    assert_same(ck.diff(a, prepend=0, append=ck.asarray(x[:, :2], device=device)),
+                np.diff(x, prepend=0, append=x[:, :2]))
+    b = x > 0
+    assert_same(ck.diff(ck.asarray(b, device=device)), np.diff(b))
+    with pytest.raises(ValueError):
+        ck.diff(a, n=-1)
+    assert_same(ck.cumulative_sum(a, axis=1), np.cumulative_sum(x, axis=1))
+    assert_same(ck.cumulative_sum(a, axis=0, include_initial=True), np.cumulative_sum(x, axis=0, include_initial=True))
+    assert_same(ck.cumulative_sum(a[0], dtype=ck.float32), np.cumulative_sum(x[0], dtype=np.float32))
+    with pytest.raises(ValueError):
+        ck.cumulative_sum(a)
+
+
+def test_nan_functions(device):
+    x = _data("float64", (5, 6), 14, nan=True)
+    x[2] = np.nan
+    a = ck.asarray(x, device=device)
+    with np.errstate(all="ignore"):
+        for axis in (None, 0, 1):
+            assert_same(ck.nansum(a, axis=axis), np.nansum(x, axis=axis))
+        assert_same(ck.nanmean(a, axis=0), np.nanmean(x, axis=0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            assert_same(ck.nanmean(a, axis=1), np.nanmean(x, axis=1))
+            assert_same(ck.nanmax(a, axis=1), np.nanmax(x, axis=1))
+            assert_same(ck.nanmin(a, axis=1, keepdims=True), np.nanmin(x, axis=1, keepdims=True))
+        assert_same(ck.nanmax(a), np.nanmax(x))
+        assert_same(ck.nanargmax(a, axis=0), np.nanargmax(x, axis=0))
+        assert_same(ck.nanargmin(a), np.nanargmin(x))
+        with pytest.raises(ValueError):
+            ck.nanargmax(a, axis=1)
+    xi = _data("int32", (3, 4), 15)
+    assert_same(ck.nansum(ck.asarray(xi, device=device), axis=1), np.nansum(xi, axis=1))
+    assert_same(ck.nanmax(ck.asarray(xi, device=device)), np.nanmax(xi))
+
+
+def test_comparisons(device):
+    x = np.array([1.0, 1e-9, np.nan, np.inf, -np.inf, 2.0])
+    y = np.array([1.0 + 1e-7, 0.0, np.nan, np.inf, np.inf, 2.1])
+    a, b = ck.asarray(x, device=device), ck.asarray(y, device=device)
+    assert_same(ck.isclose(a, b), np.isclose(x, y))
+    assert_same(ck.isclose(a, b, equal_nan=True), np.isclose(x, y, equal_nan=True))
+    assert_same(ck.isclose(a, 2), np.isclose(x, 2))
+    assert_same(ck.isclose(ck.asarray([1, 2], device=device), ck.asarray([1, 3], device=device)),
+                np.isclose([1, 2], [1, 3]))
+    assert ck.allclose(a[:2], b[:2]) is True
+    assert ck.allclose(a, b) is False
+    assert ck.allclose(a, a, equal_nan=True) is True
+    assert ck.array_equal(a, a) is False
+    assert ck.array_equal(a, a, equal_nan=True) is True
+    assert ck.array_equal(a, a[:3]) is False
+    assert ck.array_equal(ck.asarray([1, 2], device=device), [1, 2]) is True
+
+
+@SETTINGS
+@given(shape=st.lists(st.integers(0, 5), min_size=1, max_size=3), seed=st.integers(0, 2**16), data=st.data())
+def test_nan_reductions_hypothesis(device, shape, seed, data):
+    x = _data("float32", tuple(shape), seed, nan=True)
+    axis = data.draw(st.sampled_from([None] + list(range(len(shape)))))
+    a = ck.asarray(x, device=device)
+    assert_same(ck.nansum(a, axis=axis), np.nansum(x, axis=axis))
+    assert_same(ck.isclose(a, a * 1.000001), np.isclose(x, x * np.float32(1.000001)))
