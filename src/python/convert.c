@@ -55,6 +55,18 @@ int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape)
     return 0;
 }
 
+int ck_py_axis_or_none(PyObject *obj, int *axis, int *none)
+{
+    *none = obj == NULL || obj == Py_None;
+    *axis = 0;
+    if (*none) return 0;
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < -CK_MAXDIMS - 1 || v > CK_MAXDIMS) v = CK_MAXDIMS + 1;   /* out of range for any array */
+    *axis = (int)v;
+    return 0;
+}
+
 int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask)
 {
     if (!axis || axis == Py_None) {

@@ -30,18 +30,6 @@ static PyObject *wrap_or_raise(ck_status s, ck_array *out)
     return s == CK_OK ? ck_py_wrap(out, NULL) : ck_py_raise(s);
 }
 
-/* axis: None (*none = 1) or an int. */
-static int parse_axis(PyObject *obj, int *axis, int *none)
-{
-    *none = obj == NULL || obj == Py_None;
-    *axis = 0;
-    if (*none) return 0;
-    long v = PyLong_AsLong(obj);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < -CK_MAXDIMS - 1 || v > CK_MAXDIMS) v = CK_MAXDIMS + 1;   /* out of range for any array */
-    *axis = (int)v;
-    return 0;
-}
 
 static int parse_mode(PyObject *obj, ck_index_mode *mode)
 {
@@ -159,7 +147,7 @@ static PyObject *py_take(PyObject *m, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:take", kwlist, &ao, &io, &axo, &out, &mo)) return NULL;
     int axis, none;
     ck_index_mode mode;
-    if (parse_axis(axo, &axis, &none) < 0 || parse_mode(mo, &mode) < 0) return NULL;
+    if (ck_py_axis_or_none(axo, &axis, &none) < 0 || parse_mode(mo, &mode) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
     PyObject *ind = arg_array(io, ck_array_device(CK_ARR(a)));
@@ -204,7 +192,7 @@ static PyObject *py_take_along_axis(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *ao, *io, *axo = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:take_along_axis", kwlist, &ao, &io, &axo)) return NULL;
     int axis = -1, none = 0;
-    if (axo && parse_axis(axo, &axis, &none) < 0) return NULL;
+    if (axo && ck_py_axis_or_none(axo, &axis, &none) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
     PyObject *ind = arg_array(io, ck_array_device(CK_ARR(a)));
@@ -225,7 +213,7 @@ static PyObject *py_put_along_axis(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *ao, *io, *vo, *axo;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO:put_along_axis", kwlist, &ao, &io, &vo, &axo)) return NULL;
     int axis, none;
-    if (parse_axis(axo, &axis, &none) < 0) return NULL;
+    if (ck_py_axis_or_none(axo, &axis, &none) < 0) return NULL;
     if (!CkArray_Check(ao)) {
         PyErr_SetString(PyExc_TypeError, "put_along_axis() needs a cudakit array to write into");
         return NULL;
@@ -341,7 +329,7 @@ static PyObject *py_compress(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *co, *ao, *axo = NULL, *out = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OO:compress", kwlist, &co, &ao, &axo, &out)) return NULL;
     int axis, none;
-    if (parse_axis(axo, &axis, &none) < 0) return NULL;
+    if (ck_py_axis_or_none(axo, &axis, &none) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
     PyObject *c = arg_array(co, ck_array_device(CK_ARR(a)));

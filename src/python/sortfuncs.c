@@ -15,17 +15,6 @@ static PyObject *as_array(PyObject *obj, ck_device dev, int has_dev)
     return ck_py_asarray(obj, CK_DTYPE_INVALID, -1, has_dev, dev);
 }
 
-static int parse_axis(PyObject *obj, int *axis, int *none)
-{
-    *none = obj == Py_None;
-    *axis = 0;
-    if (*none) return 0;
-    long v = PyLong_AsLong(obj);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < -CK_MAXDIMS - 1 || v > CK_MAXDIMS) v = CK_MAXDIMS + 1;   /* out of range for any array */
-    *axis = (int)v;
-    return 0;
-}
 
 /* NumPy accepts these kinds; every one gets the same stable sort here. */
 static int check_kind(PyObject *kind, PyObject *order)
@@ -57,7 +46,7 @@ static PyObject *sort_common(PyObject *args, PyObject *kw, int arg)
     }
     if (check_kind(kind, order) < 0) return NULL;
     int axis = -1, none = 0;
-    if (axis_obj && parse_axis(axis_obj, &axis, &none) < 0) return NULL;
+    if (axis_obj && ck_py_axis_or_none(axis_obj, &axis, &none) < 0) return NULL;
     if (!axis_obj) axis = -1;
     PyObject *a = as_array(a_obj, ck_device_cpu(), 0);
     if (!a) return NULL;
@@ -82,7 +71,7 @@ static PyObject *partition_common(PyObject *args, PyObject *kw, int arg)
         return NULL;
     if (check_kind(kind, order) < 0) return NULL;
     int axis = -1, none = 0;
-    if (axis_obj && parse_axis(axis_obj, &axis, &none) < 0) return NULL;
+    if (axis_obj && ck_py_axis_or_none(axis_obj, &axis, &none) < 0) return NULL;
     int64_t kth[256];
     int nkth = 0;
     if (PyLong_Check(kth_obj) || PyIndex_Check(kth_obj)) {
