@@ -1,7 +1,33 @@
-"""Writing benchmark results: a Markdown table and a JSON file side by side."""
+"""What the bench scripts share: wall-clock timing and writing results (a
+Markdown table and a JSON file side by side)."""
 import datetime
 import json
 import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def median_time(fn, repeats=15):
+    """Median wall-clock seconds of fn() over repeats, after one warm-up call."""
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def import_seconds(module, runs=15, env=None):
+    """Median seconds of a new interpreter running `import module`."""
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {module}"], check=True, env=env)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
 
 
 def write_results(path_md, title, machine, command, columns, rows):

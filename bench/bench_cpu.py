@@ -10,9 +10,6 @@ use one core; cudakit splits large loops over the cores).
 import argparse
 import os
 import platform
-import statistics
-import subprocess
-import sys
 import time
 
 os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
@@ -20,7 +17,7 @@ os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
 import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
-from _report import write_results  # noqa: E402
+from _report import import_seconds, median_time, write_results  # noqa: E402
 
 
 def per_call(fn, calls=20000, repeats=7):
@@ -34,24 +31,8 @@ def per_call(fn, calls=20000, repeats=7):
     return best
 
 
-def median_time(fn, repeats=15):
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
-
-
 def import_time(module, runs=15):
-    ts = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", f"import {module}"], check=True,
-                       env=dict(os.environ, CUDAKIT_DEVICE="cpu"))
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    return import_seconds(module, runs, env=dict(os.environ, CUDAKIT_DEVICE="cpu"))
 
 
 def main():

@@ -8,10 +8,7 @@ Per-call figures: a Python loop of 20,000 calls then a synchronize, best of
 on its own arrays of the same size.  A library that is missing is skipped.
 """
 import argparse
-import os
 import statistics
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -20,7 +17,7 @@ if not hasattr(np, "row_stack"):   # numba-cuda 0.30 still uses it (removed in N
     np.row_stack = np.vstack
 
 import cudakit as ck  # noqa: E402
-from _report import write_results  # noqa: E402
+from _report import import_seconds, median_time, write_results  # noqa: E402
 
 try:
     import torch
@@ -89,12 +86,7 @@ def cupy_time_ms(fn):
 
 
 def import_ms(module, runs=7):
-    ts = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", f"import {module}"], check=True)
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
+    return import_seconds(module, runs) * 1e3
 
 
 def main():
@@ -208,14 +200,8 @@ def main():
         ck.asarray(h, device="cuda")
         ck.cuda.synchronize()
 
-    def wall(fn, repeats=5):
-        fn()
-        ts = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
-        return statistics.median(ts)
+    def wall(fn):
+        return median_time(fn, repeats=5)
 
     vals = {"cudakit": gb / wall(h2d_ck)}
     if torch is not None:

@@ -13,27 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                       \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fputc('\n', stderr);                                                  \
-        }                                                                         \
-    } while (0)
-
-#define OK(call)                                                                  \
-    do {                                                                          \
-        ck_status s_ = (call);                                                    \
-        if (s_ != CK_OK) {                                                        \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,  \
-                    ck_error_message());                                          \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "ck_test.h"
 
 #define CPU ck_device_cpu()
 #define REL(...) do { ck_array *rl_[] = {__VA_ARGS__}; \

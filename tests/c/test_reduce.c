@@ -10,27 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                       \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fputc('\n', stderr);                                                  \
-        }                                                                         \
-    } while (0)
-
-#define OK(call)                                                                  \
-    do {                                                                          \
-        ck_status s_ = (call);                                                    \
-        if (s_ != CK_OK) {                                                        \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,  \
-                    ck_error_message());                                          \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "ck_test.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static double rnd(void)   /* uniform in [-1, 1) */
