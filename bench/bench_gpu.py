@@ -8,7 +8,11 @@ Per-call figures: a Python loop of 20,000 calls then a synchronize, best of
 on its own arrays of the same size.  A library that is missing is skipped.
 """
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -89,10 +93,38 @@ def import_ms(module, runs=7):
     return import_seconds(module, runs) * 1e3
 
 
+def allocator_figures():
+    """Per-call times of small ops, whose cost is mostly the allocation of
+    the result: run once under each pool (CUDAKIT_ALLOCATOR)."""
+    x = ck.arange(1000, dtype=ck.float32, device="cuda")
+    return {"x + 1": per_call_us(lambda: x + 1, ck_sync),
+            "x.sum()": per_call_us(lambda: x.sum(), ck_sync),
+            "(x + 1) * 2 - x": per_call_us(lambda: (x + 1) * 2 - x, ck_sync),
+            "empty(2^20)": per_call_us(lambda: ck.empty(1 << 20, dtype=ck.float32, device="cuda"), ck_sync)}
+
+
+def compare_allocators():
+    """Our size-class pool against the driver's (cuMemAllocAsync), each in
+    its own process: the figures that decide the default (issue 3)."""
+    res = {}
+    for name in ("cudakit", "driver"):
+        env = dict(os.environ, CUDAKIT_ALLOCATOR=name)
+        out = subprocess.run([sys.executable, __file__, "--allocator-only"], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        res[name] = json.loads(out.strip().splitlines()[-1])
+    for op in res["cudakit"]:
+        record(f"{op}, 1000 float32, per call, by pool", "us",
+               {"cudakit pool": res["cudakit"][op], "driver pool (cuMemAllocAsync)": res["driver"][op]}, False)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
+    ap.add_argument("--allocator-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.allocator_only:
+        print(json.dumps(allocator_figures()))
+        return
     props = ck.cuda.get_device_properties(0)
     print("device:", props["name"], flush=True)
 
@@ -128,6 +160,7 @@ def main():
         vals["cupy"] = per_call_us(lambda: cx.sum(), cp.cuda.Device().synchronize)
     record("x.sum(), 1000 float32, per call", "us", vals, False)
     del x
+    compare_allocators()
 
     # bandwidth, 2^28 float32
     n = 1 << 28

@@ -200,3 +200,35 @@ def test_dlpack_and_cuda_array_interface_with_other_libraries():
     h = ck.asarray(cp.arange(5, dtype=cp.int32))
     assert h.device.type == "cuda"
     assert_same(h, np.arange(5, dtype=np.int32))
+
+
+two_gpus = pytest.mark.skipif(ck.cuda.device_count() < 2, reason="needs two CUDA devices")
+
+
+@two_gpus
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex128"])
+def test_copy_between_gpus(dtype):
+    h = (np.arange(3 * 1000) % 251).astype(dtype).reshape(3, 1000)
+    a = ck.asarray(h, device="cuda:0")
+    b = a.to_device("cuda:1")
+    assert b.device == ck.Device("cuda", 1)
+    assert_same(b, h)
+    # a strided view moves as a contiguous copy; work on the new device follows
+    c = a[:, ::-3].to_device(ck.Device("cuda", 1))
+    assert_same(c * 2, h[:, ::-3] * 2)
+    assert_same(c.to_device("cuda:0"), h[:, ::-3])
+
+
+@two_gpus
+def test_copy_between_gpus_follows_streams():
+    s0 = ck.cuda.Stream(device=0)
+    n = 1 << 24
+    with s0:
+        a = ck.arange(n, dtype=ck.float32, device="cuda:0") * 3   # queued on s0
+        b = a.to_device("cuda:1")                                 # must follow it
+    del a                                                         # block reused on s0 later
+    with s0:
+        junk = ck.zeros(n, dtype=ck.float32, device="cuda:0")     # may take a's block
+    assert float(b[-1]) == float(n - 1) * 3
+    assert_same(b[:1000], np.arange(1000, dtype=np.float32) * 3)
+    del junk

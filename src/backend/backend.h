@@ -146,6 +146,8 @@ typedef struct ck_backend_iface {
     /* copies between this device and the host (n bytes, both contiguous) */
     ck_status (*copy_to_host)(ck_device dev, void *dst, const void *src, size_t n);
     ck_status (*copy_from_host)(ck_device dev, void *dst, const void *src, size_t n);
+    /* between two devices of this backend (optional) */
+    ck_status (*copy_peer)(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
     /* kernels */
     ck_status (*elementwise)(const ck_ew_desc *d);
     ck_status (*cast)(const ck_ew_desc *d);                 /* types[1] -> types[0] */

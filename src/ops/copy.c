@@ -138,7 +138,9 @@ ck_status ck_array_to_device(ck_array *out, const ck_array *a, ck_device dev)
         size_t n = (size_t)c->size * (size_t)ck_array_itemsize(c);
         if (from.type == CK_DEVICE_CPU) s = ck_backend_for(dev)->copy_from_host(dev, out->data, c->data, n);
         else if (dev.type == CK_DEVICE_CPU) s = ck_backend_for(from)->copy_to_host(from, out->data, c->data, n);
-        else s = ck_error_set(CK_ERR_NOT_IMPLEMENTED, "copies between two GPUs are not implemented yet");
+        else if (from.type == dev.type && ck_backend_for(dev)->copy_peer)
+            s = ck_backend_for(dev)->copy_peer(dev, out->data, from, c->data, n);
+        else s = ck_error_set(CK_ERR_NOT_IMPLEMENTED, "copies between these two devices are not implemented");
         if (s != CK_OK) ck_array_release(out);
     }
     if (tmp) ck_array_release(&src);

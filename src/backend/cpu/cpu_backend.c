@@ -292,6 +292,7 @@ const ck_backend_iface ck_backend_cpu = {
     /* .free           = */ cpu_free,
     /* .copy_to_host   = */ cpu_copy,
     /* .copy_from_host = */ cpu_copy,
+    /* .copy_peer      = */ NULL,
     /* .elementwise    = */ cpu_elementwise,
     /* .cast           = */ cpu_cast,
     /* .fill           = */ cpu_fill,

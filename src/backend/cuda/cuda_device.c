@@ -163,6 +163,7 @@ const ck_backend_iface ck_backend_cuda = {
     /* .free           = */ ck_cuda_free,
     /* .copy_to_host   = */ ck_cuda_copy_to_host,
     /* .copy_from_host = */ ck_cuda_copy_from_host,
+    /* .copy_peer      = */ ck_cuda_copy_peer,
     /* .elementwise    = */ ck_cuda_elementwise,
     /* .cast           = */ ck_cuda_cast,
     /* .fill           = */ ck_cuda_fill,

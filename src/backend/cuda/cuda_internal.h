@@ -61,6 +61,7 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes);
 void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes);
 ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n);
+ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
 
 /* kernels (cuda_kernels.c, cuda_reduce.c) */
 ck_status ck_cuda_elementwise(const ck_ew_desc *d);

@@ -8,6 +8,10 @@
  * requests round to 512 bytes, large ones to 2 MiB.  Out of memory: free
  * the cache, retry once, then fail with the sizes.
  *
+ * CUDAKIT_ALLOCATOR=driver switches to the driver's stream-ordered pool
+ * (cuMemAllocAsync) instead, for comparison: bench/bench_gpu.py measures
+ * both, and the per-call figures decided the default (bench/results/).
+ *
  * Large pageable host copies go through two pinned staging buffers in
  * chunks, so the CPU copies chunk k+1 while the DMA engine moves chunk k.
  */
@@ -75,12 +79,66 @@ static void release_cached(ck_pool *p)
     }
 }
 
+/* ------------------------------------------------- the driver's pool */
+
+static int use_driver_pool_ = -1;
+static int driver_pool_ready_[CK_CUDA_MAX_DEVICES];
+
+static int use_driver_pool(void)
+{
+    if (use_driver_pool_ < 0) {
+        const char *e = getenv("CUDAKIT_ALLOCATOR");
+        use_driver_pool_ = e && strcmp(e, "driver") == 0;
+    }
+    return use_driver_pool_;
+}
+
+static void *driver_alloc(int d, ck_pool *p, size_t nbytes)
+{
+    CUstream s = ck_cuda_current_stream(d);
+    CUmemoryPool pool;
+    CUresult r = CUDA_SUCCESS;
+    if (!driver_pool_ready_[d]) {
+        /* keep freed memory in the pool rather than returning it at each sync */
+        unsigned long long keep = ~0ull;
+        r = ck_cu.cuDeviceGetDefaultMemPool(&pool, ck_cuda_dev(d)->dev);
+        if (r == CUDA_SUCCESS) r = ck_cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+        if (r != CUDA_SUCCESS) { ck_cu_fail(r, "cuMemPoolSetAttribute", __func__, __FILE__, __LINE__); return NULL; }
+        driver_pool_ready_[d] = 1;
+    }
+    CUdeviceptr ptr = 0;
+    r = ck_cu.cuMemAllocAsync(&ptr, nbytes ? nbytes : 1, s);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && ck_cu.cuDeviceGetDefaultMemPool(&pool, ck_cuda_dev(d)->dev) == CUDA_SUCCESS) {
+        ck_cu.cuCtxSynchronize();
+        ck_cu.cuMemPoolTrimTo(pool, 0);
+        r = ck_cu.cuMemAllocAsync(&ptr, nbytes ? nbytes : 1, s);
+    }
+    if (r != CUDA_SUCCESS) {
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+            size_t fr = 0, tot = 0;
+            ck_cu.cuMemGetInfo_v2(&fr, &tot);
+            ck_error_set(CK_ERR_DEVICE_MEMORY, "CUDA out of memory: tried to allocate %zu bytes on cuda:%d; "
+                         "%zu bytes free of %zu", nbytes, d, fr, tot);
+        } else {
+            ck_cu_fail(r, "cuMemAllocAsync", __func__, __FILE__, __LINE__);
+        }
+        return NULL;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->st.n_alloc++;
+    p->st.allocated += nbytes;
+    if (p->st.allocated > p->st.peak_allocated) p->st.peak_allocated = p->st.allocated;
+    pthread_mutex_unlock(&p->mu);
+    return (void *)(uintptr_t)ptr;
+}
+
 void *ck_cuda_alloc(ck_device dev, size_t nbytes)
 {
     pthread_once(&pools_once_, pools_init);
     int d = dev.index;
     if (ck_cuda_use(d) != CK_OK) return NULL;
     ck_pool *p = &pools_[d];
+    if (use_driver_pool()) return driver_alloc(d, p, nbytes);
     size_t sz = round_size(nbytes ? nbytes : 1);
     CUstream s = ck_cuda_current_stream(d);
     pthread_mutex_lock(&p->mu);
@@ -136,10 +194,16 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
 
 void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
 {
-    (void)nbytes;
     int d = dev.index;
     ck_pool *p = &pools_[d];
     CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
+    if (use_driver_pool()) {
+        if (ck_cuda_use(d) == CK_OK) ck_cu.cuMemFreeAsync(dp, ck_cuda_current_stream(d));
+        pthread_mutex_lock(&p->mu);
+        p->st.allocated -= nbytes;
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
     pthread_mutex_lock(&p->mu);
     ck_block **pp = &p->live_[hash_ptr(dp)], *b;
     for (b = *pp; b; pp = &b->next, b = b->next)
@@ -162,6 +226,11 @@ ck_status ck_cuda_empty_cache(int d)
     if (s != CK_OK) return s;
     /* blocks may still be in use by queued work on their streams */
     CK_CHECK_CU(ck_cu.cuCtxSynchronize());
+    if (use_driver_pool() && driver_pool_ready_[d]) {
+        CUmemoryPool pool;
+        CK_CHECK_CU(ck_cu.cuDeviceGetDefaultMemPool(&pool, ck_cuda_dev(d)->dev));
+        CK_CHECK_CU(ck_cu.cuMemPoolTrimTo(pool, 0));
+    }
     pthread_mutex_lock(&pools_[d].mu);
     release_cached(&pools_[d]);
     pthread_mutex_unlock(&pools_[d].mu);
@@ -308,6 +377,36 @@ static ck_status stage_get(int d, ck_stage **out)
     return CK_OK;
 }
 
+/* Make stream `waiter` wait for the work queued so far on `producer`.
+ * The current context must be the producer's; a NULL stream means that
+ * context's default stream, so a wait across devices goes through
+ * stream_follow_peer. */
+static CUresult stream_follow(CUstream waiter, CUstream producer)
+{
+    CUevent ev;
+    CUresult r = ck_cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+    if (r != CUDA_SUCCESS) return r;
+    r = ck_cu.cuEventRecord(ev, producer);
+    if (r == CUDA_SUCCESS) r = ck_cu.cuStreamWaitEvent(waiter, ev, 0);
+    ck_cu.cuEventDestroy_v2(ev);
+    return r;
+}
+
+/* The same across devices: record under the producer's context, wait
+ * under the waiter's (left current). */
+static CUresult stream_follow_peer(int wd, int pd)
+{
+    CUevent ev;
+    ck_cuda_use(pd);
+    CUresult r = ck_cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+    if (r != CUDA_SUCCESS) return r;
+    r = ck_cu.cuEventRecord(ev, ck_cuda_current_stream(pd));
+    ck_cuda_use(wd);
+    if (r == CUDA_SUCCESS) r = ck_cu.cuStreamWaitEvent(ck_cuda_current_stream(wd), ev, 0);
+    ck_cu.cuEventDestroy_v2(ev);
+    return r;
+}
+
 typedef struct memcpy_ctx { char *dst; const char *src; } memcpy_ctx;
 
 static void memcpy_task(void *vctx, int64_t b, int64_t e, int worker)
@@ -340,13 +439,7 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
     if (s != CK_OK) return s;
     pthread_mutex_lock(&st->mu);
     /* the copy must follow work already queued on the current stream */
-    CUevent ready;
-    if (ck_cu.cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
-        ck_cu.cuEventRecord(ready, cs);
-        ck_cu.cuStreamWaitEvent(st->stream, ready, 0);
-        ck_cu.cuEventDestroy_v2(ready);
-    }
-    CUresult r = CUDA_SUCCESS;
+    CUresult r = stream_follow(st->stream, cs);
     for (size_t off = 0, k = 0; off < n && r == CUDA_SUCCESS; off += CK_STAGE_CHUNK, k ^= 1) {
         size_t m = n - off < CK_STAGE_CHUNK ? n - off : CK_STAGE_CHUNK;
         r = ck_cu.cuEventSynchronize(st->done[k]);   /* the buffer's previous DMA is done */
@@ -379,13 +472,7 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
     s = stage_get(d, &st);
     if (s != CK_OK) return s;
     pthread_mutex_lock(&st->mu);
-    CUevent ready;
-    if (ck_cu.cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS) {
-        ck_cu.cuEventRecord(ready, cs);
-        ck_cu.cuStreamWaitEvent(st->stream, ready, 0);
-        ck_cu.cuEventDestroy_v2(ready);
-    }
-    CUresult r = CUDA_SUCCESS;
+    CUresult r = stream_follow(st->stream, cs);
     size_t nchunks = (n + CK_STAGE_CHUNK - 1) / CK_STAGE_CHUNK;
     /* DMA chunk k+1 while the CPU copies chunk k out of its buffer */
     for (size_t k = 0; k < nchunks && r == CUDA_SUCCESS; k++) {
@@ -407,5 +494,26 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
     }
     pthread_mutex_unlock(&st->mu);
     if (r != CUDA_SUCCESS) return ck_cu_fail(r, "staged device-to-host copy", __func__, __FILE__, __LINE__);
+    return CK_OK;
+}
+
+/* Between two GPUs: on the destination's current stream, after the work
+ * queued on the source's current stream, and before any later work there
+ * (the source block may be reused in that stream's order).  The driver
+ * uses the peer link where there is one and stages through the host where
+ * there is not. */
+ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n)
+{
+    int sd = src_dev.index, dd = dst_dev.index;
+    ck_status s = ck_cuda_use(sd);
+    if (s == CK_OK) s = ck_cuda_use(dd);
+    if (s != CK_OK || n == 0) return s;
+    CUresult r = stream_follow_peer(dd, sd);
+    if (r == CUDA_SUCCESS)
+        r = ck_cu.cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, ck_cuda_dev(dd)->ctx, (CUdeviceptr)(uintptr_t)src,
+                                    ck_cuda_dev(sd)->ctx, n, ck_cuda_current_stream(dd));
+    if (r == CUDA_SUCCESS) r = stream_follow_peer(sd, dd);
+    ck_cuda_use(dd);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuMemcpyPeerAsync", __func__, __FILE__, __LINE__);
     return CK_OK;
 }
