@@ -47,7 +47,7 @@ bench: install
 test-gpu:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
-	set -o pipefail; python3 -m pytest tests -q -p no:cacheprovider 2>&1 | tee $(OUT)/test-gpu.log
+	set -o pipefail; python3 -m pytest tests -q -p no:cacheprovider -n 8 2>&1 | tee $(OUT)/test-gpu.log
 
 bench-gpu:
 	mkdir -p $(OUT)
