@@ -229,6 +229,6 @@ def test_copy_between_gpus_follows_streams():
     del a                                                         # block reused on s0 later
     with s0:
         junk = ck.zeros(n, dtype=ck.float32, device="cuda:0")     # may take a's block
-    assert float(b[-1]) == float(n - 1) * 3
+    assert float(b[-1]) == float(np.float32(n - 1) * np.float32(3))
     assert_same(b[:1000], np.arange(1000, dtype=np.float32) * 3)
     del junk

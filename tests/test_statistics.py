@@ -290,3 +290,11 @@ def test_nan_reductions_hypothesis(device, shape, seed, data):
     a = ck.asarray(x, device=device)
     assert_same(ck.nansum(a, axis=axis), np.nansum(x, axis=axis))
     assert_same(ck.isclose(a, a * 1.000001), np.isclose(x, x * np.float32(1.000001)))
+
+
+def test_isclose_scalar_operands(device):
+    x = np.array([1.0, np.nan, 2.0 + 1e-9, np.inf])
+    a = ck.asarray(x, device=device)
+    for b in (2, 2.0, np.nan, np.inf):
+        assert_same(ck.isclose(a, b), np.isclose(x, b))
+        assert_same(ck.isclose(b, a, equal_nan=True), np.isclose(b, x, equal_nan=True))

@@ -6,6 +6,7 @@ they decide a shape or raise an error (a count, a maximum, a monotonicity
 check), as NumPy itself must.
 """
 import builtins as _builtins
+import cmath as _cmath
 import collections as _collections
 import math as _math
 
@@ -558,12 +559,15 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         y = float(y)
     if not isinstance(x, _core.ndarray) and not isinstance(y, _core.ndarray):
         x = _core.asarray(x)
-    res = _core.logical_or(
-        _core.logical_and(_core.less_equal(_core.absolute(x - y), atol + rtol * _core.absolute(y)),
-                          _core.isfinite(y)),
-        _core.equal(x, y))
+    if isinstance(y, _core.ndarray):
+        tol, y_finite, y_nan = atol + rtol * _core.absolute(y), _core.isfinite(y), _core.isnan(y)
+    else:   # a Python scalar stays one, so that it follows x to its device
+        tol, y_finite, y_nan = atol + rtol * abs(y), _cmath.isfinite(y), _cmath.isnan(y)
+    res = _core.logical_or(_core.logical_and(_core.less_equal(_core.absolute(x - y), tol), y_finite),
+                           _core.equal(x, y))
     if equal_nan:
-        res = _core.logical_or(res, _core.logical_and(_core.isnan(x), _core.isnan(y)))
+        x_nan = _core.isnan(x) if isinstance(x, _core.ndarray) else _cmath.isnan(x)
+        res = _core.logical_or(res, _core.logical_and(x_nan, y_nan))
     return res
 
 
