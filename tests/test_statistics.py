@@ -75,8 +75,7 @@ def test_unique_empty_and_axis(device):
     want = np.unique(np.zeros(0, dtype="int64"), return_counts=True, return_inverse=True)
     for g, w in zip(got, want):
         assert_same(g, w)
-    with pytest.raises(NotImplementedError):
-        ck.unique(ck.asarray([[1, 2]], device=device), axis=0)
+    assert_same(ck.unique(ck.asarray([[1, 2]], device=device), axis=0), np.unique([[1, 2]], axis=0))
 
 
 @SETTINGS
@@ -298,3 +297,71 @@ def test_isclose_scalar_operands(device):
     for b in (2, 2.0, np.nan, np.inf):
         assert_same(ck.isclose(a, b), np.isclose(x, b))
         assert_same(ck.isclose(b, a, equal_nan=True), np.isclose(b, x, equal_nan=True))
+
+
+@pytest.mark.parametrize("shape,axis", [((7, 3), 0), ((7, 3), 1), ((4, 5, 2), 1), ((4, 5, 2), -1), ((0, 3), 0),
+                                        ((6,), 0)])
+@pytest.mark.parametrize("dtype", ["int16", "float64"])
+def test_unique_along_axis(device, shape, axis, dtype):
+    x = (np.random.default_rng(5).integers(0, 2, shape) * 3 - 1).astype(dtype)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    got = ck.unique(a, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+    want = np.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    assert_same(ck.unique(a, axis=axis), np.unique(x, axis=axis))
+    with pytest.raises(ck.AxisError):
+        ck.unique(a, axis=len(shape))
+
+
+QUANTILE_METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf",
+                    "hazen", "weibull", "linear", "median_unbiased", "normal_unbiased", "lower", "higher",
+                    "midpoint", "nearest"]
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_quantile_methods(device, method, dtype):
+    x = _data(dtype, (3, 11), 21)
+    a = ck.asarray(x, device=device)
+    if not _sortable(device):
+        return
+    qs = [0.0, 0.07, 0.25, 0.5, 0.77, 1.0]
+    for axis in (None, 1):
+        assert_same(ck.quantile(a, qs, axis=axis, method=method), np.quantile(x, qs, axis=axis, method=method))
+        assert_same(ck.quantile(a, 0.4, axis=axis, method=method), np.quantile(x, 0.4, axis=axis, method=method))
+    # a q of two dimensions shapes the result in front
+    q2 = [[0.1, 0.5], [0.9, 1.0]]
+    assert_same(ck.quantile(a, q2, axis=0, method=method, keepdims=True),
+                np.quantile(x, q2, axis=0, method=method, keepdims=True))
+    assert_same(ck.percentile(a, [[10, 50]], method=method), np.percentile(x, [[10, 50]], method=method))
+
+
+def test_quantile_bad_method(device):
+    with pytest.raises(ValueError, match="method"):
+        ck.quantile(ck.asarray([1.0, 2.0], device=device), 0.5, method="bogus")
+
+
+def test_cov_weights(device):
+    x = _data("float64", (3, 7), 22)
+    a = ck.asarray(x, device=device)
+    f = np.array([1, 2, 0, 3, 1, 1, 2])
+    w = np.abs(_data("float64", (7,), 23)) + 0.1
+    fa, wa = ck.asarray(f, device=device), ck.asarray(w, device=device)
+    try:
+        ck.cov(a)
+    except NotImplementedError:   # no matmul on this device
+        return
+    for kw, ckw in [({"fweights": f}, {"fweights": fa}), ({"aweights": w}, {"aweights": wa}),
+                    ({"fweights": f, "aweights": w}, {"fweights": fa, "aweights": wa})]:
+        for ddof in (None, 0, 2):
+            assert_same(ck.cov(a, ddof=ddof, **ckw), np.cov(x, ddof=ddof, **kw))
+        assert_same(ck.cov(a, bias=True, **ckw), np.cov(x, bias=True, **kw))
+    with pytest.raises(ValueError, match="negative"):
+        ck.cov(a, fweights=ck.asarray([1, -1, 0, 0, 0, 0, 0], device=device))
+    with pytest.raises(RuntimeError, match="incompatible"):
+        ck.cov(a, aweights=ck.ones(6, device=device))
+    with pytest.raises(TypeError, match="integer"):
+        ck.cov(a, fweights=ck.full(7, 1.5, device=device))

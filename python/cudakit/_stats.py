@@ -134,11 +134,45 @@ def _unique1d(ar, return_index, return_inverse, return_counts, equal_nan):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
            sorted=True):
-    """The sorted unique elements of ar (flattened); axis is not supported."""
-    if axis is not None:
-        raise NotImplementedError("unique with an axis is not implemented")
-    ret = _unique1d(_arr(ar), return_index, return_inverse, return_counts, equal_nan)
+    """The sorted unique elements of ar (flattened), or its unique slices
+    along axis (in the lexicographic order of their elements)."""
+    a = _arr(ar)
+    if axis is None:
+        ret = _unique1d(a, return_index, return_inverse, return_counts, equal_nan)
+    else:
+        ret = _unique_axis(a, _norm_axis(axis, a.ndim), return_index, return_inverse, return_counts)
     return ret[0] if len(ret) == 1 else tuple(ret)
+
+
+def _unique_axis(a, axis, return_index, return_inverse, return_counts):
+    """unique along an axis: its slices as rows, ordered by stable sorts
+    of one column after another from the last (a radix sort on columns),
+    then the rows that differ from their predecessor."""
+    moved = _core.moveaxis(a, axis, 0)
+    n = moved.shape[0]
+    rows = _core.ascontiguousarray(moved).reshape((n, _math.prod(moved.shape[1:])))
+    perm = _core.arange(n, dtype=_core.int64, device=a.device)
+    for j in _builtins.range(rows.shape[1] - 1, -1, -1):
+        perm = _core.take(perm, _core.argsort(_core.take(rows[:, j], perm), stable=True))
+    s = _core.take(rows, perm, axis=0)
+    mask = _core.empty((n,), dtype=_np_bool, device=a.device)
+    if n:
+        mask[:1] = True
+        mask[1:] = _core.any(_core.not_equal(s[1:], s[:-1]), axis=1)
+    idx = _core.flatnonzero(mask)
+    vals = _core.take(s, idx, axis=0).reshape((idx.shape[0],) + moved.shape[1:])
+    ret = [_core.moveaxis(vals, 0, axis)]
+    if return_index:
+        ret.append(_core.take(perm, idx))
+    if return_inverse:
+        inv = _core.empty((n,), dtype=_core.int64, device=a.device)
+        if n:
+            inv[perm] = _core.cumsum(mask, dtype=_core.int64) - 1
+        ret.append(inv)
+    if return_counts:
+        ends = _core.concatenate((idx, _core.asarray([n], dtype=_core.int64, device=a.device)))
+        ret.append(ends[1:] - ends[:-1])
+    return ret
 
 
 UniqueAllResult = _collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
@@ -322,17 +356,59 @@ def _float_type(dt):
     return dt if dt.kind in "fc" else _core.float64
 
 
+_QUANTILE_CONTINUOUS = {"linear": (1.0, 1.0), "hazen": (0.5, 0.5), "weibull": (0.0, 0.0),
+                        "median_unbiased": (1 / 3, 1 / 3), "normal_unbiased": (3 / 8, 3 / 8),
+                        "interpolated_inverted_cdf": (0.0, 1.0)}
+_QUANTILE_TAKE = ("inverted_cdf", "closest_observation", "lower", "higher", "nearest")
+_QUANTILE_METHODS = tuple(_QUANTILE_CONTINUOUS) + _QUANTILE_TAKE + ("averaged_inverted_cdf", "midpoint")
+
+
+def _quantile_position(method, q, n):
+    """Where NumPy's method puts the q-th quantile of n sorted values:
+    (lo, hi, t) to interpolate s[lo] + (s[hi] - s[lo]) * t, or (i, None,
+    None) to take s[i] as it is (the methods that keep the dtype)."""
+    if method in _QUANTILE_CONTINUOUS:
+        alpha, beta = _QUANTILE_CONTINUOUS[method]
+        # NumPy computes linear's position directly, not by the formula
+        v = (n - 1) * q if method == "linear" else n * q + (alpha + q * (1 - alpha - beta)) - 1
+    elif method in ("lower", "higher", "nearest"):
+        v = (n - 1) * q
+        # round() is half to even, as np.around
+        return {"lower": _math.floor, "higher": _math.ceil, "nearest": round}[method](v), None, None
+    elif method in ("inverted_cdf", "closest_observation"):
+        v = n * q - (1 if method == "inverted_cdf" else 1.5)
+        lo = _math.floor(v)
+        at_lo = v == lo and (method == "inverted_cdf" or lo % 2 == 1)
+        return _builtins.min(_builtins.max(lo if at_lo else lo + 1, 0), n - 1), None, None
+    else:   # averaged_inverted_cdf, midpoint
+        v = n * q - 1 if method == "averaged_inverted_cdf" else (n - 1) * q
+    if v < 0:
+        return 0, 0, 0.0
+    if v >= n - 1:
+        return n - 1, n - 1, 0.0
+    lo = int(_math.floor(v))
+    t = v - lo
+    if method == "averaged_inverted_cdf":
+        t = 0.5 if t == 0 else 1.0
+    elif method == "midpoint":
+        t = 0.0 if t == 0 else 0.5
+    return lo, lo + 1, t
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
              interpolation=None):
-    """Quantiles by linear interpolation between the sorted values."""
-    if method != "linear" or interpolation is not None or weights is not None:
-        raise NotImplementedError("quantile supports method='linear' only")
+    """Quantiles of the sorted values by any of NumPy's 13 methods."""
+    if interpolation is not None:
+        method = interpolation   # NumPy's deprecated name for it
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"'{method}' is not a valid method. Use one of: {_QUANTILE_METHODS}")
+    if weights is not None:
+        raise NotImplementedError("quantile with weights is not implemented")
     a = _arr(a)
     qs = q.tolist() if isinstance(q, _core.ndarray) else q
     q_scalar = not isinstance(qs, (list, tuple))
-    ql = [qs] if q_scalar else list(qs)
-    if _builtins.any(isinstance(v, (list, tuple)) for v in ql):
-        raise NotImplementedError("quantile with a q of more than one dimension")
+    q_shape = () if q_scalar else (_core.asarray(qs).shape if not isinstance(q, _core.ndarray) else q.shape)
+    ql = [qs] if q_scalar else list(_core.asarray(qs, dtype=_core.float64).ravel().tolist())
     for v in ql:
         if not 0 <= v <= 1:
             raise ValueError("Quantiles must be in the range [0, 1]")
@@ -359,15 +435,21 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         # an array of q is a strong float64 (a Python float is weak), as in
         # NumPy the values interpolate in their own dtype, t in float64
         ft = _core.result_type(base, q.dtype if isinstance(q, _core.ndarray) else _core.float64)
-    s = _core.sort(src, axis=ax).astype(base)
+    s_raw = _core.sort(src, axis=ax)
+    s = s_raw.astype(base)
+    if method in _QUANTILE_TAKE:
+        ft = a.dtype   # these pick an element: the dtype stays
+
+    def at(i, arr):
+        return _core.take(arr, _core.asarray(i, device=a.device), axis=ax)
+
     res = []
     for v in ql:
-        pos = v * (n - 1)
-        lo = int(_math.floor(pos))
-        hi = _builtins.min(lo + 1, n - 1)
-        t = pos - lo
-        x0 = _core.take(s, _core.asarray(lo, device=a.device), axis=ax)
-        x1 = _core.take(s, _core.asarray(hi, device=a.device), axis=ax)
+        lo, hi, t = _quantile_position(method, v, n)
+        if hi is None:
+            res.append(at(lo, s_raw))
+            continue
+        x0, x1 = at(lo, s), at(hi, s)
         d = x1 - x0
         tt = _core.asarray(t, dtype=ft, device=a.device) if strong_q else t
         # NumPy's lerp: from the nearer end, exact at both ends
@@ -375,12 +457,12 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         res.append(r.astype(ft))
     if a.dtype.kind in "fc":
         # a NaN anywhere in a slice makes its quantile NaN (it sorted last)
-        nanrow = _core.isnan(_core.take(s, _core.asarray(n - 1, device=a.device), axis=ax))
+        nanrow = _core.isnan(at(n - 1, s))
         res = [_core.where(nanrow, float("nan"), r).astype(ft) for r in res]
-    out_res = res[0] if q_scalar else _core.stack(res)
+    out_res = res[0] if q_scalar else _core.stack(res).reshape(q_shape + res[0].shape)
     if keepdims:
         kshape = [1 if d in red_axes else a.shape[d] for d in _builtins.range(orig_ndim)]
-        out_res = out_res.reshape(((len(ql),) if not q_scalar else ()) + tuple(kshape))
+        out_res = out_res.reshape(q_shape + tuple(kshape))
     if out is not None:
         out[...] = out_res
         return out
@@ -391,11 +473,12 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                interpolation=None):
     qs = q.tolist() if isinstance(q, _core.ndarray) else q
     if isinstance(qs, (list, tuple)):
-        if not _builtins.all(0 <= v <= 100 for v in qs):
+        qa = _core.asarray(qs, dtype=_core.float64)
+        if not _builtins.all(0 <= v <= 100 for v in qa.ravel().tolist()):
             raise ValueError("Percentiles must be in the range [0, 100]")
-        qq = [v / 100 for v in qs]
+        qq = qa / 100
         if isinstance(q, _core.ndarray):
-            qq = _core.asarray(qq, dtype=_core.result_type(q.dtype, _core.float64), device=q.device)
+            qq = qq.astype(_core.result_type(q.dtype, _core.float64))
     else:
         if not 0 <= qs <= 100:
             raise ValueError("Percentiles must be in the range [0, 100]")
@@ -442,8 +525,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("cov with fweights or aweights is not implemented")
     m = _arr(m)
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -464,13 +545,50 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if ddof is None:
         ddof = 0 if bias else 1
     n = X.shape[1]
-    fact = n - ddof
-    Xc = X - _core.mean(X, axis=1, keepdims=True)
+    w = _cov_weights(fweights, aweights, n, X.device)
+    if w is None:
+        fact = n - ddof
+        Xc = X - _core.mean(X, axis=1, keepdims=True)
+        Xw = Xc
+    else:
+        w_sum = float(_core.sum(w))
+        if w_sum == 0:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        Xc = X - _core.sum(X * w, axis=1, keepdims=True) / w_sum
+        Xw = Xc * w
+        if ddof == 0:
+            fact = w_sum
+        elif aweights is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * float(_core.sum(w * _arr(aweights, X.device))) / w_sum
     from . import matmul  # wherever the package defines it (linalg may load lazily)
 
-    c = matmul(Xc, _core.conjugate(Xc).T)
+    c = matmul(Xc, _core.conjugate(Xw).T)
     c = c / fact if fact > 0 else c / 0.0
     return _core.squeeze(c)
+
+
+def _cov_weights(fweights, aweights, n, device):
+    """The observation weights of cov: fweights (integer repeat counts)
+    times aweights (importance), checked as NumPy checks them."""
+    w = None
+    for name, given in (("fweights", fweights), ("aweights", aweights)):
+        if given is None:
+            continue
+        v = _arr(given, device)
+        if name == "fweights" and v.dtype.kind not in "biu":
+            if not bool(_core.all(v == _core.trunc(v))):
+                raise TypeError("fweights must be integer")
+        if v.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if v.shape[0] != n:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        if bool(_core.any(v < 0)):
+            raise ValueError(f"{name} cannot be negative")
+        v = v.astype(_core.float64)
+        w = v if w is None else w * v
+    return w
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
