@@ -48,6 +48,16 @@ static PyObject *py_matmul(PyObject *self, PyObject *args, PyObject *kw)
     return ck_py_wrap(&r, NULL);
 }
 
+PyObject *ck_py_matmul(PyObject *a, PyObject *b)
+{
+    ck_array r;
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_matmul(&r, CK_ARR(a), CK_ARR(b), 0);
+    Py_END_ALLOW_THREADS
+    return s == CK_OK ? ck_py_wrap(&r, NULL) : ck_py_raise(s);
+}
+
 static PyObject *py_set_allow_tf32(PyObject *self, PyObject *arg)
 {
     (void)self;
