@@ -338,6 +338,11 @@ def test_matmul_errors(device):
         ck.tensordot(a, a, axes=([0], [1]))
     with pytest.raises(ValueError):
         ck.inner(ck.ones(3, device=device), ck.ones(4, device=device))
+    if device != "cpu":  # operands on two devices: never a silent copy
+        with pytest.raises(ValueError, match="different devices"):
+            ck.asarray(A34) @ a.T
+        with pytest.raises(ValueError, match="different devices"):
+            ck.einsum("ij,jk", a, ck.asarray(B45))
 
 
 def test_matmul_allow_tf32_flag(device):
