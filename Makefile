@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install test-python test-c test-gpu bench bench-gpu sanitize clean
+.PHONY: demo test install test-python test-c test-gpu bench bench-gpu bench-gpu-blas sanitize clean
 
 $(VENV)/.deps: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -53,6 +53,12 @@ bench-gpu:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
+
+# matmul 8192^3 (float32, TF32, float16) against PyTorch and CuPy
+bench-gpu-blas:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
 
 clean:
 	rm -rf build $(VENV)

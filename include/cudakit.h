@@ -287,4 +287,5 @@ void ck_cpu_set_num_threads(int n);
 #include "cudakit_random.h"
 #include "cudakit_index.h"
 #include "cudakit_sort.h"
+#include "cudakit_linalg.h"
 #endif /* CUDAKIT_H */

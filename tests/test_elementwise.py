@@ -685,13 +685,11 @@ def test_inplace_broadcast_to_larger_raises(device):
 
 
 def test_matmul_operator(device):
-    # @ looks up ck.matmul (tests/test_linalg.py covers it); the GPU needs cuBLAS (a later issue)
+    # @ is ck.matmul (NumPy's on the CPU, cuBLAS on a GPU; tests/test_linalg.py covers it)
     a = ck.ones((2, 2), device=device)
-    if device != "cpu":
-        with pytest.raises(NotImplementedError):
-            a @ a
-        return
     assert_same(a @ a, np.ones((2, 2)) @ np.ones((2, 2)))
+    assert_same(a @ [1.0, 2.0], np.ones((2, 2)) @ [1.0, 2.0])
+    assert_same([1.0, 2.0] @ a, [1.0, 2.0] @ np.ones((2, 2)))
 
 
 def test_comparison_with_incompatible_object(device):

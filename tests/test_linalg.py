@@ -1,8 +1,10 @@
 """Linear algebra (ck.matmul, ck.einsum..., ck.linalg) against NumPy.
 
 On the CPU these run NumPy's BLAS/LAPACK on zero-copy views, so results must
-match NumPy's in value, dtype and shape; on a GPU they raise
-NotImplementedError until cuBLAS/cuSOLVER land (a later issue)."""
+match NumPy's in value, dtype and shape.  On a GPU the products (matmul and
+everything composed from it: dot, einsum, ...) run on cuBLAS and our integer
+kernel and must match NumPy within each dtype's tolerance; the decompositions
+raise NotImplementedError until cuSOLVER lands (a later issue)."""
 import subprocess
 import sys
 
@@ -67,6 +69,33 @@ def check(device, ckf, npf, *arrays, rtol=None, **kw):
     compare(got, npf(*arrays, **kw), rtol)
 
 
+# GPU products differ from NumPy's BLAS by rounding: per-dtype tolerances
+# (cuBLAS accumulates float16 in float32, NumPy in float16 itself: loose)
+GPU_TOL = {"float16": (3e-2, 1e-1), "float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4),
+           "float64": (1e-10, 1e-10), "complex128": (1e-10, 1e-10)}
+
+
+def assert_close(got, want):
+    """assert_same, with the GPU's tolerance for inexact dtypes (NumPy's own
+    result on the CPU compares exactly)."""
+    want = np.asarray(want)
+    rtol, atol = GPU_TOL.get(want.dtype.name, (None, 0))
+    if isinstance(got, ck.ndarray) and got.device.type == "cpu":
+        rtol, atol = None, 0
+    assert_same(got, want, rtol=rtol, atol=atol)
+
+
+def check_top(device, ckf, npf, *arrays, **kw):
+    """check() for the products, which run on every device."""
+    args = [ck.asarray(a, device=device) for a in arrays]
+    got = ckf(*args, **kw)
+    for a, x in zip(arrays, args):  # inputs untouched
+        np.testing.assert_array_equal(ck.asnumpy(x), a)
+    assert isinstance(got, ck.ndarray), type(got)
+    assert got.device == args[0].device
+    assert_close(got, npf(*arrays, **kw))
+
+
 # ------------------------------------------------------------ top level
 
 A34, B45, V3, V4 = rand((3, 4)), rand((4, 5)), rand(3), rand(4)
@@ -110,20 +139,70 @@ TOP_CASES = [
 def test_top_level(device, name, arrays, kw):
     if name == "einsum":
         sub, arrays = arrays[0], arrays[1:]
-        check(device, lambda *xs, **k: ck.einsum(sub, *xs, **k), lambda *xs, **k: np.einsum(sub, *xs, **k),
-              *arrays, **kw)
+        check_top(device, lambda *xs, **k: ck.einsum(sub, *xs, **k), lambda *xs, **k: np.einsum(sub, *xs, **k),
+                  *arrays, **kw)
     else:
-        check(device, getattr(ck, name), getattr(np, name), *arrays, **kw)
+        check_top(device, getattr(ck, name), getattr(np, name), *arrays, **kw)
+
+
+@pytest.mark.parametrize("name,arrays,kw", TOP_CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(TOP_CASES)])
+def test_gpu_compositions(device, name, arrays, kw):
+    """The compositions a GPU runs (python/cudakit/_linalg_dev.py), on every
+    device: on the CPU their matmuls are NumPy's, so this checks the
+    composing itself everywhere."""
+    from cudakit import _linalg_dev as dev
+
+    if name == "matmul":
+        pytest.skip("matmul is not composed")
+    if name == "einsum":
+        sub, arrays = arrays[0], arrays[1:]
+        args = [ck.asarray(a, device=device) for a in arrays]
+        assert_close(dev.einsum((sub, *args), **kw), np.einsum(sub, *arrays, **kw))
+        return
+    args = [ck.asarray(a, device=device) for a in arrays]
+    f = getattr(dev, name)
+    if name == "tensordot":
+        got = f(*args, kw.get("axes", 2))
+    elif name == "vecdot":
+        got = f(*args, kw.get("axis", -1))
+    else:
+        got = f(*args)
+    assert_close(got, getattr(np, name)(*arrays, **kw))
+
+
+EINSUM_MORE = [
+    ("ijk,kj->i", (2, 3, 4), (4, 3)), ("bij,bjk->bik", (4, 2, 3), (4, 3, 5)), ("ij->", (3, 4)),
+    ("ij->ji", (3, 4)), ("i,j->ij", (3,), (4,)), ("ij,ij->i", (3, 4), (3, 4)), ("iij->j", (3, 3, 2)),
+    ("...i,i", (2, 5, 3), (3,)), ("ab,bc,cd,de->ae", (2, 3), (3, 4), (4, 5), (5, 6)), ("ij,kl->", (2, 3), (4, 5)),
+    ("i,i,i->i", (3,), (3,), (3,)), ("abc,cd,bd->a", (2, 3, 4), (4, 5), (3, 5)), ("ji", (3, 4)),
+    ("Ab,bc->Ac", (2, 3), (3, 4)), ("...,...", (3,), (3,)), ("ij...,j...->i...", (2, 3, 4), (3, 4)),
+    ("bij,jk->bik", (1, 2, 3), (3, 4)), ("...ij,...jk", (2, 1, 3, 4), (5, 4, 2)),
+]
+
+
+@pytest.mark.parametrize("optimize", [True, False, "optimal"])
+@pytest.mark.parametrize("case", EINSUM_MORE, ids=[c[0] for c in EINSUM_MORE])
+def test_einsum_more(device, case, optimize):
+    sub, shapes = case[0], case[1:]
+    arrays = [rand(s) for s in shapes]
+    got = ck.einsum(sub, *[ck.asarray(a, device=device) for a in arrays], optimize=optimize)
+    assert_close(got, np.einsum(sub, *arrays, optimize=optimize))
+
+
+def test_einsum_errors(device):
+    a = ck.asarray(A34, device=device)
+    with pytest.raises(ValueError):
+        ck.einsum("ij,jk->ik", a, a)  # j: 4 against 3
+    with pytest.raises(ValueError):
+        ck.einsum("ij->k", a)
+    with pytest.raises(ValueError):
+        ck.einsum("ijk", a)
 
 
 def test_einsum_sublist_mode(device):
     a, b = ck.asarray(A34, device=device), ck.asarray(B45, device=device)
-    if device != "cpu":
-        with pytest.raises(NotImplementedError):
-            ck.einsum(a, [0, 1], b, [1, 2], [0, 2])
-        return
-    assert_same(ck.einsum(a, [0, 1], b, [1, 2], [0, 2]), np.einsum(A34, [0, 1], B45, [1, 2], [0, 2]))
-    assert_same(ck.einsum(a, [0, 1], b, [1, 2]), np.einsum(A34, [0, 1], B45, [1, 2]))
+    assert_close(ck.einsum(a, [0, 1], b, [1, 2], [0, 2]), np.einsum(A34, [0, 1], B45, [1, 2], [0, 2]))
+    assert_close(ck.einsum(a, [0, 1], b, [1, 2]), np.einsum(A34, [0, 1], B45, [1, 2]))
 
 
 def test_einsum_optimize_default_is_true(monkeypatch):
@@ -143,55 +222,157 @@ def test_einsum_optimize_default_is_true(monkeypatch):
 
 def test_matmul_operator(device):
     a, b, v = (ck.asarray(x, device=device) for x in (A34, B45, V4))
-    if device != "cpu":
-        with pytest.raises(NotImplementedError):
-            a @ b
-        return
-    assert_same(a @ b, A34 @ B45)
-    assert_same(a @ v, A34 @ V4)
-    assert_same(v @ b, V4 @ B45)
-    assert_same(a @ B45.tolist(), A34 @ B45)  # an array-like operand
+    assert_close(a @ b, A34 @ B45)
+    assert_close(a @ v, A34 @ V4)
+    assert_close(v @ b, V4 @ B45)
+    assert_close(a @ B45.tolist(), A34 @ B45)  # an array-like operand
     x = a
     x = x @ b  # plain rebinding, not in place
-    assert_same(x, A34 @ B45)
+    assert_close(x, A34 @ B45)
     assert_same(a, A34)
     with pytest.raises(ValueError):
         a @ a  # (3,4) @ (3,4)
+    with pytest.raises(ValueError):
+        a @ ck.asarray(2.0, device=device)  # a 0-d operand
 
 
 def test_transposed_and_strided_views(device):
     big = rand((6, 8))
     a = ck.asarray(big, device=device)
-    if device != "cpu":
-        return
-    assert_same(a.T @ a, big.T @ big)
-    assert_same(a[::2, 1::3] @ a[::-2, ::3].T, big[::2, 1::3] @ big[::-2, ::3].T)
-    assert_same(ck.linalg.inv(a[:4, ::2].T), np.linalg.inv(big[:4, ::2].T))
+    assert_close(a.T @ a, big.T @ big)
+    assert_close(a @ a.T, big @ big.T)
+    assert_close(a[::2, 1::3] @ a[::-2, ::3].T, big[::2, 1::3] @ big[::-2, ::3].T)
+    assert_close(a[:, ::-1] @ a[::-1].T, big[:, ::-1] @ big[::-1].T)
+    assert_close(a[1:5, 2:6] @ a[2:6, :3], big[1:5, 2:6] @ big[2:6, :3])  # padded leading dimensions
+    if device == "cpu":
+        assert_same(ck.linalg.inv(a[:4, ::2].T), np.linalg.inv(big[:4, ::2].T))
 
 
 def test_out(device):
     a, b = ck.asarray(A34, device=device), ck.asarray(B45, device=device)
     out = ck.empty((3, 5), device=device)
-    if device != "cpu":
-        with pytest.raises(NotImplementedError):
-            ck.matmul(a, b, out=out)
-        return
     assert ck.matmul(a, b, out=out) is out
-    assert_same(out, A34 @ B45)
+    assert_close(out, A34 @ B45)
     out2 = ck.zeros((3, 5), device=device)
     assert ck.einsum("ij,jk->ik", a, b, out=out2) is out2
-    assert_same(out2, A34 @ B45)
+    assert_close(out2, A34 @ B45)
     out3 = ck.zeros((3, 5), device=device)
     assert ck.dot(a, b, out=out3) is out3
-    assert_same(out3, A34 @ B45)
+    assert_close(out3, A34 @ B45)
+    # an F-ordered out and one of a wider dtype are filled through a copy
+    out4 = ck.zeros((5, 3), device=device).T
+    assert ck.matmul(a, b, out=out4) is out4
+    assert_close(out4, A34 @ B45)
+    out5 = ck.zeros((3, 5), dtype=ck.complex128, device=device)
+    ck.matmul(a, b, out=out5)
+    assert_close(out5, (A34 @ B45).astype(np.complex128))
+    with pytest.raises(ValueError):
+        ck.matmul(a, b, out=ck.zeros((5, 3), device=device))
 
 
 def test_scalar_results_are_0d(device):
     v = ck.asarray(V3, device=device)
+    for r in (ck.vdot(v, v), ck.dot(v, v), ck.inner(v, v)):
+        assert isinstance(r, ck.ndarray) and r.shape == ()
     if device != "cpu":
         return
-    for r in (ck.vdot(v, v), ck.dot(v, v), ck.inner(v, v), ck.linalg.norm(v), ck.linalg.det(ck.eye(3))):
+    for r in (ck.linalg.norm(v), ck.linalg.det(ck.eye(3))):
         assert isinstance(r, ck.ndarray) and r.shape == ()
+
+
+MATMUL_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                 "float16", "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", MATMUL_DTYPES)
+def test_matmul_dtypes(device, dtype):
+    """Every dtype, with batches, transposed operands and sizes past one tile."""
+    a, b = rand((2, 37, 20), dtype), rand((20, 19), dtype)
+    x, y = ck.asarray(a, device=device), ck.asarray(b, device=device)
+    assert_close(x @ y, a @ b)
+    assert_close(ck.matrix_transpose(y) @ ck.matrix_transpose(x), b.T @ np.swapaxes(a, -1, -2))
+    assert_close(x[:, ::2] @ y[:, 3:], a[:, ::2] @ b[:, 3:])
+    assert_close(x[0, 0] @ y, a[0, 0] @ b)  # a vector
+
+
+@pytest.mark.parametrize("pair", [("int8", "float16"), ("int32", "float32"), ("uint8", "int8"),
+                                  ("bool", "int16"), ("float32", "complex128"), ("float16", "float32")])
+def test_matmul_mixed_dtypes(device, pair):
+    a, b = rand((4, 6), pair[0]), rand((6, 3), pair[1])
+    assert_close(ck.asarray(a, device=device) @ ck.asarray(b, device=device), a @ b)
+
+
+def test_matmul_wraps_like_numpy(device):
+    a = np.full((3, 40), 100, np.int8)
+    b = np.full((40, 2), 3, np.int8)
+    assert_same(ck.asarray(a, device=device) @ ck.asarray(b, device=device), a @ b)
+    u = np.full((2, 70), 2 ** 31, np.uint64)
+    assert_same(ck.asarray(u, device=device) @ ck.asarray(u.T.copy(), device=device), u @ u.T)
+
+
+@pytest.mark.parametrize("shapes", [((0, 4), (4, 3)), ((3, 0), (0, 2)), ((2, 0, 3), (3, 4)), ((5, 3), (3, 0))])
+def test_matmul_empty(device, shapes):
+    a, b = rand(shapes[0]), rand(shapes[1])
+    assert_same(ck.asarray(a, device=device) @ ck.asarray(b, device=device), a @ b)
+
+
+def test_matmul_broadcast_batches(device):
+    a, b = rand((3, 1, 4, 5)), rand((2, 5, 6))
+    x, y = ck.asarray(a, device=device), ck.asarray(b, device=device)
+    assert_close(x @ y, a @ b)
+    assert_close(x[::-1] @ y, a[::-1] @ b)
+    assert_close(ck.broadcast_to(x, (3, 2, 4, 5)) @ y, a @ b)
+
+
+def test_matmul_errors(device):
+    a = ck.asarray(A34, device=device)
+    with pytest.raises(ValueError, match="mismatch"):
+        ck.matmul(a, a)
+    with pytest.raises(ValueError):
+        ck.matmul(ck.ones((2, 3, 4), device=device), ck.ones((3, 4, 2), device=device))  # batches 2 and 3
+    with pytest.raises(ValueError):
+        ck.dot(a, a)
+    with pytest.raises(ValueError):
+        ck.vdot(ck.ones(3, device=device), ck.ones(4, device=device))
+    with pytest.raises(ValueError):
+        ck.tensordot(a, a, axes=([0], [1]))
+    with pytest.raises(ValueError):
+        ck.inner(ck.ones(3, device=device), ck.ones(4, device=device))
+    if device != "cpu":  # operands on two devices: never a silent copy
+        with pytest.raises(ValueError, match="different devices"):
+            ck.asarray(A34) @ a.T
+        with pytest.raises(ValueError, match="different devices"):
+            ck.einsum("ij,jk", a, ck.asarray(B45))
+
+
+def test_matmul_allow_tf32_flag(device):
+    assert ck.cuda.matmul.allow_tf32 is False  # full float32 by default
+    a, b = rand((40, 50), "float32"), rand((50, 30), "float32")
+    try:
+        ck.cuda.matmul.allow_tf32 = True
+        assert ck.cuda.matmul.allow_tf32 is True
+        got = ck.asarray(a, device=device) @ ck.asarray(b, device=device)
+        # TF32 keeps 10 mantissa bits: about 1e-3 relative per product
+        np.testing.assert_allclose(ck.asnumpy(got), a @ b, rtol=1e-2, atol=5e-2)
+        assert got.dtype == ck.float32
+    finally:
+        ck.cuda.matmul.allow_tf32 = False
+    assert ck.cuda.matmul.allow_tf32 is False
+    assert_close(ck.asarray(a, device=device) @ ck.asarray(b, device=device), a @ b)
+
+
+def test_matmul_on_stream(device):
+    if device == "cpu":
+        pytest.skip("streams are a GPU matter")
+    a, b = rand((64, 64), "float32"), rand((64, 64), "float32")
+    s = ck.cuda.Stream()
+    with s:
+        x, y = ck.asarray(a, device=device), ck.asarray(b, device=device)
+        z = x @ y
+        w = z @ y
+    s.synchronize()
+    assert_close(z, a @ b)
+    np.testing.assert_allclose(ck.asnumpy(w), (a @ b) @ b, rtol=1e-3, atol=1e-3)
 
 
 def test_matrix_transpose(device):
@@ -219,7 +400,7 @@ def test_top_level_names_are_lazy():
 def test_matmul_hypothesis(device, batch, m, k, n, dtype, bcast):
     a = rand(tuple(batch) + (m, k), dtype)
     b = rand(((1,) * len(batch) if bcast else tuple(batch)) + (k, n), dtype)
-    check(device, ck.matmul, np.matmul, a, b)
+    check_top(device, ck.matmul, np.matmul, a, b)
 
 
 @SETTINGS

@@ -3,9 +3,11 @@ cudakit.linalg and cudakit.fft share.
 
 On the CPU these call NumPy's BLAS/LAPACK/pocketfft through zero-copy views:
 ``np.asarray(x)`` of a CPU array is a view of its buffer (buffer protocol),
-and ``ck.asarray(result)`` wraps NumPy's result without a copy.  Arrays on
-another device raise NotImplementedError (cuBLAS/cuSOLVER/cuFFT come in a
-later issue): GPU data is never copied to the host behind the caller's back.
+and ``ck.asarray(result)`` wraps NumPy's result without a copy.  On a GPU the
+products (matmul, dot, einsum, ...) run in the C core (cuBLAS) through
+``_core._matmul``, composed in _linalg_dev.py; what has no GPU path yet
+raises NotImplementedError: GPU data is never copied to the host behind the
+caller's back.
 
 Results have NumPy's dtypes and shapes; the scalars NumPy returns (``det``,
 ``vdot``, ``norm`` with no axis...) become 0-d arrays, as elsewhere in cudakit.
@@ -15,6 +17,7 @@ import numbers as _numbers
 import numpy as _np
 
 from . import _core
+from . import _linalg_dev as _dev
 
 __all__ = [
     "matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "kron", "vecdot", "matrix_transpose",
@@ -82,50 +85,95 @@ def _call(name, npfunc, arrays, *args, out=None, **kwargs):
     return c.wrap(npfunc(*views, *args, **kwargs))
 
 
+def _gpu_device(*objs):
+    """The device of the first non-CPU cudakit array among objs, or None."""
+    for x in objs:
+        if isinstance(x, _ndarray) and x.device.type != "cpu":
+            return x.device
+    return None
+
+
+def _no_kwargs(name, device, kwargs):
+    if kwargs:
+        raise NotImplementedError(f"{name} on {device}: keyword arguments {sorted(kwargs)} are not supported")
+
+
 def matmul(x1, x2, /, out=None, **kwargs):
-    """Matrix product as numpy.matmul (also the ``@`` operator)."""
+    """Matrix product as numpy.matmul (also the ``@`` operator).  On a GPU:
+    cuBLAS for float16 (float32 accumulation), float32 (TF32 only when
+    ``cudakit.cuda.matmul.allow_tf32`` is set), float64 and complex; a kernel
+    of cudakit's own for integers and bool."""
+    dev = _gpu_device(x1, x2, out)
+    if dev is not None:
+        _no_kwargs("matmul", dev, kwargs)
+        return _core._matmul(x1, x2, out)
     return _call("matmul", _np.matmul, (x1, x2), out=out, **kwargs)
 
 
 def dot(a, b, out=None):
     """Dot product as numpy.dot."""
+    if _gpu_device(a, b, out) is not None:
+        return _dev.dot(a, b, out)
     return _call("dot", _np.dot, (a, b), out=out)
 
 
 def vdot(a, b, /):
     """Dot product of the flattened arrays, conjugating the first (a 0-d array)."""
+    if _gpu_device(a, b) is not None:
+        return _dev.vdot(a, b)
     return _call("vdot", _np.vdot, (a, b))
 
 
 def inner(a, b, /):
     """Inner product over the last axes, as numpy.inner."""
+    if _gpu_device(a, b) is not None:
+        return _dev.inner(a, b)
     return _call("inner", _np.inner, (a, b))
 
 
 def outer(a, b, out=None):
     """Outer product of the flattened arrays, as numpy.outer."""
+    if _gpu_device(a, b, out) is not None:
+        return _dev.outer(a, b, out)
     return _call("outer", _np.outer, (a, b), out=out)
 
 
 def tensordot(a, b, /, axes=2):
     """Tensor contraction over ``axes``, as numpy.tensordot."""
+    if _gpu_device(a, b) is not None:
+        return _dev.tensordot(a, b, axes)
     return _call("tensordot", _np.tensordot, (a, b), axes=axes)
 
 
 def kron(a, b, /):
     """Kronecker product, as numpy.kron."""
+    if _gpu_device(a, b) is not None:
+        return _dev.kron(a, b)
     return _call("kron", _np.kron, (a, b))
 
 
 def vecdot(x1, x2, /, *, axis=-1, **kwargs):
     """Vector dot product along ``axis``, conjugating x1, as numpy.vecdot."""
+    dev = _gpu_device(x1, x2)
+    if dev is not None:
+        _no_kwargs("vecdot", dev, kwargs)
+        return _dev.vecdot(x1, x2, axis)
     return _call("vecdot", _np.vecdot, (x1, x2), axis=axis, **kwargs)
 
 
 def einsum(*operands, out=None, optimize=True, **kwargs):
     """Einstein summation as numpy.einsum, in explicit ('ij,jk->ik'),
     implicit ('ij,jk') and sublist modes.  ``optimize`` goes to NumPy; it is
-    True by default here, so the contraction order is optimised."""
+    True by default here, so the contraction order is optimised.  On a GPU
+    the contractions become batched matrix products (cuBLAS) in the order
+    NumPy's einsum_path plans."""
+    arrays = operands[1:] if operands and isinstance(operands[0], str) else operands[0:len(operands) // 2 * 2:2]
+    dev = _gpu_device(out, *arrays)
+    if dev is not None:
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("order", None)
+        _no_kwargs("einsum", dev, kwargs)
+        return _dev.einsum(operands, out=out, optimize=optimize, dtype=dtype, device=dev)
     c = _Call("einsum")
     if operands and isinstance(operands[0], str):
         args = [operands[0]] + [c.arg(a) for a in operands[1:]]

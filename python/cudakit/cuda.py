@@ -261,3 +261,26 @@ def pinned_array(obj, dtype=None):
 def copy_to_host(arr, ary=None, stream=None):
     """Numba's name: the values as a NumPy array (into ary when given)."""
     return _core.asnumpy(arr, out=ary)
+
+
+class _MatmulSettings:
+    """``cudakit.cuda.matmul.allow_tf32``: whether float32 and complex64 matrix
+    products on the GPU may round their inputs to TF32 (10-bit mantissa) for
+    the tensor cores' speed, as ``torch.backends.cuda.matmul.allow_tf32``.
+    False by default: products are full float32 unless you opt in."""
+
+    __slots__ = ()
+
+    @property
+    def allow_tf32(self):
+        return _core._get_allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        _core._set_allow_tf32(bool(value))
+
+    def __repr__(self):
+        return f"cudakit.cuda.matmul(allow_tf32={self.allow_tf32})"
+
+
+matmul = _MatmulSettings()

@@ -12,6 +12,7 @@
 
 #include "cudakit.h"
 #include "../array/layout.h"
+#include "../array/gemm.h"
 
 /* One element-wise call: it.data/strides hold the output at operand 0 and
  * the inputs after it; types[k] is operand k's dtype (every input already
@@ -164,6 +165,9 @@ typedef struct ck_backend_iface {
     /* sorting and searching (optional) */
     ck_status (*sort)(const ck_sort_desc *d);
     ck_status (*searchsorted)(const ck_searchsorted_desc *d);
+    /* batched matrix product, c = a @ b (optional: the CPU's runs in
+     * NumPy from the Python layer) */
+    ck_status (*matmul)(const ck_matmul_desc *d);
 } ck_backend_iface;
 
 /* The backend of a device (never NULL for a valid device type). */

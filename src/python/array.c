@@ -833,6 +833,10 @@ static PyObject *nb_divmod(PyObject *a, PyObject *b)
 
 static PyObject *nb_matmul(PyObject *a, PyObject *b)
 {
+    /* two GPU arrays go straight to the core (src/python/linalg.c) */
+    if (CkArray_Check(a) && CkArray_Check(b) && ck_array_device(CK_ARR(a)).type != CK_DEVICE_CPU &&
+        ck_array_device(CK_ARR(b)).type != CK_DEVICE_CPU)
+        return ck_py_matmul(a, b);
     /* the linear algebra layer (cudakit.linalg) installs matmul */
     PyObject *mod = PyImport_ImportModule("cudakit");
     if (!mod) return NULL;

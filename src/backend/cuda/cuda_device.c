@@ -176,6 +176,7 @@ const ck_backend_iface ck_backend_cuda = {
     /* .nonzero        = */ NULL,
     /* .sort           = */ NULL,
     /* .searchsorted   = */ NULL,
+    /* .matmul         = */ ck_cuda_matmul,
 };
 
 ck_status ck_cuda_init(void)

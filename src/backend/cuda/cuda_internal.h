@@ -71,6 +71,8 @@ ck_status ck_cuda_iota(ck_array *out, double start, double step);
 ck_status ck_cuda_reduce(const ck_reduce_desc *d);
 ck_status ck_cuda_scan(const ck_scan_desc *d);
 ck_status ck_cuda_synchronize(ck_device dev);
+/* cuda_blas.c: cuBLAS for floating types, a tiled kernel for integers and bool */
+ck_status ck_cuda_matmul(const ck_matmul_desc *d);
 
 /* Memory statistics of a device. */
 typedef struct ck_cuda_mem_stats {

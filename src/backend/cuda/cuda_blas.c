@@ -1,0 +1,218 @@
+/*
+ * Matrix products on the GPU: cuBLAS for float16/32/64 and complex64/128,
+ * a tiled kernel of our own for integers and bool.
+ *
+ * A product arrives as a ck_matmul_desc whose operands the op layer has
+ * already made BLAS-readable (unit stride along one axis) for the floating
+ * types; ck_gemm_for_each_job splits its broadcast batch dims into strided
+ * batches and each becomes one cublasGemmStridedBatchedEx (cublasGemmEx for
+ * a single product), row-major handled as C^T = B^T A^T, no copies.
+ *
+ * float16 accumulates in float32 (PyTorch's default); float32 and complex64
+ * use full-precision float32 unless TF32 is allowed (ck_matmul_set_allow_tf32,
+ * ck.cuda.matmul.allow_tf32 in Python), as PyTorch's allow_tf32 flag.
+ *
+ * One cuBLAS handle per device and thread (a handle must not be used by two
+ * threads at once); each call sets it to the current stream and gives it a
+ * workspace from the stream-ordered pool, taken and returned on that stream,
+ * so later work on the stream reuses it only after the product is done.
+ */
+#include "cuda_internal.h"
+#include "../../platform/cublas_api.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CK_BLAS_FAMILY 0x44ull
+
+static _Thread_local cublasHandle_t handles_[CK_CUDA_MAX_DEVICES];
+
+static ck_status get_handle(int d, cublasHandle_t *h)
+{
+    ck_status s = ck_cublas_load();
+    if (s != CK_OK) return s;
+    if (!handles_[d]) CK_CHECK_CUBLAS(ck_cublas.cublasCreate_v2(&handles_[d]));
+    *h = handles_[d];
+    return CK_OK;
+}
+
+/* cuBLAS's workspace: what PyTorch gives Hopper and later (32 MiB), 8 MiB before. */
+static size_t workspace_bytes(int d)
+{
+    const char *env = getenv("CUDAKIT_CUBLAS_WORKSPACE");
+    if (env && *env) return (size_t)strtoull(env, NULL, 10);
+    return ck_cuda_dev(d)->cc_major >= 9 ? ((size_t)32 << 20) : ((size_t)8 << 20);
+}
+
+typedef struct blas_ctx {
+    int dev;
+    cublasHandle_t h;
+    int itemsize;
+    int data_type, compute_type;
+    const void *one, *zero;
+} blas_ctx;
+
+static ck_status blas_job(void *ctx, const ck_gemm_job *j)
+{
+    const blas_ctx *c = ctx;
+    ck_blas_gemm g;
+    if (!ck_gemm_job_to_blas(j, &g))
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "matmul: an operand layout cuBLAS cannot read reached the "
+                            "GPU backend (sizes beyond 2**31 - 1 are not supported)");
+    const int ta = g.op_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.op_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int64_t chunk = 1 << 30;
+    for (int64_t b0 = 0; b0 < g.batch; b0 += chunk) {
+        int64_t nb = g.batch - b0 < chunk ? g.batch - b0 : chunk;
+        const char *A = g.A + b0 * g.stride_a * c->itemsize;
+        const char *B = g.B + b0 * g.stride_b * c->itemsize;
+        char *C = g.C + b0 * g.stride_c * c->itemsize;
+        if (nb == 1) {
+            CK_CHECK_CUBLAS(ck_cublas.cublasGemmEx(c->h, ta, tb, (int)g.m, (int)g.n, (int)g.k, c->one,
+                                                   A, c->data_type, (int)g.lda, B, c->data_type, (int)g.ldb,
+                                                   c->zero, C, c->data_type, (int)g.ldc, c->compute_type,
+                                                   CUBLAS_GEMM_DEFAULT));
+        } else {
+            CK_CHECK_CUBLAS(ck_cublas.cublasGemmStridedBatchedEx(
+                c->h, ta, tb, (int)g.m, (int)g.n, (int)g.k, c->one, A, c->data_type, (int)g.lda, g.stride_a,
+                B, c->data_type, (int)g.ldb, g.stride_b, c->zero, C, c->data_type, (int)g.ldc, g.stride_c,
+                (int)nb, c->compute_type, CUBLAS_GEMM_DEFAULT));
+        }
+    }
+    return CK_OK;
+}
+
+static ck_status matmul_blas(const ck_matmul_desc *d)
+{
+    const int dev = d->dev.index;
+    static const float f1[2] = {1.0f, 0.0f}, f0[2] = {0.0f, 0.0f};
+    static const double d1[2] = {1.0, 0.0}, d0[2] = {0.0, 0.0};
+    blas_ctx c;
+    c.dev = dev;
+    c.itemsize = ck_dtype_get_info(d->type)->itemsize;
+    switch (d->type) {
+    case CK_FLOAT16: c.data_type = CK_CUDA_R_16F; c.compute_type = CUBLAS_COMPUTE_32F; break;
+    case CK_FLOAT32: c.data_type = CK_CUDA_R_32F; break;
+    case CK_COMPLEX64: c.data_type = CK_CUDA_C_32F; break;
+    case CK_FLOAT64: c.data_type = CK_CUDA_R_64F; c.compute_type = CUBLAS_COMPUTE_64F; break;
+    case CK_COMPLEX128: c.data_type = CK_CUDA_C_64F; c.compute_type = CUBLAS_COMPUTE_64F; break;
+    default: return ck_error_set(CK_ERR_TYPE, "matmul: cuBLAS has no %s product", ck_dtype_get_info(d->type)->name);
+    }
+    if (d->type == CK_FLOAT32 || d->type == CK_COMPLEX64)
+        c.compute_type = d->allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    int dbl = c.compute_type == CUBLAS_COMPUTE_64F;
+    c.one = dbl ? (const void *)d1 : (const void *)f1;
+    c.zero = dbl ? (const void *)d0 : (const void *)f0;
+
+    ck_status s = ck_cuda_use(dev);
+    if (s == CK_OK) s = get_handle(dev, &c.h);
+    if (s != CK_OK) return s;
+    CK_CHECK_CUBLAS(ck_cublas.cublasSetStream_v2(c.h, ck_cuda_current_stream(dev)));
+    /* cublasSetStream put back cuBLAS's own workspace; ours comes from the
+     * pool on this stream (without one, cuBLAS uses its own) */
+    size_t wsz = workspace_bytes(dev);
+    void *ws = wsz ? ck_cuda_alloc(d->dev, wsz) : NULL;
+    if (!ws) ck_error_clear();
+    if (ws) {
+        cublasStatus_t r = ck_cublas.cublasSetWorkspace_v2(c.h, ws, wsz);
+        if (r != CUBLAS_STATUS_SUCCESS) {
+            ck_cuda_free(d->dev, ws, wsz);
+            return ck_cublas_fail(r, "cublasSetWorkspace_v2", __func__, __FILE__, __LINE__);
+        }
+    }
+    s = ck_gemm_for_each_job(d, blas_job, &c);
+    /* returned on the stream that will run the products; the handle keeps
+     * the pointer only until its next use, whose cublasSetStream resets it */
+    if (ws) ck_cuda_free(d->dev, ws, wsz);
+    return s;
+}
+
+/* ------------------------------------------------- integers and bool */
+
+/* A 16 x 16 tile of C per block of 256 threads, tiles of A and B staged in
+ * shared memory; blocks walk (batch, tile row, tile column) grid-stride.
+ * Integers accumulate in 64-bit unsigned arithmetic and wrap to the result
+ * type at the end, which gives NumPy's wrapped result; bool ORs the ANDs. */
+static char *int_source(const void *spec)
+{
+    ck_dtype t = *(const ck_dtype *)spec;
+    const char *T = ck_cuda_storage_type(t);
+    const int is_bool = t == CK_BOOL;
+    ck_sbuf b = {0};
+    ck_sbuf_prelude(&b);
+    ck_sbuf_printf(&b,
+        "typedef %s T;\n"
+        "typedef %s ACC;\n"
+        "extern \"C\" __global__ void __launch_bounds__(256) ck_gemm_int(\n"
+        "    long long m, long long n, long long k, long long batch,\n"
+        "    const T *__restrict__ a, long long a_rs, long long a_cs, long long a_bs,\n"
+        "    const T *__restrict__ b, long long b_rs, long long b_cs, long long b_bs,\n"
+        "    T *__restrict__ c, long long c_rs, long long c_cs, long long c_bs)\n"
+        "{\n"
+        "    __shared__ T as[16][17];\n"
+        "    __shared__ T bs[16][17];\n"
+        "    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
+        "    const long long tm = (m + 15) / 16, tn = (n + 15) / 16, per = tm * tn;\n"
+        "    for (long long t = blockIdx.x; t < per * batch; t += gridDim.x) {\n"
+        "        const long long bt = t / per, r = t - bt * per;\n"
+        "        const long long row = (r / tn) * 16 + ty, col = (r %% tn) * 16 + tx;\n"
+        "        const T *ab = a + bt * a_bs;\n"
+        "        const T *bb = b + bt * b_bs;\n"
+        "        ACC acc = 0;\n"
+        "        for (long long k0 = 0; k0 < k; k0 += 16) {\n"
+        "            const long long ka = k0 + tx, kb = k0 + ty;\n"
+        "            as[ty][tx] = (row < m && ka < k) ? ab[row * a_rs + ka * a_cs] : T(0);\n"
+        "            bs[ty][tx] = (kb < k && col < n) ? bb[kb * b_rs + col * b_cs] : T(0);\n"
+        "            __syncthreads();\n"
+        "#pragma unroll\n"
+        "            for (int q = 0; q < 16; q++) %s;\n"
+        "            __syncthreads();\n"
+        "        }\n"
+        "        if (row < m && col < n) c[bt * c_bs + row * c_rs + col * c_cs] = (T)acc;\n"
+        "    }\n"
+        "}\n",
+        T, is_bool ? "unsigned int" : "unsigned long long",
+        is_bool ? "acc |= (as[ty][q] != 0) & (bs[q][tx] != 0)" : "acc += (ACC)as[ty][q] * (ACC)bs[q][tx]");
+    if (b.failed) {
+        free(b.s);
+        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
+        return NULL;
+    }
+    return b.s;
+}
+
+/* The source, for the C test that compiles it with NVRTC. */
+char *ck_cuda_gemm_int_source_for_test(ck_dtype t);
+char *ck_cuda_gemm_int_source_for_test(ck_dtype t) { return int_source(&t); }
+
+uint64_t ck_cuda_gemm_int_key(ck_dtype t);
+uint64_t ck_cuda_gemm_int_key(ck_dtype t) { return (CK_BLAS_FAMILY << 56) | (1ull << 8) | (uint64_t)t; }
+
+typedef struct int_ctx { int dev; CUfunction f; } int_ctx;
+
+static ck_status int_job(void *ctx, const ck_gemm_job *j)
+{
+    const int_ctx *c = ctx;
+    long long m = j->m, n = j->n, k = j->k, batch = j->batch;
+    void *a = j->a, *b = j->b, *cc = j->c;
+    long long s[9] = {j->a_rs, j->a_cs, j->a_bs, j->b_rs, j->b_cs, j->b_bs, j->c_rs, j->c_cs, j->c_bs};
+    void *args[] = {&m, &n, &k, &batch, &a, &s[0], &s[1], &s[2], &b, &s[3], &s[4], &s[5], &cc, &s[6], &s[7], &s[8]};
+    int64_t tiles = ((m + 15) / 16) * ((n + 15) / 16) * batch;
+    unsigned grid = ck_cuda_grid_for(c->dev, tiles * 256, 256);
+    return ck_cuda_launch(c->dev, c->f, grid, 256, 0, args);
+}
+
+static ck_status matmul_int(const ck_matmul_desc *d)
+{
+    int_ctx c = {d->dev.index, NULL};
+    ck_status s = ck_cuda_use(c.dev);
+    if (s != CK_OK) return s;
+    ck_dtype t = d->type;
+    s = ck_cuda_get_kernel(c.dev, ck_cuda_gemm_int_key(t), int_source, &t, "ck_gemm_int", &c.f);
+    if (s != CK_OK) return s;
+    return ck_gemm_for_each_job(d, int_job, &c);
+}
+
+ck_status ck_cuda_matmul(const ck_matmul_desc *d)
+{
+    return ck_dtype_is_inexact(d->type) ? matmul_blas(d) : matmul_int(d);
+}
