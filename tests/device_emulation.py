@@ -27,7 +27,7 @@ def _wrap(r):
 
 # --------------------------------------------------------------- cuFFT
 
-def cuda_fft(x, rank, kind, forward, n_last):
+def cuda_fft(x, rank, kind, forward, n_last, disposable=False):
     a = _np(x)
     axes = tuple(range(a.ndim - rank, a.ndim))
     if kind == 0:
@@ -46,6 +46,8 @@ def cuda_fft(x, rank, kind, forward, n_last):
     s = list(a.shape[a.ndim - rank:])
     s[-1] = n_last
     r = np.fft.irfftn(a, s=s, axes=axes, norm="forward")
+    if disposable:
+        a[...] = np.nan   # what the caller gave up may be overwritten: make using it again show
     return _wrap(r.astype(np.float32 if a.dtype == np.complex64 else np.float64))
 
 

@@ -124,7 +124,7 @@ def _hermitian_copy(xm, n):
     """A copy of xm (n//2 + 1 terms along the last axis) with the imaginary
     parts of the zero (and, for even n, the Nyquist) terms dropped: what a
     real transform's spectrum has, and what cuFFT's C2R assumes."""
-    xm = xm.astype(xm.dtype, copy=True)
+    xm = xm.astype(xm.dtype, order="C", copy=True)
     xm[..., 0].imag = 0
     if n % 2 == 0:
         xm[..., n // 2].imag = 0
@@ -138,7 +138,7 @@ def _c2r(x, n, axis, norm, forward=False):
     _check_n(n)
     fct = _norm_factor(norm, n, forward)
     xm = _hermitian_copy(_core.moveaxis(_resize(x, axis, n // 2 + 1), axis, -1), n)
-    y = _core._cuda_fft(xm, 1, 2, False, n)
+    y = _core._cuda_fft(xm, 1, 2, False, n, True)   # xm is our copy: C2R may overwrite it
     return _scaled(_core.moveaxis(y, -1, axis), fct)
 
 

@@ -54,16 +54,18 @@ static int64_t batch_of(const ck_array *a, int core)
 
 /* ----------------------------------------------------------------- FFT */
 
-/* _cuda_fft(x, rank, kind, forward, n_last): the unnormalised transform
- * over the last `rank` axes of x (kind 0 C2C, 1 R2C, 2 C2R; n_last is the
- * real length of the last axis for C2R). */
+/* _cuda_fft(x, rank, kind, forward, n_last, disposable=False): the
+ * unnormalised transform over the last `rank` axes of x (kind 0 C2C, 1 R2C,
+ * 2 C2R; n_last is the real length of the last axis for C2R).  disposable:
+ * the caller has no further use for x, which C2R may then overwrite. */
 static PyObject *f_cuda_fft(PyObject *m, PyObject *args)
 {
     (void)m;
     PyObject *xo;
     int rank, kind, forward;
     long long n_last;
-    if (!PyArg_ParseTuple(args, "OiipL", &xo, &rank, &kind, &forward, &n_last)) return NULL;
+    int disposable = 0;
+    if (!PyArg_ParseTuple(args, "OiipL|p", &xo, &rank, &kind, &forward, &n_last, &disposable)) return NULL;
     ck_array *x = cuda_arg(xo, "_cuda_fft");
     if (!x) return NULL;
     if (rank < 1 || rank > 3 || rank > x->ndim || kind < 0 || kind > 2) {
@@ -104,7 +106,9 @@ static PyObject *f_cuda_fft(PyObject *m, PyObject *args)
     ck_array in, out;
     ck_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = (x->flags & CK_ARRAY_C_CONTIGUOUS) ? (ck_array_view(&in, x), CK_OK) : fresh_copy(&in, x);
+    int contiguous = (x->flags & CK_ARRAY_C_CONTIGUOUS) != 0;
+    s = contiguous ? (ck_array_view(&in, x), CK_OK) : fresh_copy(&in, x);
+    d.in_disposable = !contiguous || disposable;
     if (s == CK_OK) {
         s = ck_array_empty(&out, x->ndim, shape, out_t, d.dev);
         if (s == CK_OK) {

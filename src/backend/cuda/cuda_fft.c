@@ -144,7 +144,7 @@ ck_status ck_cuda_fft(const ck_fft_desc *d)
     /* C2R overwrites its input: run it on a copy */
     void *in = (void *)d->in, *scratch = NULL;
     size_t scratch_bytes = 0;
-    if (d->kind == CK_FFT_C2R) {
+    if (d->kind == CK_FFT_C2R && !d->in_disposable) {
         scratch_bytes = (size_t)(cplx_items * d->batch) * (d->dbl ? 16 : 8);
         scratch = ck_cuda_alloc(d->dev, scratch_bytes);
         if (!scratch) return ck_error_status();

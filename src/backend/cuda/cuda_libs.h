@@ -24,7 +24,8 @@ typedef enum { CK_FFT_C2C, CK_FFT_R2C, CK_FFT_C2R } ck_fft_kind;
 /* batch transforms of rank 1..3 over contiguous items: item b of the input
  * at in + b * (its size), the same for out.  n are the logical sizes (the
  * real side's for R2C/C2R: the complex side's last size is n[rank-1]/2+1).
- * Unnormalised, as cuFFT; in is left untouched (C2R works on a copy). */
+ * Unnormalised, as cuFFT; in is left untouched (C2R works on a copy)
+ * unless in_disposable says the caller has no further use for it. */
 typedef struct ck_fft_desc {
     ck_device dev;
     ck_fft_kind kind;
@@ -35,6 +36,7 @@ typedef struct ck_fft_desc {
     int64_t batch;
     const void *in;
     void *out;
+    int in_disposable;   /* C2R may overwrite in (saves a copy) */
 } ck_fft_desc;
 
 ck_status ck_cuda_fft(const ck_fft_desc *d);
