@@ -28,7 +28,7 @@ static int state_;           /* 0 not tried, 1 loaded, -1 failed */
 static char reason_[512];
 static ck_cusolver_typed typed_[4];
 
-#define CK_CUSOLVER_FILL_(dst, T, QR, EV)                                                     \
+#define CK_CUSOLVER_FILL_(dst, T, QR, EV, EVJ)                                                \
     do {                                                                                      \
         dst.getrf_bufferSize = ck_cusolver.cusolverDn##T##getrf_bufferSize;                   \
         dst.getrf = ck_cusolver.cusolverDn##T##getrf;                                         \
@@ -43,6 +43,8 @@ static ck_cusolver_typed typed_[4];
         dst.gesvd = ck_cusolver.cusolverDn##T##gesvd;                                         \
         dst.syevd_bufferSize = ck_cusolver.cusolverDn##T##EV##_bufferSize;                    \
         dst.syevd = ck_cusolver.cusolverDn##T##EV;                                            \
+        dst.syevjBatched_bufferSize = ck_cusolver.cusolverDn##T##EVJ##_bufferSize;            \
+        dst.syevjBatched = ck_cusolver.cusolverDn##T##EVJ;                                    \
     } while (0)
 
 const ck_cusolver_typed *ck_cusolver_routines(ck_cusolver_type t) { return &typed_[t]; }
@@ -82,10 +84,10 @@ ck_status ck_cusolver_load(void)
             }
             CK_CUSOLVER_SYMBOLS(CK_CUSOLVER_LOAD_)
 #undef CK_CUSOLVER_LOAD_
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_S], S, orgqr, syevd);
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_D], D, orgqr, syevd);
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_C], C, ungqr, heevd);
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_Z], Z, ungqr, heevd);
+            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_S], S, orgqr, syevd, syevjBatched);
+            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_D], D, orgqr, syevd, syevjBatched);
+            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_C], C, ungqr, heevd, heevjBatched);
+            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_Z], Z, ungqr, heevd, heevjBatched);
             if (!missing) state_ = 1;
         }
     }

@@ -20,6 +20,7 @@
 
 typedef int cusolverStatus_t;
 typedef struct cusolverDnContext *cusolverDnHandle_t;
+typedef struct syevjInfo *syevjInfo_t;
 
 #define CUSOLVER_STATUS_SUCCESS 0
 #define CUSOLVER_STATUS_ALLOC_FAILED 2
@@ -33,10 +34,10 @@ typedef struct cusolverDnContext *cusolverDnHandle_t;
 #define CUSOLVER_EIG_MODE_NOVECTOR 0
 #define CUSOLVER_EIG_MODE_VECTOR 1
 
-/* The routines of one element type T (S, D, C, Z); QR and EV name the
- * orthogonal-factor and symmetric-eigen routines (orgqr/syevd for real,
- * ungqr/heevd for complex). */
-#define CK_CUSOLVER_TYPED_(X, T, QR, EV)                                                      \
+/* The routines of one element type T (S, D, C, Z); QR, EV and EVJ name the
+ * orthogonal-factor and symmetric-eigen routines (orgqr/syevd/syevjBatched
+ * for real, ungqr/heevd/heevjBatched for complex). */
+#define CK_CUSOLVER_TYPED_(X, T, QR, EV, EVJ)                                                 \
     X(cusolverDn##T##getrf_bufferSize, 1, (cusolverDnHandle_t h, int m, int n, void *a, int lda, int *lwork)) \
     X(cusolverDn##T##getrf, 1, (cusolverDnHandle_t h, int m, int n, void *a, int lda, void *work, \
                                 int *ipiv, int *info))                                        \
@@ -59,16 +60,22 @@ typedef struct cusolverDnContext *cusolverDnHandle_t;
     X(cusolverDn##T##EV##_bufferSize, 1, (cusolverDnHandle_t h, int jobz, int uplo, int n, const void *a, \
                                           int lda, const void *w, int *lwork))                 \
     X(cusolverDn##T##EV, 1, (cusolverDnHandle_t h, int jobz, int uplo, int n, void *a, int lda, void *w, \
-                             void *work, int lwork, int *info))
+                             void *work, int lwork, int *info))                               \
+    X(cusolverDn##T##EVJ##_bufferSize, 1, (cusolverDnHandle_t h, int jobz, int uplo, int n, const void *a, \
+                                           int lda, const void *w, int *lwork, syevjInfo_t params, int batch)) \
+    X(cusolverDn##T##EVJ, 1, (cusolverDnHandle_t h, int jobz, int uplo, int n, void *a, int lda, void *w, \
+                              void *work, int lwork, int *info, syevjInfo_t params, int batch))
 
 #define CK_CUSOLVER_SYMBOLS(X)                                                                \
     X(cusolverDnCreate, 1, (cusolverDnHandle_t *h))                                           \
     X(cusolverDnDestroy, 1, (cusolverDnHandle_t h))                                           \
     X(cusolverDnSetStream, 1, (cusolverDnHandle_t h, CUstream stream))                        \
-    CK_CUSOLVER_TYPED_(X, S, orgqr, syevd)                                                    \
-    CK_CUSOLVER_TYPED_(X, D, orgqr, syevd)                                                    \
-    CK_CUSOLVER_TYPED_(X, C, ungqr, heevd)                                                    \
-    CK_CUSOLVER_TYPED_(X, Z, ungqr, heevd)
+    X(cusolverDnCreateSyevjInfo, 1, (syevjInfo_t *info))                                      \
+    X(cusolverDnDestroySyevjInfo, 1, (syevjInfo_t info))                                      \
+    CK_CUSOLVER_TYPED_(X, S, orgqr, syevd, syevjBatched)                                      \
+    CK_CUSOLVER_TYPED_(X, D, orgqr, syevd, syevjBatched)                                      \
+    CK_CUSOLVER_TYPED_(X, C, ungqr, heevd, heevjBatched)                                      \
+    CK_CUSOLVER_TYPED_(X, Z, ungqr, heevd, heevjBatched)
 
 typedef struct ck_cusolver_api {
 #define CK_CUSOLVER_FIELD_(name, req, params) cusolverStatus_t (*name) params;
@@ -96,6 +103,10 @@ typedef struct ck_cusolver_typed {
                                  int, void *, int, void *, int, void *, int *))
     CK_CUSOLVER_ROUTINE_(syevd_bufferSize, (cusolverDnHandle_t, int, int, int, const void *, int, const void *, int *))
     CK_CUSOLVER_ROUTINE_(syevd, (cusolverDnHandle_t, int, int, int, void *, int, void *, void *, int, int *))
+    CK_CUSOLVER_ROUTINE_(syevjBatched_bufferSize, (cusolverDnHandle_t, int, int, int, const void *, int, const void *,
+                                                   int *, syevjInfo_t, int))
+    CK_CUSOLVER_ROUTINE_(syevjBatched, (cusolverDnHandle_t, int, int, int, void *, int, void *, void *, int, int *,
+                                        syevjInfo_t, int))
 #undef CK_CUSOLVER_ROUTINE_
 } ck_cusolver_typed;
 /* The routines of type t (valid after ck_cusolver_load succeeded). */

@@ -46,6 +46,8 @@ int main(void)
         }
         CHECK((void *)ck_cusolver_routines(CK_CUSOLVER_Z)->syevd == (void *)ck_cusolver.cusolverDnZheevd,
               "complex128 eigen routine is not Zheevd");
+        CHECK((void *)ck_cusolver_routines(CK_CUSOLVER_C)->syevjBatched == (void *)ck_cusolver.cusolverDnCheevjBatched,
+              "complex64 batched eigen routine is not CheevjBatched");
         CHECK((void *)ck_cusolver_routines(CK_CUSOLVER_S)->orgqr == (void *)ck_cusolver.cusolverDnSorgqr,
               "float32 Q routine is not Sorgqr");
         printf("cuSOLVER loaded, every symbol resolved\n");

@@ -3,12 +3,15 @@
  * device, bound to the current stream for each call; workspaces and info
  * words from our stream-ordered pool.  Batches run as a loop of single
  * factorisations on the stream (one workspace query per call, since every
- * item has the same shape), and the info words come back in one copy.
+ * item has the same shape), except the eigen-decomposition of many small
+ * matrices (n <= 32): one syevjBatched call.  The info words come back in
+ * one copy.
  */
 #include "cuda_libs.h"
 #include "cuda_internal.h"
 #include "../../platform/cusolver_api.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static cusolverDnHandle_t handles_[CK_CUDA_MAX_DEVICES];
@@ -108,6 +111,14 @@ static ck_status call_end(solver_call *c, ck_status s, int32_t *info_host)
             goto done;                                                                        \
         }                                                                                     \
     } while (0)
+
+/* CUDAKIT_SOLVER_BATCHED=0 makes every batch a loop of single calls (to
+ * compare the two paths). */
+static int ck_cuda_solver_no_batched(void)
+{
+    const char *e = getenv("CUDAKIT_SOLVER_BATCHED");
+    return e && !strcmp(e, "0");
+}
 
 static char *item(void *base, int64_t b, int64_t elems, int type)
 {
@@ -229,6 +240,26 @@ done:
     return call_end(&c, s, info_host);
 }
 
+/* Many small matrices: one Jacobi call for the whole batch (sorted
+ * ascending, to machine precision: cuSOLVER's defaults). */
+static syevjInfo_t syevj_params_[CK_CUDA_MAX_DEVICES];   /* cuSOLVER's defaults; made once per device */
+
+static ck_status syevj_batched(solver_call *c, int type, int n, int jobz, int uplo, void *a, void *w)
+{
+    ck_status s = CK_OK;
+    int lwork = 0;
+    if (!syevj_params_[c->d])
+        CK_SOLVER_TRY(ck_cusolver.cusolverDnCreateSyevjInfo(&syevj_params_[c->d]), "cusolverDnCreateSyevjInfo");
+    syevjInfo_t params = syevj_params_[c->d];
+    CK_SOLVER_TRY(c->fn->syevjBatched_bufferSize(c->h, jobz, uplo, n, a, n, w, &lwork, params, (int)c->batch),
+                  "cusolverDn<t>syevjBatched_bufferSize");
+    if ((s = call_work(c, lwork, type)) != CK_OK) goto done;
+    CK_SOLVER_TRY(c->fn->syevjBatched(c->h, jobz, uplo, n, a, n, w, c->work, lwork, c->dinfo, params, (int)c->batch),
+                  "cusolverDn<t>syevjBatched");
+done:
+    return s;
+}
+
 ck_status ck_cuda_solver_syevd(ck_device dev, int type, int64_t batch, int n, int vectors, int upper, void *a,
                                void *w, int32_t *info_host)
 {
@@ -238,6 +269,10 @@ ck_status ck_cuda_solver_syevd(ck_device dev, int type, int64_t batch, int n, in
     if (s != CK_OK) return s;
     int jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
     int uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, lwork = 0;
+    if (batch > 1 && n <= 32 && batch <= 0x7fffffff && !ck_cuda_solver_no_batched()) {
+        s = syevj_batched(&c, type, n, jobz, uplo, a, w);
+        return call_end(&c, s, info_host);
+    }
     CK_SOLVER_TRY(c.fn->syevd_bufferSize(c.h, jobz, uplo, n, a, n, w, &lwork), "cusolverDn<t>syevd_bufferSize");
     if ((s = call_work(&c, lwork, type)) != CK_OK) goto done;
     for (int64_t b = 0; b < batch; b++)
