@@ -183,13 +183,40 @@ def syevd(a, vectors, upper):
     return _wrap(w), (_back(v) if vectors else None), 0
 
 
+def geev(a, vectors):
+    m = _cols(_np(a))
+    flat = _stack(m, 2)
+    cdt = np.complex64 if m.dtype in (np.float32, np.complex64) else np.complex128
+    ws, vs = [], []
+    for mat in flat:
+        w, v = np.linalg.eig(mat)
+        w = w.astype(cdt)
+        if mat.dtype.kind == "f":   # LAPACK's packing of conjugate pairs into real columns
+            packed = np.zeros(mat.shape, mat.dtype)
+            j = 0
+            while j < len(w):
+                if w[j].imag != 0:
+                    assert w[j + 1] == np.conj(w[j]) and w[j].imag > 0
+                    packed[:, j], packed[:, j + 1] = v[:, j].real, v[:, j].imag
+                    j += 2
+                else:
+                    packed[:, j] = v[:, j].real
+                    j += 1
+            v = packed
+        ws.append(w)
+        vs.append(v.astype(mat.dtype))
+    w = np.array(ws).reshape(m.shape[:-1])
+    v = np.array(vs).reshape(m.shape)
+    return _wrap(w), (_back(v) if vectors else None), 0
+
+
 @contextlib.contextmanager
 def emulated(module):
     """Run `module` (ck.fft or ck.linalg) on its device path with the
     stand-ins above in place of cuFFT/cuSOLVER."""
     names = {"_cuda_fft": cuda_fft, "_cusolver_getrf": getrf, "_cusolver_getrs": getrs,
              "_cusolver_potrf": potrf, "_cusolver_geqrf": geqrf, "_cusolver_orgqr": orgqr,
-             "_cusolver_gesvd": gesvd, "_cusolver_syevd": syevd}
+             "_cusolver_gesvd": gesvd, "_cusolver_syevd": syevd, "_cusolver_geev": geev}
     saved = {k: getattr(_core, k) for k in names}
     saved_path = module._use_device_path
     try:

@@ -8,14 +8,14 @@
 On the CPU every function runs NumPy's LAPACK on zero-copy views of the
 operands and wraps NumPy's results without a copy, so results (values,
 dtypes, shapes) are NumPy's.  On a GPU, cuSOLVER runs inv, solve, det,
-slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, matrix_rank, cond
-(p None/2/-2), tensorinv and tensorsolve, with NumPy's dtypes, shapes and
-errors (a singular matrix raises LinAlgError: that check waits for the
-GPU).  Decompositions are unique only up to signs/phases, which may differ
-from LAPACK's.  The functions that need a matrix product (lstsq, pinv,
-matrix_power, multi_dot, the norms) and eig/eigvals raise
-NotImplementedError on a GPU; GPU data is never copied to the host
-silently.  Scalars NumPy returns (``det``, ``norm`` with no axis...)
+slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, eig, eigvals (with
+cuSOLVER of CUDA 12.6+), matrix_rank, cond (p None/2/-2), tensorinv and
+tensorsolve, with NumPy's dtypes, shapes and errors (a singular matrix
+raises LinAlgError: that check waits for the GPU).  Decompositions are
+unique only up to signs/phases, and eig's order, which may differ from
+LAPACK's.  The functions that need a matrix product (lstsq, pinv,
+matrix_power, multi_dot, the norms) raise NotImplementedError on a GPU;
+GPU data is never copied to the host silently.  Scalars NumPy returns (``det``, ``norm`` with no axis...)
 are 0-d arrays here.  Decompositions return named tuples (``SlogdetResult``,
 ``QRResult``, ``SVDResult``, ``EighResult``, ``EigResult``) as NumPy 2 does.
 ``LinAlgError`` is numpy.linalg.LinAlgError itself, so either name catches it.
@@ -292,6 +292,38 @@ def _device_eigh(a, UPLO, vectors):
     return EighResult(w, v)
 
 
+def _device_eig(a, vectors):
+    a = _stack(a)
+    if a.size == 0:
+        return _on_host_empty(_la.eig if vectors else _la.eigvals, a, a)
+    dt = str(a.dtype)
+    # geev on A column-major (the memory of A^T)
+    w, vr, info = _core._cusolver_geev(_mT(a), vectors)
+    _raise_if(info, "Eigenvalues did not converge")
+    v = _mT(vr) if vectors else None        # v[..., i, j]: component i of vector j
+    if dt.startswith("complex"):
+        return EigResult(w, v) if vectors else w
+    # NumPy's result dtype for real input depends on the values: real when
+    # every eigenvalue is (one host sync)
+    im = w.imag
+    if not bool(_core.any(_core.not_equal(im, 0))):
+        w = w.real.astype(dt)
+        return EigResult(w, v) if vectors else w
+    if not vectors:
+        return w
+    # LAPACK's packing: a pair w[j], w[j+1] = conj (imag(w[j]) > 0) keeps
+    # re(v_j) in column j and im(v_j) in column j+1; v_j+1 = conj(v_j)
+    zero_col = _core.zeros(tuple(v.shape[:-1]) + (1,), dtype=dt, device=a.device)
+    nxt = _core.concatenate([v[..., :, 1:], zero_col], axis=-1)
+    prv = _core.concatenate([zero_col, v[..., :, :-1]], axis=-1)
+    first = _core.expand_dims(_core.greater(im, 0), -2)
+    second = _core.expand_dims(_core.less(im, 0), -2)
+    cdt = "complex64" if dt == "float32" else "complex128"
+    vc = _core.where(first, _core.add(v, _core.multiply(nxt, 1j)),
+                     _core.where(second, _core.subtract(prv, _core.multiply(v, 1j)), v))
+    return EigResult(w, vc.astype(cdt))
+
+
 def _device_matrix_rank(A, tol, hermitian, rtol):
     if A.ndim < 2:
         return _core.asarray(int(_core.any(_core.not_equal(A, 0))), device=A.device)
@@ -478,11 +510,15 @@ def eigvalsh(a, UPLO="L"):
 
 def eig(a):
     """Eigenvalues and right eigenvectors of general square matrices, an EigResult."""
+    if _use_device_path(a):
+        return _device_eig(a, True)
     return EigResult(*_call("eig", _la.eig, (a,)))
 
 
 def eigvals(a):
     """Eigenvalues of general square matrices."""
+    if _use_device_path(a):
+        return _device_eig(a, False)
     return _call("eigvals", _la.eigvals, (a,))
 
 

@@ -95,18 +95,28 @@ ck_status ck_cusolver_load(void)
     return state_ == 1 ? CK_OK : ck_error_set(CK_ERR_DEVICE, "%s", reason_);
 }
 
-int ck_cusolver_missing(void (*report)(const char *name))
+int ck_cusolver_missing(void (*report)(const char *name), void (*report_optional)(const char *name))
 {
     if (state_ != 1) return -1;
     int n = 0;
 #define CK_CUSOLVER_MISSING_(name, req, params)                                     \
     if (ck_cusolver.name == ck_stub_##name) {                                       \
-        n++;                                                                        \
-        if (report) report(#name);                                                  \
+        if (req) {                                                                  \
+            n++;                                                                    \
+            if (report) report(#name);                                              \
+        } else if (report_optional) {                                               \
+            report_optional(#name);                                                 \
+        }                                                                           \
     }
     CK_CUSOLVER_SYMBOLS(CK_CUSOLVER_MISSING_)
 #undef CK_CUSOLVER_MISSING_
     return n;
+}
+
+int ck_cusolver_has_geev(void)
+{
+    return state_ == 1 && ck_cusolver.cusolverDnXgeev != ck_stub_cusolverDnXgeev &&
+           ck_cusolver.cusolverDnXgeev_bufferSize != ck_stub_cusolverDnXgeev_bufferSize;
 }
 
 const char *ck_cusolver_status_name(cusolverStatus_t r)

@@ -21,6 +21,13 @@
 typedef int cusolverStatus_t;
 typedef struct cusolverDnContext *cusolverDnHandle_t;
 typedef struct syevjInfo *syevjInfo_t;
+typedef struct cusolverDnParams *cusolverDnParams_t;
+
+/* cudaDataType values the 64-bit API takes */
+#define CK_CUDA_R_32F 0
+#define CK_CUDA_R_64F 1
+#define CK_CUDA_C_32F 4
+#define CK_CUDA_C_64F 5
 
 #define CUSOLVER_STATUS_SUCCESS 0
 #define CUSOLVER_STATUS_ALLOC_FAILED 2
@@ -72,6 +79,19 @@ typedef struct syevjInfo *syevjInfo_t;
     X(cusolverDnSetStream, 1, (cusolverDnHandle_t h, CUstream stream))                        \
     X(cusolverDnCreateSyevjInfo, 1, (syevjInfo_t *info))                                      \
     X(cusolverDnDestroySyevjInfo, 1, (syevjInfo_t info))                                      \
+    X(cusolverDnCreateParams, 1, (cusolverDnParams_t *params))                                \
+    X(cusolverDnDestroyParams, 1, (cusolverDnParams_t params))                                \
+    /* general eigenproblem: cuSOLVER 11.7 (CUDA 12.6) and later */                           \
+    X(cusolverDnXgeev_bufferSize, 0, (cusolverDnHandle_t h, cusolverDnParams_t params, int jobvl, int jobvr, \
+                                      int64_t n, int type_a, const void *a, int64_t lda, int type_w, \
+                                      const void *w, int type_vl, const void *vl, int64_t ldvl,  \
+                                      int type_vr, const void *vr, int64_t ldvr, int compute_type, \
+                                      size_t *device_bytes, size_t *host_bytes))              \
+    X(cusolverDnXgeev, 0, (cusolverDnHandle_t h, cusolverDnParams_t params, int jobvl, int jobvr, int64_t n, \
+                           int type_a, void *a, int64_t lda, int type_w, void *w, int type_vl, void *vl, \
+                           int64_t ldvl, int type_vr, void *vr, int64_t ldvr, int compute_type,      \
+                           void *device_work, size_t device_bytes, void *host_work, size_t host_bytes, \
+                           int *info))                                                        \
     CK_CUSOLVER_TYPED_(X, S, orgqr, syevd, syevjBatched)                                      \
     CK_CUSOLVER_TYPED_(X, D, orgqr, syevd, syevjBatched)                                      \
     CK_CUSOLVER_TYPED_(X, C, ungqr, heevd, heevjBatched)                                      \
@@ -115,9 +135,12 @@ const ck_cusolver_typed *ck_cusolver_routines(ck_cusolver_type t);
 /* Load cuSOLVER once (its cuBLAS/nvJitLink dependencies first, from the
  * same folders); CK_ERR_DEVICE with the reason when that fails. */
 ck_status ck_cusolver_load(void);
-/* Count of the table's symbols the loaded library lacks, each named through
- * report (may be NULL); -1 when the library is not loaded. */
-int ck_cusolver_missing(void (*report)(const char *name));
+/* Count of the table's required symbols the loaded library lacks, each
+ * named through report (may be NULL); -1 when the library is not loaded.
+ * Optional ones it lacks go to report_optional (may be NULL). */
+int ck_cusolver_missing(void (*report)(const char *name), void (*report_optional)(const char *name));
+/* Whether the loaded cuSOLVER has cusolverDnXgeev (general eigenproblems). */
+int ck_cusolver_has_geev(void);
 /* cuSOLVER's name for a status ("CUSOLVER_STATUS_INVALID_VALUE"). */
 const char *ck_cusolver_status_name(cusolverStatus_t r);
 ck_status ck_cusolver_fail(cusolverStatus_t r, const char *call, const char *func, const char *file, int line);

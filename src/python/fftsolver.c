@@ -457,6 +457,50 @@ static PyObject *f_syevd(PyObject *m_, PyObject *args)
     return Py_BuildValue("(NNi)", wo, vo, first);
 }
 
+/* _cusolver_geev(a, vectors) -> (w, vr, info): eigenvalues (complex) and
+ * right eigenvectors of the column-major matrices of a's memory; vr's
+ * memory holds them as columns, packed as LAPACK packs them for real a
+ * (None when not vectors). */
+static PyObject *f_geev(PyObject *m_, PyObject *args)
+{
+    (void)m_;
+    PyObject *ao;
+    int vectors;
+    if (!PyArg_ParseTuple(args, "Op", &ao, &vectors)) return NULL;
+    ck_array a, w = {0}, vr = {0};
+    int t;
+    int64_t batch;
+    if (matrix_arg(ao, "geev", &a, &t, &batch) < 0) return NULL;
+    int n = (int)a.shape[a.ndim - 1];
+    if (a.shape[a.ndim - 2] != n) {
+        ck_array_release(&a);
+        PyErr_SetString(PyExc_ValueError, "geev: matrices must be square");
+        return NULL;
+    }
+    ck_device dev = ck_array_device(&a);
+    int32_t *info = info_buffer(batch);
+    if (!info) { ck_array_release(&a); return NULL; }
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_array_empty(&w, a.ndim - 1, a.shape, complex_of(t), dev);
+    if (s == CK_OK && vectors) s = ck_array_empty(&vr, a.ndim, a.shape, a.dtype, dev);
+    if (s == CK_OK) s = ck_cuda_solver_geev(dev, t, batch, n, a.data, w.data, vectors ? vr.data : NULL, info);
+    Py_END_ALLOW_THREADS
+    ck_array_release(&a);
+    int first = 0;
+    if (s != CK_OK || check_info(info, batch, "geev", &first) < 0) {
+        PyMem_Free(info);
+        if (w.buf) ck_array_release(&w);
+        if (vr.buf) ck_array_release(&vr);
+        return s != CK_OK ? ck_py_raise(s) : NULL;
+    }
+    PyMem_Free(info);
+    PyObject *wo = ck_py_wrap(&w, NULL);
+    PyObject *vo = vr.buf ? ck_py_wrap(&vr, NULL) : Py_NewRef(Py_None);
+    if (!wo || !vo) { Py_XDECREF(wo); Py_XDECREF(vo); return NULL; }
+    return Py_BuildValue("(NNi)", wo, vo, first);
+}
+
 PyMethodDef ck_py_fftsolver_functions[] = {
     {"_cuda_fft", f_cuda_fft, METH_VARARGS, "cuFFT transform over the last rank axes (private)."},
     {"_cusolver_getrf", f_getrf, METH_O, "cuSOLVER LU factorisation (private)."},
@@ -466,5 +510,6 @@ PyMethodDef ck_py_fftsolver_functions[] = {
     {"_cusolver_orgqr", f_orgqr, METH_VARARGS, "cuSOLVER Q of a QR factorisation (private)."},
     {"_cusolver_gesvd", f_gesvd, METH_VARARGS, "cuSOLVER singular value decomposition (private)."},
     {"_cusolver_syevd", f_syevd, METH_VARARGS, "cuSOLVER Hermitian eigen-decomposition (private)."},
+    {"_cusolver_geev", f_geev, METH_VARARGS, "cuSOLVER general eigen-decomposition (private)."},
     {NULL, NULL, 0, NULL},
 };

@@ -12,6 +12,11 @@ static void report(const char *name)
     fprintf(stderr, "missing symbol: %s\n", name);
 }
 
+static void report_optional(const char *name)
+{
+    printf("note: this cuSOLVER lacks the optional %s\n", name);
+}
+
 int main(void)
 {
     int ran = 0;
@@ -33,12 +38,13 @@ int main(void)
           strstr(ck_error_message(), "file.c:7"), "fail message: %s", ck_error_message());
     CHECK(ck_cufft_fail(2, "cufftExecC2C", "f", "file.c", 1) == CK_ERR_DEVICE_MEMORY, "alloc failure is not OOM");
 
-    CHECK(ck_cusolver_missing(NULL) == -1, "cuSOLVER reported loaded before ck_cusolver_load");
+    CHECK(ck_cusolver_missing(NULL, NULL) == -1, "cuSOLVER reported loaded before ck_cusolver_load");
     if (ck_cusolver_load() != CK_OK) {
         printf("SKIP cuSOLVER: %s\n", ck_error_message());
     } else {
         ran++;
-        CHECK(ck_cusolver_missing(report) == 0, "cuSOLVER lacks symbols of our table");
+        CHECK(ck_cusolver_missing(report, report_optional) == 0, "cuSOLVER lacks symbols of our table");
+        printf("cusolverDnXgeev %s\n", ck_cusolver_has_geev() ? "present" : "absent (eig needs CUDA 12.6+)");
         for (int t = CK_CUSOLVER_S; t <= CK_CUSOLVER_Z; t++) {
             const ck_cusolver_typed *r = ck_cusolver_routines((ck_cusolver_type)t);
             const void *const *fns = (const void *const *)r;

@@ -73,5 +73,12 @@ ck_status ck_cuda_solver_gesvd(ck_device dev, int type, int64_t batch, int m, in
  * its eigenvectors when vectors; w: n real eigenvalues per item, ascending. */
 ck_status ck_cuda_solver_syevd(ck_device dev, int type, int64_t batch, int n, int vectors, int upper, void *a,
                                void *w, int32_t *info_host);
+/* a: n x n general matrices (destroyed); w: n complex eigenvalues per item
+ * (complex64 for types 0/2, complex128 for 1/3); vr: n x n right
+ * eigenvectors of a's type (LAPACK's packing for real types: a conjugate
+ * pair's real and imaginary parts in two columns), NULL for none.
+ * CK_ERR_NOT_IMPLEMENTED when cuSOLVER has no cusolverDnXgeev (< CUDA 12.6). */
+ck_status ck_cuda_solver_geev(ck_device dev, int type, int64_t batch, int n, void *a, void *w, void *vr,
+                              int32_t *info_host);
 
 #endif

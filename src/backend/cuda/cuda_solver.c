@@ -39,6 +39,7 @@ typedef struct solver_call {
     size_t work_bytes;
     void *rwork;
     size_t rwork_bytes;
+    void *host_work;      /* malloc'd; read by the routine until the stream is done */
 } solver_call;
 
 static ck_status call_begin(solver_call *c, ck_device dev, int type, int64_t batch)
@@ -97,6 +98,10 @@ static ck_status call_end(solver_call *c, ck_status s, int32_t *info_host)
     pthread_mutex_unlock(&mu_[c->d]);
     if (s == CK_OK && info_host && c->batch > 0)
         s = ck_cuda_copy_to_host(c->dev, info_host, c->dinfo, (size_t)c->batch * sizeof(int32_t));
+    if (c->host_work) {
+        if (s != CK_OK) ck_cu.cuStreamSynchronize(ck_cuda_current_stream(c->d));  /* the copy did not wait */
+        free(c->host_work);
+    }
     if (c->work) ck_cuda_free(c->dev, c->work, c->work_bytes);
     if (c->rwork) ck_cuda_free(c->dev, c->rwork, c->rwork_bytes);
     ck_cuda_free(c->dev, c->dinfo, (size_t)c->batch * sizeof(int32_t));
@@ -279,6 +284,46 @@ ck_status ck_cuda_solver_syevd(ck_device dev, int type, int64_t batch, int n, in
         CK_SOLVER_TRY(c.fn->syevd(c.h, jobz, uplo, n, item(a, b, (int64_t)n * n, type), n,
                                   (char *)w + b * n * rsize_[type], c.work, lwork, c.dinfo + b),
                       "cusolverDn<t>syevd");
+done:
+    return call_end(&c, s, info_host);
+}
+
+static cusolverDnParams_t params_[CK_CUDA_MAX_DEVICES];   /* the 64-bit API's defaults; made once per device */
+
+ck_status ck_cuda_solver_geev(ck_device dev, int type, int64_t batch, int n, void *a, void *w, void *vr,
+                              int32_t *info_host)
+{
+    if (batch <= 0 || n <= 0) return CK_OK;
+    ck_status s = ck_cusolver_load();
+    if (s != CK_OK) return s;
+    if (!ck_cusolver_has_geev())
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "eig on a GPU needs cusolverDnXgeev (cuSOLVER of CUDA 12.6 or newer)");
+    solver_call c;
+    if ((s = call_begin(&c, dev, type, batch)) != CK_OK) return s;
+    static const int data_type[4] = {CK_CUDA_R_32F, CK_CUDA_R_64F, CK_CUDA_C_32F, CK_CUDA_C_64F};
+    int ta = data_type[type], tw = type == 0 || type == 2 ? CK_CUDA_C_32F : CK_CUDA_C_64F;
+    int jobvr = vr ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    int wsize = type == 0 || type == 2 ? 8 : 16;
+    size_t dev_bytes = 0, host_bytes = 0;
+    if (!params_[c.d])
+        CK_SOLVER_TRY(ck_cusolver.cusolverDnCreateParams(&params_[c.d]), "cusolverDnCreateParams");
+    CK_SOLVER_TRY(ck_cusolver.cusolverDnXgeev_bufferSize(c.h, params_[c.d], CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, ta, a, n,
+                                                         tw, w, ta, NULL, 1, ta, vr, n, ta, &dev_bytes, &host_bytes),
+                  "cusolverDnXgeev_bufferSize");
+    c.work_bytes = dev_bytes ? dev_bytes : 1;
+    if (!(c.work = ck_cuda_alloc(dev, c.work_bytes))) { s = ck_error_status(); goto done; }
+    if (host_bytes && !(c.host_work = malloc(host_bytes))) {
+        s = ck_error_set(CK_ERR_MEMORY, "out of host memory for cusolverDnXgeev's workspace (%zu bytes)", host_bytes);
+        goto done;
+    }
+    for (int64_t b = 0; b < batch; b++) {
+        void *vb = vr ? item(vr, b, (int64_t)n * n, type) : NULL;
+        CK_SOLVER_TRY(ck_cusolver.cusolverDnXgeev(c.h, params_[c.d], CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, ta,
+                                                  item(a, b, (int64_t)n * n, type), n, tw, (char *)w + b * n * wsize,
+                                                  ta, NULL, 1, ta, vb, n, ta, c.work, dev_bytes, c.host_work,
+                                                  host_bytes, c.dinfo + b),
+                      "cusolverDnXgeev");
+    }
 done:
     return call_end(&c, s, info_host);
 }
