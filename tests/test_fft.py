@@ -201,3 +201,27 @@ def test_fft_hypothesis(device, shape, dtype, norm, data):
     else:
         if n is not None or shape[axis] > 1:  # irfft's default n is 2 * (m - 1)
             check(device, "irfft", x, n=n, axis=axis, norm=norm)
+
+
+def test_many_plans(device):
+    """More shapes than the plan cache holds: evicted plans are remade."""
+    for round_ in range(2):
+        for n in range(3, 24):
+            x = rand((2, n), "complex64" if n % 2 else "complex128")
+            check(device, "fft", x)
+            if n % 3 == 0:
+                check(device, "irfft", x, n=2 * n - 1)
+
+
+def test_on_a_stream(device):
+    if device == "cpu":
+        pytest.skip("streams are a GPU matter")
+    x = rand((64, 256), "float32")
+    a = ck.asarray(x, device=device)
+    s = ck.cuda.Stream()
+    with s:
+        y = ck.fft.rfft(a)
+        z = ck.fft.irfft(y, n=256)
+    s.synchronize()
+    close(y, np.fft.rfft(x))
+    np.testing.assert_allclose(ck.asnumpy(z), x, atol=1e-5)

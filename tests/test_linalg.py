@@ -602,3 +602,33 @@ def test_error_message_names_function(device):
     with pytest.raises(NotImplementedError, match=r"^pinv on .* needs cuBLAS/cuSOLVER/cuFFT \(a later issue\)$"):
         ck.linalg.pinv(a)
 
+
+
+def test_solver_on_a_stream(device):
+    if device == "cpu":
+        pytest.skip("streams are a GPU matter")
+    w = well_conditioned((3, 8, 8), "float32")
+    h = spd((3, 8, 8), "complex64")
+    a, ah = ck.asarray(w, device=device), ck.asarray(h, device=device)
+    s = ck.cuda.Stream()
+    with s:
+        inv = ck.linalg.inv(a)
+        ev = ck.linalg.eigvalsh(ah)
+        sv = ck.linalg.svdvals(a)
+    s.synchronize()
+    close(inv, np.linalg.inv(w))
+    close(ev, np.linalg.eigvalsh(h))
+    close(sv, np.linalg.svdvals(w))
+
+
+def test_many_small_batched(device):
+    """A batch of small matrices (eigh takes the batched Jacobi path on a GPU)."""
+    h = spd((40, 5, 5))
+    w = well_conditioned((40, 5, 5), "complex128")
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            ah, aw = ck.asarray(h, device=device), ck.asarray(w, device=device)
+            compare_linalg("eigh", ck.linalg.eigh(ah), np.linalg.eigh(h), {})
+            close(ck.linalg.eigvalsh(ah), np.linalg.eigvalsh(h))
+            close(ck.linalg.det(aw), np.linalg.det(w))
+            close(ck.linalg.cholesky(ah), np.linalg.cholesky(h))
