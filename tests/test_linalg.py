@@ -3,8 +3,10 @@
 On the CPU these run NumPy's BLAS/LAPACK on zero-copy views, so results must
 match NumPy's in value, dtype and shape.  On a GPU the products (matmul and
 everything composed from it: dot, einsum, ...) run on cuBLAS and our integer
-kernel and must match NumPy within each dtype's tolerance; the decompositions
-raise NotImplementedError until cuSOLVER lands (a later issue)."""
+kernel, and the functions of GPU_DONE on cuSOLVER; they must match NumPy's
+within a tolerance per precision (decompositions up to the signs/phases of
+their vectors).  On the CPU the functions of GPU_DONE also run their device
+path's glue with NumPy standing in for cuSOLVER (tests/device_emulation.py)."""
 import subprocess
 import sys
 
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 
 import cudakit as ck
 from conftest import assert_same
+from device_emulation import emulated
 from strategies import hsettings
 
 SETTINGS = hsettings(25)
@@ -56,17 +59,125 @@ def compare(got, want, rtol=None):
         assert_same(got, want, rtol=rtol)
 
 
+# ck.linalg functions that run on a GPU (cuSOLVER)
+GPU_DONE = {"inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh",
+            "matrix_rank", "cond", "tensorinv", "tensorsolve", "eig", "eigvals"}
+
+
+def close(got, want):
+    """Values, dtype and shape, within a tolerance per precision (relative
+    to the largest magnitude, as the factorisations' errors are)."""
+    want = np.asarray(want)
+    if want.dtype.kind not in "fc":
+        assert_same(got, want)
+        return
+    single = want.dtype in (np.float32, np.complex64)
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+    assert_same(got, want, rtol=2e-4 if single else 1e-9, atol=(2e-5 if single else 1e-10) * scale)
+
+
+def unitary_columns(q):
+    q = ck.asnumpy(q)
+    eye = np.eye(q.shape[-1])
+    tol = 1e-4 if q.dtype in (np.float32, np.complex64) else 1e-10
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2).conj() @ q, np.broadcast_to(eye, q.shape[:-2] + eye.shape),
+                               atol=tol)
+
+
+def abs_close(got, want):
+    """Equal up to the sign/phase of each vector: compared by magnitude."""
+    assert ck.asnumpy(got).dtype == np.asarray(want).dtype
+    close(ck.absolute(got), np.abs(want))
+
+
+def sort_eigs(w):
+    """Eigenvalues in (real, imaginary) order along the last axis."""
+    w = np.asarray(w)
+    flat = w.reshape(-1, w.shape[-1]) if w.ndim else w.reshape(1, 1)
+    rows = [row[np.lexsort((np.round(row.imag, 6), np.round(row.real, 6)))] for row in flat]
+    return np.array(rows, dtype=w.dtype).reshape(w.shape)
+
+
+def compare_linalg(name, got, want, kw):
+    """Compare with NumPy where the result is unique, else up to what
+    is arbitrary in it (the signs/phases of Q's, U's, V's columns)."""
+    if name == "qr" and kw.get("mode", "reduced") in ("reduced", "complete"):
+        assert got._fields == ("Q", "R")
+        q, r = got
+        k = min(r.shape[-2:])
+        abs_close(r, want.R)
+        abs_close(q[..., :k], want.Q[..., :k])
+        assert q.shape == want.Q.shape
+        unitary_columns(q)
+    elif name == "qr" and kw.get("mode") == "r":
+        abs_close(got, want)
+    elif name == "svd" and kw.get("compute_uv", True):
+        assert got._fields == ("U", "S", "Vh")
+        u, s, vh = got
+        k = s.shape[-1]
+        close(s, want.S)
+        abs_close(u[..., :k], want.U[..., :k])
+        abs_close(vh[..., :k, :], want.Vh[..., :k, :])
+        assert u.shape == want.U.shape and vh.shape == want.Vh.shape
+        unitary_columns(u)
+        unitary_columns(ck.conj(ck.swapaxes(vh, -1, -2)))
+    elif name in ("eig", "eigvals"):
+        # eigenvalues in any order; each eigenvector solves A v = w v (checked on the host)
+        w = got.eigenvalues if name == "eig" else got
+        want_w = want.eigenvalues if name == "eig" else want
+        close(sort_eigs(ck.asnumpy(w)), sort_eigs(want_w))
+        if name == "eig":
+            assert got._fields == ("eigenvalues", "eigenvectors")
+            v = ck.asnumpy(got.eigenvectors)
+            assert v.dtype == want.eigenvectors.dtype and v.shape == want.eigenvectors.shape
+            a, wv = kw["_a"], ck.asnumpy(w)
+            tol = 1e-3 if v.dtype in (np.float32, np.complex64) else 1e-8
+            np.testing.assert_allclose(a @ v, v * wv[..., None, :], atol=tol * max(1.0, np.abs(a).max()))
+            np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1.0, atol=tol)
+    elif name == "eigh":
+        assert got._fields == ("eigenvalues", "eigenvectors")
+        close(got.eigenvalues, want.eigenvalues)
+        abs_close(got.eigenvectors, want.eigenvectors)
+    elif isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        if hasattr(want, "_fields"):
+            assert got._fields == want._fields
+        for g, w in zip(got, want):
+            close(g, w)
+    else:
+        assert isinstance(got, ck.ndarray), type(got)
+        close(got, want)
+
+
 def check(device, ckf, npf, *arrays, rtol=None, **kw):
     """ckf on cudakit copies of `arrays` (made on `device`) against npf on them."""
     args = [ck.asarray(a, device=device) for a in arrays]
-    if device != "cpu":
+    name = getattr(ckf, "__name__", "")
+    on_gpu = name in GPU_DONE and ckf is getattr(ck.linalg, name, None)
+    if device != "cpu" and not on_gpu:
         with pytest.raises(NotImplementedError, match="cuBLAS/cuSOLVER/cuFFT"):
             ckf(*args, **kw)
         return
-    got = ckf(*args, **kw)
+    want = npf(*arrays, **kw)
+    try:
+        got = ckf(*args, **kw)
+    except NotImplementedError as e:
+        if device != "cpu" and "cusolverDnXgeev" in str(e):
+            pytest.skip(str(e))
+        raise
     for a, x in zip(arrays, args):  # inputs untouched
         np.testing.assert_array_equal(ck.asnumpy(x), a)
-    compare(got, npf(*arrays, **kw), rtol)
+    ckw = dict(kw, _a=arrays[0]) if name == "eig" else kw
+    if device == "cpu":
+        compare(got, want, rtol)
+    else:
+        compare_linalg(name, got, want, ckw)
+    if device == "cpu" and on_gpu:
+        with emulated(ck.linalg):
+            got = ckf(*args, **kw)
+        for a, x in zip(arrays, args):
+            np.testing.assert_array_equal(ck.asnumpy(x), a)
+        compare_linalg(name, got, want, ckw)
 
 
 # GPU products differ from NumPy's BLAS by rounding: per-dtype tolerances
@@ -246,6 +357,95 @@ def test_transposed_and_strided_views(device):
     assert_close(a[1:5, 2:6] @ a[2:6, :3], big[1:5, 2:6] @ big[2:6, :3])  # padded leading dimensions
     if device == "cpu":
         assert_same(ck.linalg.inv(a[:4, ::2].T), np.linalg.inv(big[:4, ::2].T))
+
+
+def test_solver_on_views(device):
+    big = well_conditioned((6, 6)) + 0.5j * rand((6, 6))
+    a = ck.asarray(big, device=device)
+    rhs = rand((6, 3), "complex128")
+    b = ck.asarray(rhs, device=device)
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            close(ck.linalg.inv(a[::-1, ::2][:3, :]), np.linalg.inv(big[::-1, ::2][:3, :]))
+            close(ck.linalg.solve(a.T, b), np.linalg.solve(big.T, rhs))
+            close(ck.linalg.solve(a[None], b[:, 0]), np.linalg.solve(big[None], rhs[:, 0]))
+            close(ck.linalg.det(a[1:4, 2:5].T), np.linalg.det(big[1:4, 2:5].T))
+            close(ck.linalg.solve(a, rhs.tolist()), np.linalg.solve(big, rhs))
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 4), (2, 2, 3, 6), (1, 1)])
+def test_decompositions_by_shape(device, dtype, shape):
+    x = rand(shape, dtype)
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            a = ck.asarray(x, device=device)
+            for mode in ("reduced", "complete", "r"):
+                compare_linalg("qr", ck.linalg.qr(a, mode=mode), np.linalg.qr(x, mode=mode), {"mode": mode})
+            for full in (True, False):
+                compare_linalg("svd", ck.linalg.svd(a, full_matrices=full), np.linalg.svd(x, full_matrices=full), {})
+            close(ck.linalg.svdvals(a), np.linalg.svdvals(x))
+            close(ck.linalg.matrix_rank(a), np.linalg.matrix_rank(x))
+            if shape[-1] == shape[-2]:
+                h = spd(shape, dtype)
+                ah = ck.asarray(h, device=device)
+                for uplo in ("L", "U"):
+                    compare_linalg("eigh", ck.linalg.eigh(ah, UPLO=uplo), np.linalg.eigh(h, UPLO=uplo), {})
+                    close(ck.linalg.eigvalsh(ah, UPLO=uplo), np.linalg.eigvalsh(h, UPLO=uplo))
+                close(ck.linalg.cholesky(ah), np.linalg.cholesky(h))
+                close(ck.linalg.cholesky(ah, upper=True), np.linalg.cholesky(h, upper=True))
+                w = well_conditioned(shape, dtype)
+                aw = ck.asarray(w, device=device)
+                close(ck.linalg.inv(aw), np.linalg.inv(w))
+                close(ck.linalg.det(aw), np.linalg.det(w))
+                compare_linalg("slogdet", ck.linalg.slogdet(aw), np.linalg.slogdet(w), {})
+                close(ck.linalg.solve(aw, ck.asarray(x[..., :1], device=device)), np.linalg.solve(w, x[..., :1]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5, 5), (1, 1)])
+def test_eig_by_shape(device, dtype, shape):
+    x = rand(shape, dtype)
+    sym = (x + np.swapaxes(x, -1, -2)).astype(dtype)   # real eigenvalues for the real dtypes
+    for arr in (x, sym):
+        check(device, ck.linalg.eig, np.linalg.eig, arr)
+        check(device, ck.linalg.eigvals, np.linalg.eigvals, arr)
+
+
+def test_eigh_reads_one_triangle(device):
+    h = spd((4, 4))
+    junk = h.copy()
+    junk[np.triu_indices(4, 1)] = 99.0     # the upper triangle is never read with UPLO='L'
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            a = ck.asarray(junk, device=device)
+            close(ck.linalg.eigvalsh(a), np.linalg.eigvalsh(junk))
+            close(ck.linalg.cholesky(a), np.linalg.cholesky(junk))
+            close(ck.linalg.eigvalsh(ck.asarray(junk.T.copy(), device=device), UPLO="U"), np.linalg.eigvalsh(junk))
+
+
+def test_empty_and_integer_inputs(device):
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            close(ck.linalg.det(ck.ones((2, 0, 0), device=device)), np.linalg.det(np.ones((2, 0, 0))))
+            close(ck.linalg.inv(ck.ones((0, 3, 3), device=device)), np.linalg.inv(np.ones((0, 3, 3))))
+            xi = np.array([[2, 1], [1, 3]], np.int64)
+            close(ck.linalg.inv(ck.asarray(xi, device=device)), np.linalg.inv(xi))
+            close(ck.linalg.det(ck.asarray(xi.astype(bool), device=device)), np.linalg.det(xi.astype(bool)))
+            with pytest.raises(TypeError):
+                ck.linalg.inv(ck.ones((2, 2), dtype=ck.float16, device=device))
+            with pytest.raises(ValueError):
+                ck.linalg.eigh(ck.eye(2, device=device), UPLO="X")
+            with pytest.raises(ValueError):
+                ck.linalg.qr(ck.eye(2, device=device), mode="bad")
 
 
 def test_out(device):
@@ -509,7 +709,7 @@ def test_named_tuples(device):
 
 def test_decompositions_reconstruct(device):
     if device != "cpu":
-        return
+        return  # needs matmul on the GPU (cuBLAS); the GPU's results are checked against NumPy's above
     a = ck.asarray(RECT)
     q, r = ck.linalg.qr(a)
     np.testing.assert_allclose(ck.asnumpy(q @ r), RECT, atol=1e-12)
@@ -525,26 +725,25 @@ def test_singular_raises_linalgerror(device, fname):
     a = ck.asarray(sing, device=device)
     f = getattr(ck.linalg, fname)
     call = (lambda: f(a, ck.ones(2, device=device))) if fname == "solve" else (lambda: f(a))
-    if device != "cpu":
-        with pytest.raises(NotImplementedError):
-            call()
-        return
-    if fname in ("det", "slogdet"):  # singular is a value, not an error
-        assert float(ck.linalg.det(a)) == 0.0
-        assert float(ck.linalg.slogdet(a).sign) == 0.0
-        return
-    with pytest.raises(np.linalg.LinAlgError):
-        call()
-    with pytest.raises(ck.linalg.LinAlgError):
-        call()
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            if fname in ("det", "slogdet"):  # singular is a value, not an error
+                assert float(ck.linalg.det(a)) == 0.0
+                sign, logdet = ck.linalg.slogdet(a)
+                assert float(sign) == 0.0 and float(logdet) == -np.inf
+                continue
+            with pytest.raises(np.linalg.LinAlgError):
+                call()
+            with pytest.raises(ck.linalg.LinAlgError, match="Singular matrix|not positive definite"):
+                call()
     assert ck.linalg.LinAlgError is np.linalg.LinAlgError
 
 
 def test_nonsquare_raises(device):
-    if device != "cpu":
-        return
-    with pytest.raises(np.linalg.LinAlgError):
-        ck.linalg.inv(ck.asarray(RECT))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        ck.linalg.inv(ck.asarray(RECT, device=device))
+    with pytest.raises(np.linalg.LinAlgError, match="at least two-dimensional"):
+        ck.linalg.det(ck.asarray(V3, device=device))
 
 
 def test_trace_and_diagonal(device):
@@ -579,5 +778,36 @@ def test_error_message_names_function(device):
     if device == "cpu":
         pytest.skip("the message is for other devices")
     a = ck.ones((2, 2), device=device)
-    with pytest.raises(NotImplementedError, match=r"^inv on .* needs cuBLAS/cuSOLVER/cuFFT \(a later issue\)$"):
-        ck.linalg.inv(a)
+    with pytest.raises(NotImplementedError, match=r"^pinv on .* needs cuBLAS/cuSOLVER/cuFFT \(a later issue\)$"):
+        ck.linalg.pinv(a)
+
+
+
+def test_solver_on_a_stream(device):
+    if device == "cpu":
+        pytest.skip("streams are a GPU matter")
+    w = well_conditioned((3, 8, 8), "float32")
+    h = spd((3, 8, 8), "complex64")
+    a, ah = ck.asarray(w, device=device), ck.asarray(h, device=device)
+    s = ck.cuda.Stream()
+    with s:
+        inv = ck.linalg.inv(a)
+        ev = ck.linalg.eigvalsh(ah)
+        sv = ck.linalg.svdvals(a)
+    s.synchronize()
+    close(inv, np.linalg.inv(w))
+    close(ev, np.linalg.eigvalsh(h))
+    close(sv, np.linalg.svdvals(w))
+
+
+def test_many_small_batched(device):
+    """A batch of small matrices (eigh takes the batched Jacobi path on a GPU)."""
+    h = spd((40, 5, 5))
+    w = well_conditioned((40, 5, 5), "complex128")
+    for ctx in ([None] if device != "cpu" else [None, ck.linalg]):
+        with (emulated(ctx) if ctx else _nothing()):
+            ah, aw = ck.asarray(h, device=device), ck.asarray(w, device=device)
+            compare_linalg("eigh", ck.linalg.eigh(ah), np.linalg.eigh(h), {})
+            close(ck.linalg.eigvalsh(ah), np.linalg.eigvalsh(h))
+            close(ck.linalg.det(aw), np.linalg.det(w))
+            close(ck.linalg.cholesky(ah), np.linalg.cholesky(h))

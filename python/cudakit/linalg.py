@@ -7,9 +7,15 @@
 
 On the CPU every function runs NumPy's LAPACK on zero-copy views of the
 operands and wraps NumPy's results without a copy, so results (values,
-dtypes, shapes) are NumPy's.  Arrays on a GPU raise NotImplementedError until
-cuBLAS/cuSOLVER are wired in (a later issue); their data is never copied to
-the host silently.  Scalars NumPy returns (``det``, ``norm`` with no axis...)
+dtypes, shapes) are NumPy's.  On a GPU, cuSOLVER runs inv, solve, det,
+slogdet, cholesky, qr, svd, svdvals, eigh, eigvalsh, eig, eigvals (with
+cuSOLVER of CUDA 12.6+), matrix_rank, cond (p None/2/-2), tensorinv and
+tensorsolve, with NumPy's dtypes, shapes and errors (a singular matrix
+raises LinAlgError: that check waits for the GPU).  Decompositions are
+unique only up to signs/phases, and eig's order, which may differ from
+LAPACK's.  The functions that need a matrix product (lstsq, pinv,
+matrix_power, multi_dot, the norms) raise NotImplementedError on a GPU;
+GPU data is never copied to the host silently.  Scalars NumPy returns (``det``, ``norm`` with no axis...)
 are 0-d arrays here.  Decompositions return named tuples (``SlogdetResult``,
 ``QRResult``, ``SVDResult``, ``EighResult``, ``EigResult``) as NumPy 2 does.
 ``LinAlgError`` is numpy.linalg.LinAlgError itself, so either name catches it.
@@ -17,6 +23,9 @@ are 0-d arrays here.  Decompositions return named tuples (``SlogdetResult``,
 from typing import Any, NamedTuple
 
 import numpy as _np
+
+import functools as _functools
+import math as _math
 
 from . import _core
 from ._linalg_top import _call, matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (re-exports)
@@ -59,6 +68,284 @@ class EigResult(NamedTuple):
     eigenvectors: Any
 
 
+# ------------------------------------------------------------ device path
+#
+# cuSOLVER is column-major: the memory of a C-contiguous (..., r, c) stack is
+# the column-major c x r matrices, the transposes.  Each function below says
+# which matrices it hands over (a itself, or a view of its transpose, which
+# the C side copies to contiguous memory) and how it reads the results back.
+
+_ndarray = type(_core.asarray(0))
+_SOLVER_TYPES = ("float32", "float64", "complex64", "complex128")
+
+
+def _use_device_path(a):
+    """Whether a runs on the device (cuSOLVER) path rather than NumPy's."""
+    return isinstance(a, _ndarray) and a.device.type != "cpu"
+
+
+@_functools.lru_cache(maxsize=None)
+def _work_dtype(*dtypes):
+    """NumPy's computation dtype for operands of these dtypes (its TypeError
+    for float16 and other types linalg does not take)."""
+    if len(dtypes) == 1:
+        return str(_np.linalg.inv(_np.eye(1, dtype=dtypes[0])).dtype)
+    return str(_np.linalg.solve(_np.eye(1, dtype=dtypes[0]), _np.ones((1, 1), dtype=dtypes[1])).dtype)
+
+
+def _real_of(dt):
+    return {"complex64": "float32", "complex128": "float64"}.get(dt, dt)
+
+
+def _stack(a, square=True):
+    """a cast to its working dtype, checked as NumPy checks it."""
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    dt = _work_dtype(str(a.dtype))
+    return a if str(a.dtype) == dt else a.astype(dt)
+
+
+def _same_device(x, like):
+    if isinstance(x, _ndarray):
+        if x.device != like.device:
+            raise ValueError(f"operands on different devices: {like.device} and {x.device}")
+        return x
+    return _core.asarray(x, device=like.device)
+
+
+def _on_host_empty(npfunc, like, *arrays, **kw):
+    """NumPy's answer for empty operands (no data to move), on like's device."""
+    views = [_np.empty(tuple(a.shape), dtype=str(a.dtype)) for a in arrays]
+    r = npfunc(*views, **kw)
+    wrap = lambda v: _core.asarray(v, device=like.device) if isinstance(v, (_np.ndarray, _np.generic)) else v  # noqa: E731
+    if isinstance(r, tuple):
+        items = [wrap(v) for v in r]
+        return type(r)(*items) if hasattr(r, "_fields") else type(r)(items)
+    return wrap(r)
+
+
+def _mT(x):
+    return _core.swapaxes(x, -1, -2)
+
+
+def _raise_if(info, message):
+    if info:
+        raise LinAlgError(message)
+
+
+def _lu(a):
+    """LU factors of the transposes (what the memory holds): (lu, ipiv)."""
+    return _core._cusolver_getrf(a)
+
+
+def _device_inv(a):
+    a = _stack(a)
+    if a.size == 0:
+        return _on_host_empty(_la.inv, a, a)
+    lu, piv, info = _lu(a)
+    _raise_if(info, "Singular matrix")
+    n = a.shape[-1]
+    eye = _core.broadcast_to(_core.eye(n, dtype=str(a.dtype), device=a.device), tuple(a.shape))
+    # (A^T) X = I gives X = inv(A)^T column-major: inv(A) row-major
+    return _core._cusolver_getrs(lu, piv, eye, 0)
+
+
+def _device_solve(a, b):
+    b = _same_device(b, a)
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    dt = _work_dtype(str(a.dtype), str(b.dtype))
+    a = _stack(a.astype(dt) if str(a.dtype) != dt else a)
+    b = b.astype(dt) if str(b.dtype) != dt else b
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    bm = _core.expand_dims(b, -1) if vector else b
+    if bm.shape[-2] != n:
+        raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(m,m),(m,n)->(m,n) (size {bm.shape[-2]} is different from {n})")
+    batch = _core.broadcast_shapes(tuple(a.shape[:-2]), tuple(bm.shape[:-2]))
+    a = _core.broadcast_to(a, batch + (n, n))
+    bm = _core.broadcast_to(bm, batch + tuple(bm.shape[-2:]))
+    if a.size == 0 or bm.size == 0:
+        r = _on_host_empty(_la.solve, a, a, b if vector else bm)
+        return r
+    lu, piv, info = _lu(a)
+    _raise_if(info, "Singular matrix")
+    # B column-major is the memory of B^T; A X = B is op(A^T) with op = transpose
+    x = _mT(_core._cusolver_getrs(lu, piv, _mT(bm), 1))
+    return x[..., 0] if vector else x
+
+
+def _lu_diag_and_parity(a):
+    lu, piv, _ = _lu(a)
+    n = a.shape[-1]
+    d = _core.diagonal(lu, 0, -2, -1)
+    swaps = _core.sum(_core.not_equal(piv, _core.arange(1, n + 1, dtype="int32", device=a.device)), axis=-1)
+    parity = 1 - 2 * _core.remainder(swaps, 2)      # +1 / -1
+    return d, parity
+
+
+def _device_det(a):
+    a = _stack(a)
+    if a.size == 0:
+        return _on_host_empty(_la.det, a, a)
+    d, parity = _lu_diag_and_parity(a)
+    return _core.multiply(_core.prod(d, axis=-1), parity.astype(str(a.dtype)))
+
+
+def _device_slogdet(a):
+    a = _stack(a)
+    if a.size == 0:
+        return SlogdetResult(*_on_host_empty(_la.slogdet, a, a))
+    dt = str(a.dtype)
+    d, parity = _lu_diag_and_parity(a)
+    mag = _core.absolute(d)
+    logabsdet = _core.sum(_core.log(mag), axis=-1)
+    if dt.startswith("complex"):
+        zero = _core.equal(mag, 0)
+        unit = _core.divide(d, _core.where(zero, 1, mag).astype(dt))
+        sign = _core.prod(_core.where(zero, 0, unit).astype(dt), axis=-1)
+    else:
+        sign = _core.prod(_core.sign(d), axis=-1)
+    sign = _core.multiply(sign, parity.astype(dt))
+    return SlogdetResult(sign, logabsdet)
+
+
+def _device_cholesky(a, upper):
+    a = _stack(a)
+    if a.size == 0:
+        return _on_host_empty(_la.cholesky, a, a, upper=upper)
+    # the memory is conj(A) (A Hermitian); its upper triangle is A's lower one.
+    # conj(A) = U^H U column-major, read row-major: A = L L^H with L = U^T
+    f, info = _core._cusolver_potrf(a, True)
+    _raise_if(info, "Matrix is not positive definite")
+    low = _core.tril(f)
+    return _core.conjugate(_mT(low)) if upper else low
+
+
+def _device_qr(a, mode):
+    if mode not in ("reduced", "complete", "r", "raw"):
+        _la.qr(_np.eye(1), mode=mode)   # NumPy's error for the mode
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    a = _stack(a, square=False)
+    if a.size == 0:
+        r = _on_host_empty(_la.qr, a, a, mode=mode)
+        return r
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    # geqrf on A column-major: the memory of A^T
+    h, tau = _core._cusolver_geqrf(_mT(a))       # h: (..., n, m), column-major A's factors
+    if mode == "raw":
+        return h, tau
+    full = _mT(h)                                  # (..., m, n): R on and above the diagonal
+    r = _core.triu(full if mode == "complete" else full[..., :k, :])
+    if mode == "r":
+        return r
+    if mode == "complete" and m > n:
+        q0 = _core.concatenate([h, _core.zeros(tuple(h.shape[:-2]) + (m - n, m), dtype=str(h.dtype),
+                                               device=a.device)], axis=-2)
+    else:
+        q0 = h[..., :k, :]
+    q = _mT(_core._cusolver_orgqr(q0, tau))
+    return QRResult(q, r)
+
+
+def _device_svd(a, full_matrices, compute_uv):
+    a = _stack(a, square=False)
+    if a.size == 0:
+        return _on_host_empty(_la.svd, a, a, full_matrices=full_matrices, compute_uv=compute_uv)
+    m, n = a.shape[-2:]
+    job = "N" if not compute_uv else "A" if full_matrices else "S"
+    if m >= n:
+        # A column-major (the memory of A^T): A = U S Vt
+        s, u, vt, info = _core._cusolver_gesvd(_mT(a), job)
+        _raise_if(info, "SVD did not converge")
+        if not compute_uv:
+            return s
+        return SVDResult(_mT(u), s, _mT(vt))
+    # the memory of A is A^T column-major (n x m, n > m): A^T = U' S Vt'
+    # gives A = Vt'^T S U'^T, and the memories read row-major are those
+    s, u, vt, info = _core._cusolver_gesvd(a, job)
+    _raise_if(info, "SVD did not converge")
+    if not compute_uv:
+        return s
+    return SVDResult(vt, s, u)
+
+
+def _device_eigh(a, UPLO, vectors):
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    a = _stack(a)
+    if a.size == 0:
+        return _on_host_empty(_la.eigh if vectors else _la.eigvalsh, a, a, UPLO=UPLO)
+    # the memory is the transpose: A's lower triangle is its upper one, and
+    # the Hermitian matrix it defines is conj(A), whose eigenvectors are conj
+    w, v, info = _core._cusolver_syevd(a, vectors, UPLO == "L")
+    _raise_if(info, "Eigenvalues did not converge")
+    if not vectors:
+        return w
+    v = _mT(v)
+    if str(v.dtype).startswith("complex"):
+        v = _core.conjugate(v)
+    return EighResult(w, v)
+
+
+def _device_eig(a, vectors):
+    a = _stack(a)
+    if a.size == 0:
+        return _on_host_empty(_la.eig if vectors else _la.eigvals, a, a)
+    dt = str(a.dtype)
+    # geev on A column-major (the memory of A^T)
+    w, vr, info = _core._cusolver_geev(_mT(a), vectors)
+    _raise_if(info, "Eigenvalues did not converge")
+    v = _mT(vr) if vectors else None        # v[..., i, j]: component i of vector j
+    if dt.startswith("complex"):
+        return EigResult(w, v) if vectors else w
+    # NumPy's result dtype for real input depends on the values: real when
+    # every eigenvalue is (one host sync)
+    im = w.imag
+    if not bool(_core.any(_core.not_equal(im, 0))):
+        w = w.real.astype(dt)
+        return EigResult(w, v) if vectors else w
+    if not vectors:
+        return w
+    # LAPACK's packing: a pair w[j], w[j+1] = conj (imag(w[j]) > 0) keeps
+    # re(v_j) in column j and im(v_j) in column j+1; v_j+1 = conj(v_j)
+    zero_col = _core.zeros(tuple(v.shape[:-1]) + (1,), dtype=dt, device=a.device)
+    nxt = _core.concatenate([v[..., :, 1:], zero_col], axis=-1)
+    prv = _core.concatenate([zero_col, v[..., :, :-1]], axis=-1)
+    first = _core.expand_dims(_core.greater(im, 0), -2)
+    second = _core.expand_dims(_core.less(im, 0), -2)
+    cdt = "complex64" if dt == "float32" else "complex128"
+    vc = _core.where(first, _core.add(v, _core.multiply(nxt, 1j)),
+                     _core.where(second, _core.subtract(prv, _core.multiply(v, 1j)), v))
+    return EigResult(w, vc.astype(cdt))
+
+
+def _device_matrix_rank(A, tol, hermitian, rtol):
+    if A.ndim < 2:
+        return _core.asarray(int(_core.any(_core.not_equal(A, 0))), device=A.device)
+    S = _device_svd(A, False, False)
+    if tol is None:
+        if rtol is None:
+            rtol = max(A.shape[-2:]) * _np.finfo(_real_of(_work_dtype(str(A.dtype)))).eps
+        elif not isinstance(rtol, _ndarray):
+            rtol = _core.asarray(rtol, device=A.device)
+        if isinstance(rtol, _ndarray):
+            rtol = _core.expand_dims(rtol, -1)
+        tol = _core.multiply(_core.max(S, axis=-1, keepdims=True), rtol)
+    else:
+        tol = _core.asarray(tol, device=A.device) if not isinstance(tol, _ndarray) else tol
+        tol = _core.expand_dims(tol, -1) if tol.ndim else tol
+    return _core.sum(_core.greater(S, tol), axis=-1)
+
+
+def _not_on_device(name, a):
+    raise NotImplementedError(f"{name} on {a.device} needs cuBLAS/cuSOLVER/cuFFT (a later issue)")
+
+
 # norms
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -78,6 +365,10 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 def cond(x, p=None):
     """Condition number, as numpy.linalg.cond."""
+    if _use_device_path(x) and p in (None, 2, -2):
+        s = _device_svd(x, False, False)
+        big, small = _core.max(s, axis=-1), _core.min(s, axis=-1)
+        return _core.divide(small, big) if p == -2 else _core.divide(big, small)
     return _call("cond", _la.cond, (x,), p)
 
 
@@ -85,21 +376,29 @@ def cond(x, p=None):
 
 def inv(a):
     """Inverse of each square matrix; LinAlgError when one is singular."""
+    if _use_device_path(a):
+        return _device_inv(a)
     return _call("inv", _la.inv, (a,))
 
 
 def solve(a, b):
     """Solution of a @ x = b (NumPy 2's rule: b is a vector only when 1-D)."""
+    if _use_device_path(a):
+        return _device_solve(a, b)
     return _call("solve", _la.solve, (a, b))
 
 
 def det(a):
     """Determinant of each square matrix."""
+    if _use_device_path(a):
+        return _device_det(a)
     return _call("det", _la.det, (a,))
 
 
 def slogdet(a):
     """(sign, logabsdet) of each square matrix, as a SlogdetResult."""
+    if _use_device_path(a):
+        return _device_slogdet(a)
     return SlogdetResult(*_call("slogdet", _la.slogdet, (a,)))
 
 
@@ -116,6 +415,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_np._NoValue):
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """Rank of each matrix from its singular values (a 0-d array for one matrix)."""
+    if _use_device_path(A):
+        return _device_matrix_rank(A, tol, hermitian, rtol)
     return _call("matrix_rank", _la.matrix_rank, (A,), tol=tol, hermitian=hermitian, rtol=rtol)
 
 
@@ -126,11 +427,33 @@ def matrix_power(a, n):
 
 def tensorinv(a, ind=2):
     """Inverse of a tensor with respect to tensordot, as numpy.linalg.tensorinv."""
+    if _use_device_path(a):
+        if ind <= 0:
+            raise ValueError("Invalid ind argument.")
+        old = tuple(a.shape)
+        rows = _math.prod(old[:ind])
+        ia = _device_inv(_core.reshape(a, (rows, -1)))
+        return _core.reshape(ia, old[ind:] + old[:ind])
     return _call("tensorinv", _la.tensorinv, (a,), ind=ind)
 
 
 def tensorsolve(a, b, axes=None):
     """Solution x of tensordot(a, x, b.ndim) = b."""
+    if _use_device_path(a):
+        b = _same_device(b, a)
+        if axes is not None:
+            allaxes = list(range(a.ndim))
+            for k in axes:
+                allaxes.remove(k)
+                allaxes.insert(a.ndim, k)
+            a = _core.transpose(a, allaxes)
+        oldshape = tuple(a.shape[-(a.ndim - b.ndim):])
+        prod = _math.prod(oldshape)
+        if _math.prod(a.shape[:b.ndim]) != prod:
+            raise LinAlgError("Input arrays must satisfy the requirement prod(a.shape[b.ndim:]) == "
+                              "prod(a.shape[:b.ndim])")
+        x = _device_solve(_core.reshape(a, (prod, prod)), _core.reshape(b, (prod,)))
+        return _core.reshape(x, oldshape)
     return _call("tensorsolve", _la.tensorsolve, (a, b), axes=axes)
 
 
@@ -143,43 +466,59 @@ def multi_dot(arrays, *, out=None):
 
 def cholesky(a, /, *, upper=False):
     """Cholesky factor (lower, or upper with upper=True); LinAlgError unless positive definite."""
+    if _use_device_path(a):
+        return _device_cholesky(a, upper)
     return _call("cholesky", _la.cholesky, (a,), upper=upper)
 
 
 def qr(a, mode="reduced"):
     """QR decomposition: a QRResult(Q, R) for 'reduced'/'complete', R for 'r', (h, tau) for 'raw'."""
+    if _use_device_path(a):
+        return _device_qr(a, mode)
     r = _call("qr", _la.qr, (a,), mode=mode)
     return QRResult(*r) if mode in ("reduced", "complete") else r
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition: an SVDResult(U, S, Vh), or S alone with compute_uv=False."""
+    if _use_device_path(a):
+        return _device_svd(a, full_matrices, compute_uv)   # hermitian: the general SVD is as valid
     r = _call("svd", _la.svd, (a,), full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     return SVDResult(*r) if compute_uv else r
 
 
 def svdvals(x, /):
     """Singular values of each matrix, in descending order."""
+    if _use_device_path(x):
+        return _device_svd(x, False, False)
     return _call("svdvals", _la.svdvals, (x,))
 
 
 def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of Hermitian matrices, an EighResult."""
+    if _use_device_path(a):
+        return _device_eigh(a, UPLO, True)
     return EighResult(*_call("eigh", _la.eigh, (a,), UPLO=UPLO))
 
 
 def eigvalsh(a, UPLO="L"):
     """Eigenvalues (ascending) of Hermitian matrices."""
+    if _use_device_path(a):
+        return _device_eigh(a, UPLO, False)
     return _call("eigvalsh", _la.eigvalsh, (a,), UPLO=UPLO)
 
 
 def eig(a):
     """Eigenvalues and right eigenvectors of general square matrices, an EigResult."""
+    if _use_device_path(a):
+        return _device_eig(a, True)
     return EigResult(*_call("eig", _la.eig, (a,)))
 
 
 def eigvals(a):
     """Eigenvalues of general square matrices."""
+    if _use_device_path(a):
+        return _device_eig(a, False)
     return _call("eigvals", _la.eigvals, (a,))
 
 
