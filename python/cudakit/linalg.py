@@ -13,8 +13,8 @@ cuSOLVER of CUDA 12.6+), matrix_rank, cond (p None/2/-2), tensorinv and
 tensorsolve, with NumPy's dtypes, shapes and errors (a singular matrix
 raises LinAlgError: that check waits for the GPU).  Decompositions are
 unique only up to signs/phases, and eig's order, which may differ from
-LAPACK's.  The functions that need a matrix product (lstsq, pinv,
-matrix_power, multi_dot, the norms) raise NotImplementedError on a GPU;
+LAPACK's.  lstsq, pinv, matrix_power, multi_dot and the norms are
+composed from cuBLAS products and cuSOLVER's SVD as NumPy composes them.
 GPU data is never copied to the host silently.  Scalars NumPy returns (``det``, ``norm`` with no axis...)
 are 0-d arrays here.  Decompositions return named tuples (``SlogdetResult``,
 ``QRResult``, ``SVDResult``, ``EighResult``, ``EigResult``) as NumPy 2 does.
@@ -26,6 +26,7 @@ import numpy as _np
 
 import functools as _functools
 import math as _math
+import operator as _operator
 
 from . import _core
 from ._linalg_top import _call, matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (re-exports)
@@ -342,24 +343,244 @@ def _device_matrix_rank(A, tol, hermitian, rtol):
     return _core.sum(_core.greater(S, tol), axis=-1)
 
 
-def _not_on_device(name, a):
-    raise NotImplementedError(f"{name} on {a.device} needs cuBLAS/cuSOLVER/cuFFT (a later issue)")
+# ---------------------------------------------- compositions on the device
+# What NumPy builds from a matrix product and a decomposition, built the same
+# way from cuBLAS (matmul) and cuSOLVER (svd, inv) on the array's device.
+
+def _norm_dtype(x):
+    """NumPy's result dtype of a norm: the real float type of x."""
+    dt = str(x.dtype)
+    if dt in ("complex64", "complex128"):
+        return _real_of(dt)
+    return dt if dt in ("float16", "float32", "float64") else "float64"
+
+
+def _device_vector_norm(x, axis, keepdims, ord):
+    rt = _norm_dtype(x)
+    a = _core.absolute(x).astype(rt)
+    if ord == _math.inf:
+        return _core.max(a, axis=axis, keepdims=keepdims)
+    if ord == -_math.inf:
+        return _core.min(a, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return _core.sum(_core.not_equal(x, 0), axis=axis, keepdims=keepdims).astype(rt)
+    if ord == 1:
+        return _core.sum(a, axis=axis, keepdims=keepdims)
+    if ord is None or ord == 2:
+        return _core.sqrt(_core.sum(a * a, axis=axis, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    return _core.power(_core.sum(_core.power(a, ord), axis=axis, keepdims=keepdims), 1.0 / ord)
+
+
+def _device_matrix_norm(x, axes, keepdims, ord):
+    r, c = axes
+    rt = _norm_dtype(x)
+    if ord in (2, -2, "nuc"):
+        moved = _core.moveaxis(x, (r, c), (-2, -1))
+        sv = _device_svd(moved, False, False)
+        res = (_core.max(sv, axis=-1) if ord == 2 else _core.min(sv, axis=-1) if ord == -2
+               else _core.sum(sv, axis=-1))
+    elif ord in (None, "fro"):
+        a = _core.absolute(x).astype(rt)
+        res = _core.sqrt(_core.sum(a * a, axis=axes))
+    elif ord in (1, -1, _math.inf, -_math.inf):
+        a = _core.absolute(x).astype(rt)
+        if ord in (1, -1):   # column sums
+            sums = _core.sum(a, axis=r)
+            other = c - 1 if c > r else c
+        else:                # row sums
+            sums = _core.sum(a, axis=c)
+            other = r - 1 if r > c else r
+        res = _core.max(sums, axis=other) if ord in (1, _math.inf) else _core.min(sums, axis=other)
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[r] = shape[c] = 1
+        res = _core.reshape(res, tuple(shape))
+    return res
+
+
+def _device_norm(x, ord, axis, keepdims):
+    nd = x.ndim
+    if axis is None:
+        if ord is None:
+            r = _device_vector_norm(_core.reshape(x, (-1,)), 0, False, 2)
+            return _core.reshape(r, (1,) * nd) if keepdims else r
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        try:
+            axis = (int(axis),)
+        except Exception as e:
+            raise TypeError("'axis' must be None, an integer or a tuple of integers") from e
+    for a in axis:
+        if not -nd <= a < nd:
+            raise _core.AxisError(f"axis {a} is out of bounds for array of dimension {nd}")
+    axis = tuple(a % nd for a in axis)
+    if len(axis) == 1:
+        return _device_vector_norm(x, axis[0], keepdims, ord)
+    if len(axis) == 2:
+        if axis[0] == axis[1]:
+            raise ValueError("Duplicate axes given.")
+        return _device_matrix_norm(x, axis, keepdims, ord)
+    raise ValueError("Improper number of dimensions to norm.")
+
+
+def _device_pinv(a, rcond, hermitian, rtol):
+    a = _stack(a, square=False)
+    if rcond is None:
+        if rtol is _np._NoValue:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(a.shape[-2:]) * float(_np.finfo(_real_of(str(a.dtype))).eps)
+        else:
+            rcond = rtol
+    elif rtol is not _np._NoValue:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    if a.size == 0:
+        m, n = a.shape[-2:]
+        return _core.zeros(tuple(a.shape[:-2]) + (n, m), dtype=a.dtype, device=a.device)
+    u, sv, vh = _device_svd(a, False, True)
+    rc = rcond if not isinstance(rcond, _ndarray) else _core.expand_dims(rcond, -1)
+    cutoff = rc * _core.max(sv, axis=-1, keepdims=True)
+    large = _core.greater(sv, cutoff)
+    inv_s = _core.where(large, 1.0 / _core.where(large, sv, 1.0), 0.0).astype(sv.dtype)
+    # V diag(1/s) U^H
+    return matmul(_core.conjugate(_mT(vh)), _core.expand_dims(inv_s, -1) * _core.conjugate(_mT(u)))
+
+
+def _device_lstsq(a, b, rcond):
+    b = _same_device(b, a)
+    is_1d = b.ndim == 1
+    if a.ndim != 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    bb = _core.expand_dims(b, -1) if is_1d else b
+    if bb.ndim != 2:
+        raise LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+    m, n = a.shape
+    if bb.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    dt = _work_dtype(str(a.dtype), str(b.dtype))
+    a, bb = a.astype(dt), bb.astype(dt)
+    if rcond is None:
+        rcond = float(_np.finfo(_real_of(dt)).eps) * max(m, n)
+    if a.size == 0 or bb.size == 0:
+        r = _on_host_empty(_la.lstsq, a, a, bb, rcond=rcond)
+        x = r[0][..., 0] if is_1d else r[0]
+        return x, r[1], r[2], r[3]
+    u, sv, vh = _device_svd(a, False, True)
+    cutoff = rcond * _core.max(sv)
+    large = _core.greater(sv, cutoff)
+    rank = int(_core.sum(large))
+    inv_s = _core.where(large, 1.0 / _core.where(large, sv, 1.0), 0.0).astype(sv.dtype)
+    uhb = matmul(_core.conjugate(_mT(u)), bb)
+    x = matmul(_core.conjugate(_mT(vh)), _core.expand_dims(inv_s, -1) * uhb)
+    rt = _real_of(dt)
+    if rank == n and m > n:
+        resid = _core.absolute(bb - matmul(a, x)).astype(rt)
+        resid = _core.sum(resid * resid, axis=0)
+    else:
+        resid = _core.empty((0,), dtype=rt, device=a.device)
+    if is_1d:
+        x = x[:, 0]
+    # the rank as NumPy gives it (LAPACK's int), a 0-d array like the CPU's
+    return x, resid, _core.asarray(rank, dtype=_core.int32, device=a.device), sv
+
+
+def _device_matrix_power(a, n):
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    try:
+        n = _operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n == 0:
+        eye = _core.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+        return _core.broadcast_to(eye, a.shape).copy()
+    if n < 0:
+        a = _device_inv(a)
+        n = -n
+    result, z = None, a
+    while True:
+        if n & 1:
+            result = z if result is None else matmul(result, z)
+        n >>= 1
+        if not n:
+            break
+        z = matmul(z, z)
+    return result if result is not a else a.copy()
+
+
+def _device_multi_dot(arrays, out):
+    arrays = [_same_device(x, arrays[0]) for x in arrays]
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    first_1d, last_1d = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first_1d:
+        arrays[0] = _core.expand_dims(arrays[0], 0)
+    if last_1d:
+        arrays[-1] = _core.expand_dims(arrays[-1], -1)
+    for x in arrays:
+        if x.ndim != 2:
+            raise ValueError(f"{x.ndim}-dimensional array given. Array must be two-dimensional")
+    # the cheapest order (the textbook dynamic programme over the chain)
+    k = len(arrays)
+    dims = [arrays[0].shape[0]] + [x.shape[1] for x in arrays]
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = None
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def chain(i, j):
+        if i == j:
+            return arrays[i]
+        return matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+
+    res = chain(0, k - 1)
+    if first_1d:
+        res = res[0]
+    if last_1d:
+        res = res[..., 0]
+    if out is not None:
+        out[...] = res
+        return out
+    return res
 
 
 # norms
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """Matrix or vector norm, as numpy.linalg.norm (a 0-d array when axis=None)."""
+    if _use_device_path(x):
+        return _device_norm(x, ord, axis, keepdims)
     return _call("norm", _la.norm, (x,), ord=ord, axis=axis, keepdims=keepdims)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over ``axis`` (all axes, flattened, by default)."""
+    if _use_device_path(x):
+        if axis is None:
+            r = _device_vector_norm(_core.reshape(x, (-1,)), 0, False, ord)
+            return _core.reshape(r, (1,) * x.ndim) if keepdims else r
+        return _device_vector_norm(x, axis, keepdims, ord)
     return _call("vector_norm", _la.vector_norm, (x,), axis=axis, keepdims=keepdims, ord=ord)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Matrix norm over the last two axes."""
+    if _use_device_path(x):
+        if x.ndim < 2:
+            raise ValueError(f"The input does not have enough dimensions: {x.ndim} < 2")
+        return _device_matrix_norm(x, (x.ndim - 2, x.ndim - 1), keepdims, ord)
     return _call("matrix_norm", _la.matrix_norm, (x,), keepdims=keepdims, ord=ord)
 
 
@@ -403,12 +624,16 @@ def slogdet(a):
 
 
 def lstsq(a, b, rcond=None):
-    """Least-squares solution: (x, residuals, rank, singular values), rank a Python int."""
+    """Least-squares solution: (x, residuals, rank, singular values), rank a 0-d int32 array."""
+    if _use_device_path(a):
+        return _device_lstsq(a, b, rcond)
     return _call("lstsq", _la.lstsq, (a, b), rcond=rcond)
 
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=_np._NoValue):
     """Moore-Penrose pseudo-inverse."""
+    if _use_device_path(a):
+        return _device_pinv(a, rcond, hermitian, rtol)
     kw = {} if rtol is _np._NoValue else {"rtol": rtol}
     return _call("pinv", _la.pinv, (a,), rcond=rcond, hermitian=hermitian, **kw)
 
@@ -422,6 +647,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 def matrix_power(a, n):
     """a raised to the integer power n (n < 0 inverts)."""
+    if _use_device_path(a):
+        return _device_matrix_power(a, n)
     return _call("matrix_power", _la.matrix_power, (a,), n)
 
 
@@ -459,6 +686,9 @@ def tensorsolve(a, b, axes=None):
 
 def multi_dot(arrays, *, out=None):
     """Product of several matrices in the cheapest order."""
+    arrays = list(arrays)
+    if arrays and _use_device_path(arrays[0]):
+        return _device_multi_dot(arrays, out)
     return _call("multi_dot", lambda *xs, **kw: _la.multi_dot(xs, **kw), tuple(arrays), out=out)
 
 
