@@ -150,6 +150,7 @@ extern PyMethodDef ck_py_index_functions[];
 extern PyMethodDef ck_py_sort_functions[];        /* sortfuncs.c: sort, argsort, partition, searchsorted */
 extern PyMethodDef ck_py_shape_functions[];      /* shape.c: reshape, concatenate, pad, ... */
 extern PyMethodDef ck_py_random_functions[];     /* random.c: _random_* */
+extern PyMethodDef ck_py_kernel_functions[];     /* kernels.c: user CUDA C kernels */
 
 /* Release the GIL for loops at least this large (elements). */
 #define CK_PY_NOGIL_MIN 65536
