@@ -303,7 +303,7 @@ class Fusion:
     def _trace(self, args):
         import cudakit as ck
         tr = _Tracer()
-        proxies, in_params, kinds = [], [], []
+        proxies, in_params = [], []
         for k, a in enumerate(args):
             if isinstance(a, _core.ndarray):
                 dt = _np.dtype(a.dtype.name)
