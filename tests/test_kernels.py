@@ -494,3 +494,56 @@ def test_generated_fuse_compiles():
             kinds = ["a" if isinstance(a, ck.ndarray) else "s" for a in args] + ["a"]
             for mode in ("block", "thread"):
                 _nvrtc(k._source(dts + [od], kinds, _ctype(od), 1, 1, mode), "gen_fuse_red.cu")
+
+
+UNARY_FLOAT = ["negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin",
+               "arccos", "arctan", "arcsinh", "arctanh", "exp2", "log2", "log10", "log1p", "expm1", "floor", "ceil",
+               "trunc", "rint", "cbrt", "square", "reciprocal", "isnan", "isinf", "isfinite", "sign",
+               "logical_not"]
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "arctan2", "hypot", "less",
+          "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_xor",
+          "floor_divide", "remainder"]
+BINARY_INT = ["add", "subtract", "multiply", "maximum", "minimum", "less", "equal", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "floor_divide", "remainder", "left_shift", "right_shift", "divide"]
+
+
+def _fused_all(names, nargs):
+    """One fused kernel computing every op of names (a tuple of results)."""
+    if nargs == 1:
+        return ck.fuse(lambda x: tuple(getattr(ck, n)(x) for n in names))
+    return ck.fuse(lambda x, y: tuple(getattr(ck, n)(x, y) for n in names))
+
+
+def _check_fused(f, names, got, wants, **tol):
+    assert list(f._plans.values())[0][0] != "python", "the op table did not fuse"
+    assert len(got) == len(names)
+    for n, g, w in zip(names, got, wants):
+        try:
+            assert_same(g, w, **tol)
+        except AssertionError as e:
+            raise AssertionError(f"{n}: {e}") from None
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_fuse_op_table_float(kdev, dt):
+    rng = np.random.default_rng(5)
+    a = (rng.random(40) * 0.9 + 0.05).astype(dt)
+    b = (rng.random(40) * 3 - 1.5).astype(dt)
+    tol = dict(rtol=2e-6 if dt == "float32" else 1e-12, atol=1e-6)
+    f = _fused_all(UNARY_FLOAT, 1)
+    _check_fused(f, UNARY_FLOAT, f(arr(a, kdev)), [getattr(np, n)(a) for n in UNARY_FLOAT], **tol)
+    f = _fused_all(BINARY, 2)
+    _check_fused(f, BINARY, f(arr(a, kdev), arr(b, kdev)), [getattr(np, n)(a, b) for n in BINARY], **tol)
+
+
+@pytest.mark.parametrize("dt", ["int32", "int64", "uint8"])
+def test_fuse_op_table_int(kdev, dt):
+    a = np.array([7, 0, 5, 9, 3, 12, 1, 100], dtype=dt)
+    b = np.array([2, 3, 1, 4, 5, 1, 2, 3], dtype=dt)
+    if dt != "uint8":
+        a[1] = -7
+    f = _fused_all(BINARY_INT, 2)
+    _check_fused(f, BINARY_INT, f(arr(a, kdev), arr(b, kdev)), [getattr(np, n)(a, b) for n in BINARY_INT])
+    un = ["absolute", "invert", "square", "logical_not"] + ([] if dt == "uint8" else ["negative", "sign"])
+    f = _fused_all(un, 1)
+    _check_fused(f, un, f(arr(a, kdev)), [getattr(np, n)(a) for n in un])
