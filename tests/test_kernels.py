@@ -260,6 +260,18 @@ except ck.cuda.CUDAError as e:
     assert "wild" in r.stdout and "can no longer be used" in r.stdout, r.stdout
 
 
+def test_bounds_mode(kdev):
+    if kdev != "cpu":
+        pytest.skip("bounds checking is a mode of the CPU target")
+    k = ck.RawKernel('extern "C" __global__ void over(float *x, int n) { x[threadIdx.x] = 1.0f; }', "over")
+    x = ck.zeros(8, dtype=ck.float32, device=kdev)
+    with ck.debug(bounds=True):
+        k(1, 8, (x, 8))  # in bounds: fine
+        with pytest.raises(IndexError, match="over"):
+            k(1, 16, (x, 8))
+    assert not ck._core._cpu_bounds_mode()
+
+
 def test_compile_error(kdev):
     bad = 'extern "C" __global__ void broken(float *x)\n{\n    x[0] = undefined_name;\n}\n'
     k = ck.RawKernel(bad, "broken")

@@ -570,6 +570,7 @@ _LAZY_FUNCTIONS = {
     "ElementwiseKernel": "_kernels",
     "ReductionKernel": "_kernels",
     "fuse": "_kernels",
+    "debug": "_kernels",
 }
 
 

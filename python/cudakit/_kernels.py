@@ -34,7 +34,7 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["RawKernel", "RawModule", "SourceModule", "ElementwiseKernel", "ReductionKernel", "fuse"]
+__all__ = ["RawKernel", "RawModule", "SourceModule", "ElementwiseKernel", "ReductionKernel", "fuse", "debug"]
 
 _DEBUG = "CUDAKIT_DEBUG" in os.environ
 
@@ -114,6 +114,25 @@ def _parse_signature(code, name):
     if not params or params == "void":
         return []
     return [_parse_param(p) for p in params.split(",")]
+
+
+class debug:
+    """``ck.debug(bounds=True)``: check every access a CUDA C kernel makes to
+    its array arguments on CPU arrays; one out of bounds raises IndexError
+    naming the kernel, block, thread, argument and index (CUDAKIT_BOUNDS=1
+    does the same from the environment).  A call sets the mode; used as a
+    context manager (``with ck.debug(bounds=True): ...``) it restores the
+    previous mode on exit."""
+
+    def __init__(self, bounds=True):
+        self._prev = _core._cpu_bounds_mode(1 if bounds else 0)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _core._cpu_bounds_mode(1 if self._prev else 0)
+        return False
 
 
 # ---------------------------------------------------------------- raw kernels
