@@ -425,16 +425,14 @@ static int parse_dim3(PyObject *o, unsigned out[3], const char *what)
         PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, got %.100s", what, Py_TYPE(o)->tp_name);
         return -1;
     }
-    Py_ssize_t n = PySequence_Size(o);
+    Py_ssize_t n = PyTuple_Check(o) ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
     if (n < 1 || n > 3) {
         PyErr_Format(PyExc_ValueError, "%s must have 1 to 3 dimensions, got %zd", what, n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *it = PySequence_GetItem(o, i);
-        if (!it) return -1;
+        PyObject *it = PyTuple_Check(o) ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i); /* borrowed */
         long long v = PyLong_AsLongLong(it);
-        Py_DECREF(it);
         if (v == -1 && PyErr_Occurred()) return -1;
         if (v < 0 || v > 0xFFFFFFFFll) {
             PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is out of range", what, i, v);
