@@ -376,6 +376,8 @@ def test_reduction_strided_and_int(kdev):
     assert_same(s(x, axis=0), a.sum(axis=0))          # strided: a thread per column
     assert_same(s(x.T, axis=1), a.T.sum(axis=1))
     assert_same(s(x[:, ::-3], axis=1), a[:, ::-3].sum(axis=1))
+    assert_same(s(x[:, :20], axis=1), a[:, :20].sum(axis=1))       # short contiguous rows: small blocks
+    assert_same(s(x[:, :70], axis=1, keepdims=True), a[:, :70].sum(axis=1, keepdims=True))
     assert_same(s(ck.zeros((3, 0), dtype=ck.int64, device=kdev), axis=1), np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="identity"):
         MAXK(ck.zeros((3, 0), dtype=ck.int64, device=kdev), axis=1)

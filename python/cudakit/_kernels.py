@@ -1026,7 +1026,7 @@ class ReductionKernel:
         first = in_arr[0] if in_arr else None
         contig_inner = first is not None and ninner > 0 and \
             abs(ist[first][-1]) == allv[first].itemsize
-        mode = "block" if (nred >= 32 and (contig_inner or nout < 1024)) else "thread"
+        mode = "block" if ((contig_inner and nred >= 16) or (nout < 1024 and nred >= 32)) else "thread"
         rtype = self._rtype(types, dts)
         key = (tuple(d.str for d in dts), tuple(kinds), nouter, ninner, mode, rtype)
         kern = self._cache.get(key)
@@ -1059,6 +1059,9 @@ class ReductionKernel:
         is_cpu = str(dev if dev is not None else out.device).startswith("cpu")
         B = self._BLOCK
         if mode == "block":
+            # a power of two (the tree halves it) no larger than the run
+            while B > 32 and B // 2 >= nred:
+                B //= 2
             grid = max(1, min(nout, (1 << 20) if not is_cpu else (os.cpu_count() or 1) * 8))
         else:
             grid, _ = _launch_config(nout, is_cpu)
