@@ -563,6 +563,14 @@ _LAZY_FUNCTIONS = {
     "allclose": "_stats",
     "isclose": "_stats",
     "array_equal": "_stats",
+    # _kernels.py: your own kernels in CUDA C (issue 6)
+    "RawKernel": "_kernels",
+    "RawModule": "_kernels",
+    "SourceModule": "_kernels",
+    "ElementwiseKernel": "_kernels",
+    "ReductionKernel": "_kernels",
+    "fuse": "_kernels",
+    "debug": "_kernels",
 }
 
 

@@ -40,6 +40,12 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 
 /* cuDeviceGetAttribute attributes we read */
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
+#define CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X 2
+#define CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y 3
+#define CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z 4
+#define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X 5
+#define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y 6
+#define CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z 7
 #define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK 8
 #define CU_DEVICE_ATTRIBUTE_WARP_SIZE 10
 #define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13
@@ -50,6 +56,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR 39
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
 #define CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 115
 
 #define CU_STREAM_NON_BLOCKING 0x1
@@ -59,7 +66,11 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CU_MEMPOOL_ATTR_RELEASE_THRESHOLD 4
 #define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0
 #define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
+#define CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES 2
+#define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
 #define CU_FUNC_ATTRIBUTE_NUM_REGS 4
+#define CU_FUNC_ATTRIBUTE_PTX_VERSION 5
+#define CU_FUNC_ATTRIBUTE_BINARY_VERSION 6
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 
 #define CK_CU_SYMBOLS(X)                                                                     \
@@ -181,6 +192,11 @@ ck_status ck_cu_fail(CUresult r, const char *call, const char *func, const char 
         CUresult ck_r_ = (call);                                                   \
         if (ck_r_ != CUDA_SUCCESS) return ck_cu_fail(ck_r_, #call, __func__, __FILE__, __LINE__); \
     } while (0)
+/* Name the user kernel launched last (copied), so that a sticky fault the
+ * driver reports later, at a synchronisation, can say which kernel it was. */
+void ck_cu_note_kernel(const char *name);
+/* 1 for the errors after which the context can no longer be used. */
+int ck_cu_error_is_sticky(CUresult r);
 /* The driver's name for a status ("CUDA_ERROR_ILLEGAL_ADDRESS"). */
 const char *ck_cu_error_name(CUresult r);
 /* The last CUresult recorded by ck_cu_fail on this thread. */

@@ -154,6 +154,7 @@ extern PyMethodDef ck_py_linalg_functions[];     /* linalg.c: _matmul, the TF32 
 /* a @ b for two arrays (the core's matmul; a GPU's) */
 PyObject *ck_py_matmul(PyObject *a, PyObject *b);
 extern PyMethodDef ck_py_fftsolver_functions[];  /* fftsolver.c: _cuda_fft, _cusolver_* (private) */
+extern PyMethodDef ck_py_kernel_functions[];     /* kernels.c: user CUDA C kernels */
 
 /* Release the GIL for loops at least this large (elements). */
 #define CK_PY_NOGIL_MIN 65536

@@ -11,6 +11,7 @@ int ck_py_dtypes_init(PyObject *module);
 int ck_py_array_type_init(void);
 int ck_py_ufuncs_init(PyObject *module);
 int ck_py_creation_init(void);
+int ck_py_kernels_init(PyObject *module);
 
 PyObject *ck_py_raise(ck_status s)
 {
@@ -93,7 +94,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (ck_py_dtypes_init(m) < 0) goto fail;
     if (PyType_Ready(&CkDevice_Type) < 0 || PyModule_AddObjectRef(m, "Device", (PyObject *)&CkDevice_Type) < 0) goto fail;
     if (ck_py_array_type_init() < 0 || PyModule_AddObjectRef(m, "ndarray", (PyObject *)&CkArray_Type) < 0) goto fail;
-    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0) goto fail;
+    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0 || ck_py_kernels_init(m) < 0) goto fail;
     if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
         add_functions(m, ck_py_index_functions) < 0 ||
         add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0 ||
@@ -101,7 +102,8 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_sort_functions) < 0 ||
         add_functions(m, ck_py_random_functions) < 0 ||
         add_functions(m, ck_py_linalg_functions) < 0 ||
-        add_functions(m, ck_py_fftsolver_functions) < 0)
+        add_functions(m, ck_py_fftsolver_functions) < 0 ||
+        add_functions(m, ck_py_kernel_functions) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     return m;

@@ -536,8 +536,46 @@ static int ck_has_std_option(const char *const *options, int noptions)
     return 0;
 }
 
+/* An entry with name expressions holds [u64 image size][image][each
+ * lowered name, NUL-terminated]; 1 when payload parses as one with nexprs
+ * names (the image moved to the front of data, names into out). */
+static int ck_split_named(unsigned char *data, size_t size, int is_cubin, int nexprs, ck_kernel_image *out)
+{
+    if (size < 8) return 0;
+    uint64_t isz = ck_load_le64(data);
+    if (isz == 0 || isz > size - 8) return 0;
+    if (!is_cubin && data[8 + isz - 1] != '\0') return 0;
+    char **names = calloc((size_t)nexprs, sizeof *names);
+    if (!names) return 0;
+    const char *p = (const char *)data + 8 + isz, *end = (const char *)data + size;
+    int k = 0;
+    for (; k < nexprs && p < end; k++) {
+        const char *z = memchr(p, '\0', (size_t)(end - p));
+        if (!z) break;
+        names[k] = strdup(p);
+        if (!names[k]) break;
+        p = z + 1;
+    }
+    if (k != nexprs || p != end) {
+        for (int i = 0; i < nexprs; i++) free(names[i]);
+        free(names);
+        return 0;
+    }
+    memmove(data, data + 8, (size_t)isz);
+    out->lowered = names;
+    out->nlowered = nexprs;
+    out->size = (size_t)isz;
+    return 1;
+}
+
 ck_status ck_kernel_compile(const char *source, const char *name_hint, const char *const *options,
                             int noptions, int arch, ck_kernel_image *out)
+{
+    return ck_kernel_compile_ex(source, name_hint, options, noptions, NULL, 0, arch, out);
+}
+
+ck_status ck_kernel_compile_ex(const char *source, const char *name_hint, const char *const *options, int noptions,
+                               const char *const *name_exprs, int nexprs, int arch, ck_kernel_image *out)
 {
     if (!out) return ck_error_set(CK_ERR_VALUE, "ck_kernel_compile: out is NULL");
     memset(out, 0, sizeof *out);
@@ -546,6 +584,11 @@ ck_status ck_kernel_compile(const char *source, const char *name_hint, const cha
         return ck_error_set(CK_ERR_VALUE, "ck_kernel_compile: bad options (%d)", noptions);
     for (int i = 0; i < noptions; i++)
         if (!options[i]) return ck_error_set(CK_ERR_VALUE, "ck_kernel_compile: option %d is NULL", i);
+    if (nexprs < 0 || (nexprs > 0 && !name_exprs))
+        return ck_error_set(CK_ERR_VALUE, "ck_kernel_compile: bad name expressions (%d)", nexprs);
+    for (int i = 0; i < nexprs; i++)
+        if (!name_exprs[i] || !*name_exprs[i])
+            return ck_error_set(CK_ERR_VALUE, "ck_kernel_compile: name expression %d is empty", i);
     if (arch < 10 || arch > 9999)
         return ck_error_set(CK_ERR_VALUE, "ck_kernel_compile: architecture %d is not major*10+minor", arch);
     ck_status s = ck_nvrtc_load();
@@ -595,15 +638,21 @@ retry:
         ck_hasher_u64(&h, (uint64_t)nall);
         for (int i = 0; i < nall; i++) ck_hasher_field(&h, all[i], strlen(all[i]));
         ck_hasher_field(&h, source, strlen(source));
+        /* only when present, so the keys of plain entries stay as they were */
+        if (nexprs > 0) {
+            ck_hasher_u64(&h, (uint64_t)nexprs);
+            for (int i = 0; i < nexprs; i++) ck_hasher_field(&h, name_exprs[i], strlen(name_exprs[i]));
+        }
         ck_hasher_final(&h, key);
         if (asprintf(&path, "%s/%016llx%016llx.%s", dir, (unsigned long long)key[0], (unsigned long long)key[1],
                      is_cubin ? "cubin" : "ptx") < 0)
             path = NULL;
     }
 
-    if (path && ck_cache_load(path, is_cubin, &data, &size)) {
+    if (path && ck_cache_load(path, is_cubin || nexprs > 0, &data, &size) &&
+        (nexprs == 0 || ck_split_named(data, size, is_cubin, nexprs, out) || (free(data), data = NULL, 0))) {
         out->data = data;
-        out->size = size;
+        if (nexprs == 0) out->size = size;
         out->is_cubin = is_cubin;
         out->from_disk = 1;
         out->compile_ms = ck_now_ms() - t0;
@@ -617,6 +666,15 @@ retry:
         s = ck_error_set(r == CK_NVRTC_ERROR_OUT_OF_MEMORY ? CK_ERR_MEMORY : CK_ERR_DEVICE, "nvrtcCreateProgram(%s) failed: %s", name,
                          ck_nvrtc_error_string(r));
         goto finish;
+    }
+    for (int i = 0; i < nexprs; i++) {
+        r = ck_nvrtc.nvrtcAddNameExpression(prog, name_exprs[i]);
+        if (r != CK_NVRTC_SUCCESS) {
+            ck_nvrtc.nvrtcDestroyProgram(&prog);
+            s = ck_error_set(CK_ERR_DEVICE, "nvrtcAddNameExpression(%s, \"%s\") failed: %s", name, name_exprs[i],
+                             ck_nvrtc_error_string(r));
+            goto finish;
+        }
     }
     r = ck_nvrtc.nvrtcCompileProgram(prog, nall, all);
     if (r != CK_NVRTC_SUCCESS) {
@@ -648,19 +706,64 @@ retry:
         goto finish;
     }
     r = is_cubin ? ck_nvrtc.nvrtcGetCUBIN(prog, data) : ck_nvrtc.nvrtcGetPTX(prog, data);
-    ck_nvrtc.nvrtcDestroyProgram(&prog);
     if (r != CK_NVRTC_SUCCESS) {
+        ck_nvrtc.nvrtcDestroyProgram(&prog);
         free(data);
         s = ck_error_set(CK_ERR_DEVICE, "%s(%s) failed: %s", is_cubin ? "nvrtcGetCUBIN" : "nvrtcGetPTX", name,
                          ck_nvrtc_error_string(r));
         goto finish;
     }
+    if (nexprs > 0) {
+        /* the lowered names live in the program: copy them out before it goes */
+        out->lowered = calloc((size_t)nexprs, sizeof *out->lowered);
+        size_t names_len = 0;
+        for (int i = 0; out->lowered && i < nexprs; i++) {
+            const char *low = NULL;
+            r = ck_nvrtc.nvrtcGetLoweredName(prog, name_exprs[i], &low);
+            if (r != CK_NVRTC_SUCCESS || !low) {
+                ck_nvrtc.nvrtcDestroyProgram(&prog);
+                free(data);
+                ck_kernel_image_free(out);
+                s = ck_error_set(CK_ERR_VALUE, "nvrtcGetLoweredName(%s, \"%s\") failed: %s (is it a __global__ "
+                                 "function or __device__ variable of the source?)", name, name_exprs[i],
+                                 ck_nvrtc_error_string(r));
+                goto finish;
+            }
+            out->lowered[i] = strdup(low);
+            if (!out->lowered[i]) break;
+            out->nlowered = i + 1;
+            names_len += strlen(low) + 1;
+        }
+        if (out->nlowered != nexprs) {
+            ck_nvrtc.nvrtcDestroyProgram(&prog);
+            free(data);
+            ck_kernel_image_free(out);
+            s = ck_error_set(CK_ERR_MEMORY, "ck_kernel_compile: out of memory for the lowered names");
+            goto finish;
+        }
+        if (path) {
+            unsigned char *entry = malloc(8 + size + names_len);
+            if (entry) {
+                ck_store_le64(entry, size);
+                memcpy(entry + 8, data, size);
+                size_t off = 8 + size;
+                for (int i = 0; i < nexprs; i++) {
+                    size_t l = strlen(out->lowered[i]) + 1;
+                    memcpy(entry + off, out->lowered[i], l);
+                    off += l;
+                }
+                ck_cache_store(dir, path, entry, off);
+                free(entry);
+            }
+        }
+    }
+    ck_nvrtc.nvrtcDestroyProgram(&prog);
     out->data = data;
     out->size = size;
     out->is_cubin = is_cubin;
     out->from_disk = 0;
     out->compile_ms = ck_now_ms() - t0;
-    if (path) ck_cache_store(dir, path, data, size);
+    if (path && nexprs == 0) ck_cache_store(dir, path, data, size);
     if (debug) ck_debug_print(name, source, all, nall, out, "compiled", path);
 
 finish:
@@ -673,6 +776,8 @@ finish:
 void ck_kernel_image_free(ck_kernel_image *img)
 {
     if (!img) return;
+    for (int i = 0; i < img->nlowered; i++) free(img->lowered[i]);
+    free(img->lowered);
     free(img->data);
     memset(img, 0, sizeof *img);
 }

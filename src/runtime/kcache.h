@@ -37,6 +37,8 @@ typedef struct ck_kernel_image {
     int is_cubin;       /* 1: CUBIN for sm_<arch>; 0: PTX for compute_<arch> */
     double compile_ms;  /* wall time of this call: compiling, or reading the cache */
     int from_disk;      /* 1 when read from the disk cache */
+    int nlowered;       /* ck_kernel_compile_ex: one lowered (mangled) name per name expression */
+    char **lowered;     /* malloc'd, like each string in it */
 } ck_kernel_image;
 
 /* Compile source (the NVRTC program is named name_hint, "kernel.cu" when
@@ -49,6 +51,13 @@ typedef struct ck_kernel_image {
  * On success *out owns its data: release it with ck_kernel_image_free. */
 ck_status ck_kernel_compile(const char *source, const char *name_hint, const char *const *options,
                             int noptions, int arch, ck_kernel_image *out);
+/* The same, also making each of name_exprs ("add<float>", "&f<int>") a
+ * symbol of the image: nvrtcAddNameExpression before the compile and
+ * nvrtcGetLoweredName after; out->lowered[i] is the name to give
+ * cuModuleGetFunction / cuModuleGetGlobal for name_exprs[i].  The lowered
+ * names are stored with the binary, so a disk-cache hit knows them too. */
+ck_status ck_kernel_compile_ex(const char *source, const char *name_hint, const char *const *options, int noptions,
+                               const char *const *name_exprs, int nexprs, int arch, ck_kernel_image *out);
 /* Free an image's data and zero it; NULL and zeroed images are fine. */
 void ck_kernel_image_free(ck_kernel_image *img);
 

@@ -1,0 +1,212 @@
+"""User kernels on the GPU, cudakit against CuPy in one run (issue 6).
+
+    python3 bench/bench_gpu_kernels.py [--out bench/results/FILE.md]
+
+  - first compile of a new RawKernel: a unique source each time, both disk
+    caches pointed at fresh empty folders, construction through the first
+    launch and a synchronize (the device already initialised); median of 7;
+  - ElementwiseKernel first call: a new kernel with a unique operation,
+    construction through the first call and a synchronize; median of 7;
+  - RawKernel launch per call (two arrays and an int): a loop of 20,000
+    launches then a synchronize, best of 5;
+  - fuse of a * b + 1 on 2^28 float32: one call then a synchronize after
+    warm-up, median of 10.
+The goal (issue 6): first compile and ElementwiseKernel first call <= 1.0x
+CuPy's, launch <= 0.6x CuPy's, fuse <= 1.0x cupy.fuse's.
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+_ck_cache = tempfile.mkdtemp(prefix="ck-bench-cache-")
+_cp_cache = tempfile.mkdtemp(prefix="cupy-bench-cache-")
+os.environ["CUDAKIT_CACHE_DIR"] = _ck_cache
+os.environ["CUPY_CACHE_DIR"] = _cp_cache
+os.environ.setdefault("CUPY_CACHE_SAVE_CUDA_SOURCE", "0")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
+import cudakit as ck  # noqa: E402
+from _report import write_results  # noqa: E402
+
+try:
+    import cupy as cp
+except ImportError:
+    cp = None
+
+ROWS = []
+
+SRC = r'''
+extern "C" __global__ void axpy_%s(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i] + y[i];
+}
+'''
+
+
+def record(name, unit, values):
+    ROWS.append((name, unit, values, False))
+    txt = "  ".join(f"{k} {v:10.3f}" for k, v in values.items())
+    ratio = ""
+    if "cudakit" in values and "cupy" in values and values["cupy"] > 0:
+        ratio = f"   ratio {values['cudakit'] / values['cupy']:.2f}"
+    print(f"{name:48s} [{unit}] {txt}{ratio}", flush=True)
+
+
+def sync_ck():
+    ck.cuda.synchronize()
+
+
+def sync_cp():
+    cp.cuda.Device().synchronize()
+
+
+def first_compile():
+    n = 1 << 16
+    res = {}
+    x, y = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
+    sync_ck()
+    ts = []
+    for _ in range(7):
+        tag = uuid.uuid4().hex[:12]
+        t0 = time.perf_counter()
+        k = ck.RawKernel(SRC % tag, "axpy_" + tag)
+        k((n + 255) // 256, 256, (x, y, n))
+        sync_ck()
+        ts.append(time.perf_counter() - t0)
+    res["cudakit"] = statistics.median(ts) * 1e3
+    if cp is not None:
+        xc, yc = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
+        sync_cp()
+        ts = []
+        for _ in range(7):
+            tag = uuid.uuid4().hex[:12]
+            t0 = time.perf_counter()
+            k = cp.RawKernel(SRC % tag, "axpy_" + tag)
+            k(((n + 255) // 256,), (256,), (xc, yc, np.int32(n)))
+            sync_cp()
+            ts.append(time.perf_counter() - t0)
+        res["cupy"] = statistics.median(ts) * 1e3
+    record("RawKernel first compile + launch", "ms", res)
+
+
+def elementwise_first_call():
+    n = 1 << 16
+    res = {}
+    x = ck.ones(n, dtype=ck.float32)
+    sync_ck()
+    ts = []
+    for k in range(7):
+        c = 1.0 + k + np.random.random()
+        t0 = time.perf_counter()
+        ek = ck.ElementwiseKernel("T x", "T y", f"y = x * {c!r}f + 1", "ew_" + uuid.uuid4().hex[:8])
+        ek(x)
+        sync_ck()
+        ts.append(time.perf_counter() - t0)
+    res["cudakit"] = statistics.median(ts) * 1e3
+    if cp is not None:
+        xc = cp.ones(n, dtype=cp.float32)
+        sync_cp()
+        ts = []
+        for k in range(7):
+            c = 1.0 + k + np.random.random()
+            t0 = time.perf_counter()
+            ek = cp.ElementwiseKernel("T x", "T y", f"y = x * {c!r}f + 1", "ew_" + uuid.uuid4().hex[:8])
+            ek(xc)
+            sync_cp()
+            ts.append(time.perf_counter() - t0)
+        res["cupy"] = statistics.median(ts) * 1e3
+    record("ElementwiseKernel first call", "ms", res)
+
+
+def per_call():
+    n = 1024
+    calls = 20000
+    res = {}
+    tag = "percall"
+    k = ck.RawKernel(SRC % tag, "axpy_" + tag)
+    x, y = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
+    k(4, 256, (x, y, n))
+    sync_ck()
+    best = None
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            k(4, 256, (x, y, n))
+        sync_ck()
+        t = (time.perf_counter() - t0) / calls
+        best = t if best is None else min(best, t)
+    res["cudakit"] = best * 1e6
+    if cp is not None:
+        kc = cp.RawKernel(SRC % tag, "axpy_" + tag)
+        xc, yc = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
+        kc((4,), (256,), (xc, yc, n))
+        sync_cp()
+        best = None
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                kc((4,), (256,), (xc, yc, n))
+            sync_cp()
+            t = (time.perf_counter() - t0) / calls
+            best = t if best is None else min(best, t)
+        res["cupy"] = best * 1e6
+    record("RawKernel launch, 2 arrays + int, per call", "us", res)
+
+
+def fuse_big():
+    n = 1 << 28
+    res = {}
+
+    def run(f, a, b, sync):
+        f(a, b)
+        sync()
+        ts = []
+        for _ in range(10):
+            t0 = time.perf_counter()
+            f(a, b)
+            sync()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts) * 1e3
+
+    a, b = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
+    f = ck.fuse(lambda x, y: x * y + 1)
+    r = f(a, b)
+    assert float(ck.asnumpy(r[:4])[0]) == 2.0
+    del r
+    res["cudakit"] = run(f, a, b, sync_ck)
+    del a, b
+    if cp is not None:
+        ac, bc = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
+        fc = cp.fuse(lambda x, y: x * y + 1)
+        res["cupy"] = run(fc, ac, bc, sync_cp)
+        del ac, bc
+    record("fuse a*b+1, 2^28 float32", "ms", res)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    if not ck.cuda.is_available():
+        print("no usable GPU: nothing to measure")
+        return
+    ck.set_default_device("cuda")
+    first_compile()
+    elementwise_first_call()
+    per_call()
+    fuse_big()
+    if args.out:
+        machine = ck.cuda.get_device_properties(0)["name"]
+        write_results(args.out, "User kernels: cudakit vs CuPy", machine, "python3 bench/bench_gpu_kernels.py",
+                      ["cudakit", "cupy"], ROWS)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,909 @@
+/* User CUDA C kernels: the module and kernel objects behind ck.RawModule,
+ * ck.RawKernel and ck.SourceModule, and the launch path.
+ *
+ * One kernel, two targets: a module is compiled lazily per device, with
+ * NVRTC for a GPU (src/backend/cuda/cuda_module.c) or by the CPU target
+ * (src/runtime/cpu_kernels.h) for CPU arrays; the device of a launch is the
+ * device of its array arguments.
+ *
+ * Arguments (kernelParams) - the documented rule:
+ *   - a cudakit array passes its data pointer; its device must be the
+ *     launch's (ValueError otherwise); when the kernel's signature is known
+ *     its pointee type must match the array's dtype (TypeError);
+ *   - a NumPy scalar passes its typed value; into a parameter of known type
+ *     it is converted when the cast is same-kind (TypeError otherwise);
+ *   - a Python scalar into a parameter of known type is converted to that
+ *     type (OverflowError when the value does not fit, TypeError for a float
+ *     into an integer or a complex into a real parameter); where the type is
+ *     unknown: int -> long long, float -> double, bool -> bool,
+ *     complex -> complex<double>;
+ *   - anything else is a TypeError.
+ * The per-call path does no string work: the signature is parsed once (by
+ * _kernels.py) into kinds and dtypes kept here, and the CUfunction and its
+ * attributes are cached per device. */
+#include "ck_python.h"
+#include "../backend/cuda/cuda_module.h"
+#include "../runtime/cpu_kernels.h"
+
+#include <string.h>
+
+#define CK_KMAXP 128 /* parameters a launch can pass */
+
+int ck_cuda_device_count(void);
+
+/* ------------------------------------------------------------- modules */
+
+typedef struct {
+    PyObject_HEAD
+    char *source;
+    char *name_hint;
+    char **options;
+    int noptions;
+    char **exprs;
+    int nexprs;
+    ck_cuda_module *cuda[CK_CUDA_MAX_DEVICES];
+    ck_cpu_module *cpu;
+} CkModuleObject;
+
+static void free_strv(char **v, int n)
+{
+    for (int i = 0; v && i < n; i++) PyMem_Free(v[i]);
+    PyMem_Free(v);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = PyMem_Malloc(n);
+    if (!p) { PyErr_NoMemory(); return NULL; }
+    memcpy(p, s, n);
+    return p;
+}
+
+/* A sequence of str -> malloc'd vector. */
+static int strv_from_seq(PyObject *seq, const char *what, char ***out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!seq || seq == Py_None) return 0;
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    char **v = PyMem_Calloc((size_t)len + 1, sizeof *v);
+    if (!v) { Py_DECREF(fast); PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *it = PySequence_Fast_GET_ITEM(fast, i);
+        const char *s = PyUnicode_Check(it) ? PyUnicode_AsUTF8(it) : NULL;
+        if (!s) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s must be strings, got %.100s", what, Py_TYPE(it)->tp_name);
+            free_strv(v, (int)i);
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (!(v[i] = dup_str(s))) { free_strv(v, (int)i); Py_DECREF(fast); return -1; }
+    }
+    Py_DECREF(fast);
+    *out = v;
+    *n = (int)len;
+    return 0;
+}
+
+static void module_dealloc(CkModuleObject *m)
+{
+    for (int d = 0; d < CK_CUDA_MAX_DEVICES; d++) ck_cuda_module_free(m->cuda[d]);
+    ck_cpu_module_free(m->cpu);
+    PyMem_Free(m->source);
+    PyMem_Free(m->name_hint);
+    free_strv(m->options, m->noptions);
+    free_strv(m->exprs, m->nexprs);
+    Py_TYPE(m)->tp_free((PyObject *)m);
+}
+
+static PyObject *module_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"source", "options", "name_expressions", "name", NULL};
+    const char *src, *name = "kernel.cu";
+    PyObject *opts = NULL, *exprs = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|OOs", kwlist, &src, &opts, &exprs, &name)) return NULL;
+    CkModuleObject *m = (CkModuleObject *)type->tp_alloc(type, 0);
+    if (!m) return NULL;
+    if (!(m->source = dup_str(src)) || !(m->name_hint = dup_str(name)) ||
+        strv_from_seq(opts, "options", &m->options, &m->noptions) < 0 ||
+        strv_from_seq(exprs, "name_expressions", &m->exprs, &m->nexprs) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return (PyObject *)m;
+}
+
+/* The module on device d of the given type, compiled on first use. */
+static int module_ensure_cuda(CkModuleObject *m, int d)
+{
+    if (m->cuda[d]) return 0;
+    ck_status s;
+    ck_cuda_module *cm = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_cuda_module_load(d, m->source, m->name_hint, (const char *const *)m->options, m->noptions,
+                            (const char *const *)m->exprs, m->nexprs, &cm);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) { ck_py_raise(s); return -1; }
+    if (m->cuda[d]) ck_cuda_module_free(cm); /* another thread won */
+    else m->cuda[d] = cm;
+    return 0;
+}
+
+static int module_ensure_cpu(CkModuleObject *m)
+{
+    if (m->cpu) return 0;
+    ck_status s;
+    ck_cpu_module *cm = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_cpu_module_load(m->source, (const char *const *)m->options, m->noptions, (const char *const *)m->exprs,
+                           m->nexprs, &cm);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) { ck_py_raise(s); return -1; }
+    if (m->cpu) ck_cpu_module_free(cm);
+    else m->cpu = cm;
+    return 0;
+}
+
+static int check_cuda_index(int d)
+{
+    int n = ck_cuda_device_count();
+    if (d < 0 || d >= n) {
+        if (n == 0) PyErr_SetString(ck_py_CUDAError, "no usable CUDA device");
+        else PyErr_Format(PyExc_ValueError, "invalid CUDA device %d (%d available)", d, n);
+        return -1;
+    }
+    return 0;
+}
+
+static int module_ensure(CkModuleObject *m, ck_device dev)
+{
+    if (dev.type == CK_DEVICE_CPU) return module_ensure_cpu(m);
+    if (check_cuda_index(dev.index) < 0) return -1;
+    return module_ensure_cuda(m, dev.index);
+}
+
+static int device_arg(PyObject *obj, ck_device *dev)
+{
+    int has = 0;
+    if (ck_py_device_from_obj(obj, dev, &has) < 0) return -1;
+    if (!has) *dev = ck_py_default_device();
+    return 0;
+}
+
+static PyObject *module_compile(CkModuleObject *m, PyObject *args)
+{
+    PyObject *devobj = Py_None;
+    if (!PyArg_ParseTuple(args, "|O", &devobj)) return NULL;
+    ck_device dev;
+    if (device_arg(devobj, &dev) < 0 || module_ensure(m, dev) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* The memory of a global stays valid while the module lives: the array's
+ * buffer holds a reference to the module object. */
+static void release_module_ref(void *ctx)
+{
+    if (Py_IsInitialized()) {
+        PyGILState_STATE st = PyGILState_Ensure();
+        Py_DECREF((PyObject *)ctx);
+        PyGILState_Release(st);
+    }
+}
+
+/* get_global(name, device, dtype, shape or None) -> an array viewing the
+ * variable (1-D of its bytes / itemsize when shape is None). */
+static PyObject *module_get_global(CkModuleObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *devobj = Py_None, *dtobj = Py_None, *shapeobj = Py_None;
+    if (!PyArg_ParseTuple(args, "s|OOO", &name, &devobj, &dtobj, &shapeobj)) return NULL;
+    ck_device dev;
+    ck_dtype dt;
+    if (device_arg(devobj, &dev) < 0 || module_ensure(m, dev) < 0) return NULL;
+    if (ck_py_dtype_from_obj(dtobj, CK_UINT8, &dt) < 0) return NULL;
+    void *ptr = NULL;
+    size_t nbytes = 0;
+    ck_status s = dev.type == CK_DEVICE_CPU ? ck_cpu_module_get_global(m->cpu, name, &ptr, &nbytes)
+                                            : ck_cuda_module_get_global(m->cuda[dev.index], name, &ptr, &nbytes);
+    if (s != CK_OK) return ck_py_raise(s);
+    int isz = ck_dtype_get_info(dt)->itemsize;
+    int ndim = 1;
+    int64_t shape[CK_MAXDIMS];
+    if (shapeobj == Py_None) {
+        shape[0] = (int64_t)(nbytes / (size_t)isz);
+    } else if (ck_py_shape_from_obj(shapeobj, &ndim, shape) < 0) {
+        return NULL;
+    }
+    int64_t n = ck_shape_size(ndim, shape);
+    if (n < 0 || (uint64_t)n * (uint64_t)isz > nbytes) {
+        PyErr_Format(PyExc_ValueError, "global '%s' has %zu bytes, too few for that shape of %s", name, nbytes,
+                     ck_dtype_get_info(dt)->name);
+        return NULL;
+    }
+    Py_INCREF(m);
+    ck_buffer *b = ck_buffer_wrap(dev, ptr, nbytes, 0, release_module_ref, m);
+    if (!b) { Py_DECREF(m); return ck_py_raise(ck_error_status()); }
+    ck_array a;
+    memset(&a, 0, sizeof a);
+    a.buf = b;
+    a.data = ptr;
+    a.dtype = dt;
+    a.flags = CK_ARRAY_WRITEABLE;
+    int64_t strides[CK_MAXDIMS];
+    ck_strides_c(ndim, shape, isz, strides);
+    ck_array_set_layout(&a, ndim, shape, strides);
+    return ck_py_wrap(&a, NULL);
+}
+
+static PyMethodDef module_methods[] = {
+    {"compile", (PyCFunction)module_compile, METH_VARARGS, "compile(device=None): compile (or load) for a device now."},
+    {"_get_global", (PyCFunction)module_get_global, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *module_get_source(CkModuleObject *m, void *u) { (void)u; return PyUnicode_FromString(m->source); }
+
+static PyGetSetDef module_getset[] = {
+    {"code", (getter)module_get_source, NULL, "the CUDA C source", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject CkModule_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cudakit._core._Module",
+    .tp_basicsize = sizeof(CkModuleObject),
+    .tp_dealloc = (destructor)module_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "_Module(source, options=(), name_expressions=(), name='kernel.cu'): CUDA C compiled per device on first use.",
+    .tp_methods = module_methods,
+    .tp_getset = module_getset,
+    .tp_new = module_new,
+};
+
+/* ------------------------------------------------------------- kernels */
+
+enum { PK_UNKNOWN = 0, PK_POINTER = 1, PK_SCALAR = 2 };
+
+typedef struct {
+    CUfunction f;
+    ck_cuda_func_info fi;
+    int ready;
+} ck_kdev;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    CkModuleObject *module;
+    char *name;
+    int nparams;                   /* -1: the signature is not known */
+    signed char pkind[CK_KMAXP];
+    int pdtype[CK_KMAXP];          /* ck_dtype, or -1 when not told */
+    ck_kdev dev[CK_CUDA_MAX_DEVICES];
+    ck_cpu_function *cpuf;
+    int cpu_max_dyn_shared;        /* the CPU's settable limit, mirroring a GPU's */
+    PyObject *dict;
+} CkKernelObject;
+
+static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    (void)args; (void)kw;
+    CkKernelObject *k = (CkKernelObject *)type->tp_alloc(type, 0);
+    if (!k) return NULL;
+    k->vectorcall = kernel_vectorcall;
+    k->nparams = -1;
+    k->cpu_max_dyn_shared = 48 * 1024;
+    return (PyObject *)k;
+}
+
+/* _Kernel._setup(module, name, signature): signature is None or a sequence
+ * of (kind, dtype) with kind 'p' (pointer), 's' (scalar) or '?' and dtype a
+ * dtype name or None. */
+static PyObject *kernel_setup(CkKernelObject *k, PyObject *args)
+{
+    PyObject *mod, *sig = Py_None;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "O!s|O", &CkModule_Type, &mod, &name, &sig)) return NULL;
+    char *nm = dup_str(name);
+    if (!nm) return NULL;
+    int np = -1;
+    signed char kinds[CK_KMAXP];
+    int dts[CK_KMAXP];
+    if (sig != Py_None) {
+        PyObject *fast = PySequence_Fast(sig, "signature must be a sequence");
+        if (!fast) { PyMem_Free(nm); return NULL; }
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+        if (n > CK_KMAXP) {
+            Py_DECREF(fast);
+            PyMem_Free(nm);
+            return PyErr_Format(PyExc_ValueError, "kernels with more than %d parameters are not supported", CK_KMAXP);
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const char *kind;
+            PyObject *dto;
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "sO", &kind, &dto)) {
+                Py_DECREF(fast);
+                PyMem_Free(nm);
+                return NULL;
+            }
+            kinds[i] = kind[0] == 'p' ? PK_POINTER : kind[0] == 's' ? PK_SCALAR : PK_UNKNOWN;
+            ck_dtype t = CK_DTYPE_INVALID;
+            if (dto != Py_None && ck_py_dtype_from_obj(dto, CK_DTYPE_INVALID, &t) < 0) {
+                Py_DECREF(fast);
+                PyMem_Free(nm);
+                return NULL;
+            }
+            dts[i] = (int)t;
+        }
+        Py_DECREF(fast);
+        np = (int)n;
+    }
+    Py_INCREF(mod);
+    Py_XSETREF(k->module, (CkModuleObject *)mod);
+    PyMem_Free(k->name);
+    k->name = nm;
+    k->nparams = np;
+    for (int i = 0; i < np; i++) { k->pkind[i] = kinds[i]; k->pdtype[i] = dts[i]; }
+    memset(k->dev, 0, sizeof k->dev);
+    k->cpuf = NULL;
+    Py_RETURN_NONE;
+}
+
+static void kernel_dealloc(CkKernelObject *k)
+{
+    PyObject_GC_UnTrack(k);
+    Py_CLEAR(k->module);
+    Py_CLEAR(k->dict);
+    PyMem_Free(k->name);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static int kernel_traverse(CkKernelObject *k, visitproc visit, void *arg)
+{
+    Py_VISIT(k->module);
+    Py_VISIT(k->dict);
+    return 0;
+}
+
+static int kernel_clear(CkKernelObject *k)
+{
+    Py_CLEAR(k->dict);
+    return 0;
+}
+
+static int kernel_ready(CkKernelObject *k)
+{
+    if (!k->module || !k->name) {
+        PyErr_SetString(PyExc_RuntimeError, "the kernel object was not set up");
+        return -1;
+    }
+    return 0;
+}
+
+static ck_kdev *kernel_cuda(CkKernelObject *k, int d)
+{
+    ck_kdev *kd = &k->dev[d];
+    if (kd->ready) return kd;
+    if (kernel_ready(k) < 0 || check_cuda_index(d) < 0 || module_ensure_cuda(k->module, d) < 0) return NULL;
+    ck_status s = ck_cuda_module_get_function(k->module->cuda[d], k->name, &kd->f);
+    if (s == CK_OK) s = ck_cuda_func_get_info(d, kd->f, &kd->fi);
+    if (s != CK_OK) { ck_py_raise(s); return NULL; }
+    kd->ready = 1;
+    return kd;
+}
+
+static ck_cpu_function *kernel_cpu(CkKernelObject *k)
+{
+    if (k->cpuf) return k->cpuf;
+    if (kernel_ready(k) < 0 || module_ensure_cpu(k->module) < 0) return NULL;
+    ck_cpu_function *f = NULL;
+    ck_status s = ck_cpu_module_get_function(k->module->cpu, k->name, &f);
+    if (s != CK_OK) { ck_py_raise(s); return NULL; }
+    k->cpuf = f;
+    return f;
+}
+
+/* int or a sequence of 1..3 ints -> dim3 (missing ones are 1). */
+static int parse_dim3(PyObject *o, unsigned out[3], const char *what)
+{
+    out[0] = out[1] = out[2] = 1;
+    if (PyLong_Check(o)) {
+        long long v = PyLong_AsLongLong(o);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 0xFFFFFFFFll) {
+            PyErr_Format(PyExc_ValueError, "%s = %lld is out of range", what, v);
+            return -1;
+        }
+        out[0] = (unsigned)v;
+        return 0;
+    }
+    if (!PyTuple_Check(o) && !PyList_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int or a tuple of 1 to 3 ints, got %.100s", what, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_Check(o) ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
+    if (n < 1 || n > 3) {
+        PyErr_Format(PyExc_ValueError, "%s must have 1 to 3 dimensions, got %zd", what, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = PyTuple_Check(o) ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i); /* borrowed */
+        long long v = PyLong_AsLongLong(it);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 0xFFFFFFFFll) {
+            PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is out of range", what, i, v);
+            return -1;
+        }
+        out[i] = (unsigned)v;
+    }
+    return 0;
+}
+
+typedef union {
+    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+    int64_t i64; uint64_t u64; float f32; double f64; float c64[2]; double c128[2];
+    void *p; unsigned char raw[16];
+} ck_kval;
+
+static const char *param_desc(int t) { return t >= 0 ? ck_dtype_get_info((ck_dtype)t)->name : "?"; }
+
+/* A Python scalar / NumPy scalar into one value slot; t is the declared
+ * dtype or -1.  0, or -1 with an exception. */
+static int marshal_scalar(PyObject *o, int t, ck_kval *v, int argi)
+{
+    ck_scalar s;
+    int weak = 0;
+    int r = ck_py_scalar_from_obj(o, &s, &weak);
+    if (r < 0) return -1;
+    if (r > 0) {
+        PyErr_Format(PyExc_TypeError, "kernel argument %d: cannot pass a %.100s (pass a cudakit array, a NumPy "
+                     "scalar or a Python bool, int, float or complex)", argi, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    if (t < 0) {
+        /* the documented defaults: int -> long long, float -> double, bool
+         * -> bool, complex -> complex<double>; NumPy scalars keep theirs */
+        if (weak && s.dtype == CK_UINT64) {
+            PyErr_Format(PyExc_OverflowError, "kernel argument %d: %R does not fit a long long", argi, o);
+            return -1;
+        }
+        ck_scalar_store(&s, s.dtype, v);
+        return 0;
+    }
+    ck_dtype dt = (ck_dtype)t;
+    ck_kind want = ck_dtype_get_info(dt)->kind, have = ck_dtype_get_info(s.dtype)->kind;
+    if (weak) {
+        int ok = want == CK_KIND_COMPLEX || have == CK_KIND_BOOL || (have == CK_KIND_INT && want != CK_KIND_BOOL) ||
+                 (have == CK_KIND_FLOAT && want == CK_KIND_FLOAT) || (have == CK_KIND_INT && want == CK_KIND_BOOL);
+        if (have == CK_KIND_UINT) ok = want != CK_KIND_BOOL;
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "kernel argument %d: cannot pass a Python %.50s to a %s parameter", argi,
+                         Py_TYPE(o)->tp_name, param_desc(t));
+            return -1;
+        }
+        if (want == CK_KIND_INT || want == CK_KIND_UINT) {
+            int isz = ck_dtype_get_info(dt)->itemsize;
+            int bad;
+            if (want == CK_KIND_INT) {
+                int64_t lo = isz == 8 ? INT64_MIN : -((int64_t)1 << (isz * 8 - 1));
+                int64_t hi = isz == 8 ? INT64_MAX : ((int64_t)1 << (isz * 8 - 1)) - 1;
+                bad = s.dtype == CK_UINT64 ? 1 : (s.v.i < lo || s.v.i > hi);
+            } else {
+                uint64_t hi = isz == 8 ? UINT64_MAX : ((uint64_t)1 << (isz * 8)) - 1;
+                bad = s.dtype == CK_UINT64 ? s.v.u > hi : (s.v.i < 0 || (uint64_t)s.v.i > hi);
+            }
+            if (bad) {
+                PyErr_Format(PyExc_OverflowError, "kernel argument %d: Python integer %R out of bounds for the %s "
+                             "parameter", argi, o, param_desc(t));
+                return -1;
+            }
+        }
+    } else if (!ck_dtype_can_cast_same_kind(s.dtype, dt)) {
+        PyErr_Format(PyExc_TypeError, "kernel argument %d: cannot pass a %s scalar to a %s parameter", argi,
+                     ck_dtype_get_info(s.dtype)->name, param_desc(t));
+        return -1;
+    }
+    ck_scalar_store(&s, dt, v);
+    return 0;
+}
+
+static PyObject *s_shared_mem, *s_stream, *s_shared;
+
+static int parse_stream(PyObject *o, int is_cuda, int d, CUstream *out)
+{
+    if (o == Py_None || !o) {
+        *out = is_cuda ? ck_cuda_current_stream(d) : NULL;
+        return 0;
+    }
+    PyObject *h = NULL;
+    if (PyLong_Check(o)) h = Py_NewRef(o);
+    else if (PyObject_HasAttrString(o, "handle")) h = PyObject_GetAttrString(o, "handle");
+    else if (PyObject_HasAttrString(o, "ptr")) h = PyObject_GetAttrString(o, "ptr");
+    if (!h) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "stream must be a ck.cuda.Stream, got %.100s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    if (h == Py_None) *out = NULL;
+    else *out = PyLong_AsVoidPtr(h);
+    Py_DECREF(h);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* kernel(grid, block, args, shared_mem=0, stream=None) */
+static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blocko, PyObject *argso, PyObject *shmo,
+                               PyObject *streamo)
+{
+    if (kernel_ready(k) < 0) return NULL;
+    unsigned grid[3], block[3];
+    if (parse_dim3(grido, grid, "grid") < 0 || parse_dim3(blocko, block, "block") < 0) return NULL;
+    size_t shmem = 0;
+    if (shmo && shmo != Py_None) {
+        long long v = PyLong_AsLongLong(shmo);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (v < 0) return PyErr_Format(PyExc_ValueError, "shared_mem = %lld is negative", v);
+        shmem = (size_t)v;
+    }
+    if (!PyTuple_Check(argso) && !PyList_Check(argso))
+        return PyErr_Format(PyExc_TypeError, "kernel args must be a tuple, got %.100s", Py_TYPE(argso)->tp_name);
+    Py_ssize_t na = PyTuple_Check(argso) ? PyTuple_GET_SIZE(argso) : PyList_GET_SIZE(argso);
+    PyObject *const *items = PyTuple_Check(argso) ? &PyTuple_GET_ITEM(argso, 0) : &PyList_GET_ITEM(argso, 0);
+    if (k->nparams >= 0 && na != k->nparams)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, got %zd", k->name, k->nparams, na);
+    if (na > CK_KMAXP)
+        return PyErr_Format(PyExc_ValueError, "kernels with more than %d arguments are not supported", CK_KMAXP);
+
+    /* the launch device: that of the first array argument */
+    ck_device dev;
+    int have_dev = 0;
+    for (Py_ssize_t i = 0; i < na; i++)
+        if (CkArray_Check(items[i])) { dev = ck_array_device(CK_ARR(items[i])); have_dev = 1; break; }
+    if (!have_dev) dev = ck_py_default_device();
+
+    ck_kval vals[CK_KMAXP];
+    void *params[CK_KMAXP];
+    for (Py_ssize_t i = 0; i < na; i++) {
+        PyObject *o = items[i];
+        int kind = k->nparams >= 0 ? k->pkind[i] : PK_UNKNOWN;
+        int t = k->nparams >= 0 ? k->pdtype[i] : -1;
+        if (CkArray_Check(o)) {
+            ck_array *a = CK_ARR(o);
+            ck_device ad = ck_array_device(a);
+            if (!ck_device_equal(ad, dev))
+                return PyErr_Format(PyExc_ValueError, "kernel '%s': argument %zd is an array on %s:%d but the launch "
+                                    "is on %s:%d (the device of the first array argument)", k->name, i,
+                                    ad.type == CK_DEVICE_CPU ? "cpu" : "cuda", ad.index,
+                                    dev.type == CK_DEVICE_CPU ? "cpu" : "cuda", dev.index);
+            if (kind == PK_SCALAR)
+                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd is an array but the parameter is a "
+                                    "%s value", k->name, i, param_desc(t));
+            if (t >= 0 && (ck_dtype)t != a->dtype)
+                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd is a %s array but the parameter "
+                                    "points to %s", k->name, i, ck_dtype_get_info(a->dtype)->name, param_desc(t));
+            vals[i].p = a->data;
+        } else {
+            if (kind == PK_POINTER)
+                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd must be an array (the parameter is "
+                                    "a pointer), got %.100s", k->name, i, Py_TYPE(o)->tp_name);
+            if (marshal_scalar(o, t, &vals[i], (int)i) < 0) return NULL;
+        }
+        params[i] = &vals[i];
+    }
+
+    if (dev.type == CK_DEVICE_CUDA) {
+        int d = dev.index;
+        if (d < 0 || d >= CK_CUDA_MAX_DEVICES) return PyErr_Format(PyExc_ValueError, "invalid CUDA device %d", d);
+        ck_kdev *kd = kernel_cuda(k, d);
+        if (!kd) return NULL;
+        CUstream st;
+        if (parse_stream(streamo, 1, d, &st) < 0) return NULL;
+        ck_status s = ck_cuda_launch_checked(d, kd->f, k->name, &kd->fi, grid, block, shmem, st, params);
+        if (s != CK_OK) return ck_py_raise(s);
+        Py_RETURN_NONE;
+    }
+    /* the CPU: the same checks before the CPU target sees the launch */
+    for (int j = 0; j < 3; j++)
+        if (grid[j] == 0 || block[j] == 0)
+            return PyErr_Format(PyExc_ValueError, "kernel '%s': %s (%u, %u, %u) has a zero dimension", k->name,
+                                grid[j] == 0 ? "grid" : "block", grid[j] == 0 ? grid[0] : block[0],
+                                grid[j] == 0 ? grid[1] : block[1], grid[j] == 0 ? grid[2] : block[2]);
+    unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
+    if (threads > CK_CPU_MAX_THREADS_PER_BLOCK)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s': %llu threads per block (block (%u, %u, %u)) exceed its "
+                            "limit of %d (max_threads_per_block)", k->name, threads, block[0], block[1], block[2],
+                            CK_CPU_MAX_THREADS_PER_BLOCK);
+    if (shmem > (size_t)k->cpu_max_dyn_shared)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s': %zu bytes of dynamic shared memory exceed its limit of "
+                            "%d (raise max_dynamic_shared_size_bytes)", k->name, shmem, k->cpu_max_dyn_shared);
+    if (streamo && streamo != Py_None && !PyLong_Check(streamo) && !PyObject_HasAttrString(streamo, "handle"))
+        return PyErr_Format(PyExc_TypeError, "stream must be a ck.cuda.Stream, got %.100s", Py_TYPE(streamo)->tp_name);
+    ck_cpu_function *f = kernel_cpu(k);
+    if (!f) return NULL;
+    if (k->nparams < 0) {
+        int np = ck_cpu_function_params(f, NULL, 0);
+        if (np >= 0 && np != na)
+            return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, got %zd", k->name, np, na);
+    }
+    ck_cpu_arg_info info[CK_KMAXP];
+    ck_cpu_arg_info *infop = NULL;
+    if (ck_cpu_bounds_mode()) {
+        for (Py_ssize_t i = 0; i < na; i++) {
+            memset(&info[i], 0, sizeof info[i]);
+            if (CkArray_Check(items[i])) {
+                ck_array *a = CK_ARR(items[i]);
+                info[i].is_array = 1;
+                info[i].base = a->buf->ptr;
+                info[i].nbytes = a->buf->nbytes;
+            }
+        }
+        infop = info;
+    }
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_cpu_launch(f, grid, block, shmem, params, infop);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    CkKernelObject *k = (CkKernelObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    PyObject *slot[5] = {NULL, NULL, NULL, NULL, NULL};
+    if (n < 3 || n > 5) {
+        if (n > 5 || !kwnames)
+            return PyErr_Format(PyExc_TypeError, "kernel(grid, block, args, shared_mem=0, stream=None) takes 3 to 5 "
+                                "positional arguments (%zd given)", n);
+    }
+    for (Py_ssize_t i = 0; i < n && i < 5; i++) slot[i] = args[i];
+    Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        int at;
+        if (key == s_shared_mem || PyUnicode_Compare(key, s_shared_mem) == 0 || PyUnicode_Compare(key, s_shared) == 0)
+            at = 3;
+        else if (key == s_stream || PyUnicode_Compare(key, s_stream) == 0)
+            at = 4;
+        else if (PyUnicode_CompareWithASCIIString(key, "grid") == 0)
+            at = 0;
+        else if (PyUnicode_CompareWithASCIIString(key, "block") == 0)
+            at = 1;
+        else if (PyUnicode_CompareWithASCIIString(key, "args") == 0)
+            at = 2;
+        else
+            return PyErr_Format(PyExc_TypeError, "kernel() got an unexpected keyword argument %R", key);
+        if (slot[at]) return PyErr_Format(PyExc_TypeError, "kernel() got multiple values for argument %R", key);
+        slot[at] = args[n + i];
+    }
+    if (!slot[0] || !slot[1] || !slot[2])
+        return PyErr_Format(PyExc_TypeError, "kernel(grid, block, args, shared_mem=0, stream=None) is missing %s",
+                            !slot[0] ? "grid" : !slot[1] ? "block" : "args");
+    return kernel_launch(k, slot[0], slot[1], slot[2], slot[3], slot[4]);
+}
+
+/* _launch(grid, block, args, shared_mem, stream): the same, for the Python
+ * wrappers (SourceModule's f(*args, block=, grid=)). */
+static PyObject *kernel_launch_meth(CkKernelObject *k, PyObject *args)
+{
+    PyObject *g, *b, *a, *sh = Py_None, *st = Py_None;
+    if (!PyArg_ParseTuple(args, "OOO|OO", &g, &b, &a, &sh, &st)) return NULL;
+    return kernel_launch(k, g, b, a, sh, st);
+}
+
+static int kernel_device_arg(PyObject *o, ck_device *dev) { return device_arg(o, dev); }
+
+/* _attributes(device) -> dict of the function's attributes there. */
+static PyObject *kernel_attributes(CkKernelObject *k, PyObject *args)
+{
+    PyObject *devobj = Py_None;
+    if (!PyArg_ParseTuple(args, "|O", &devobj)) return NULL;
+    ck_device dev;
+    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
+    if (dev.type == CK_DEVICE_CPU) {
+        ck_cpu_function *f = kernel_cpu(k);
+        if (!f) return NULL;
+        return Py_BuildValue("{s:i,s:i,s:n,s:i,s:i,s:i,s:i,s:i}", "max_threads_per_block", CK_CPU_MAX_THREADS_PER_BLOCK,
+                             "num_regs", 0, "shared_size_bytes", (Py_ssize_t)ck_cpu_function_static_shared(f),
+                             "const_size_bytes", 0, "local_size_bytes", 0, "max_dynamic_shared_size_bytes",
+                             k->cpu_max_dyn_shared, "ptx_version", 0, "binary_version", 0);
+    }
+    if (check_cuda_index(dev.index) < 0) return NULL;
+    ck_kdev *kd = kernel_cuda(k, dev.index);
+    if (!kd) return NULL;
+    ck_cuda_func_info *fi = &kd->fi;
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "max_threads_per_block", fi->max_threads_per_block,
+                         "num_regs", fi->num_regs, "shared_size_bytes", fi->shared_size_bytes, "const_size_bytes",
+                         fi->const_size_bytes, "local_size_bytes", fi->local_size_bytes,
+                         "max_dynamic_shared_size_bytes", fi->max_dynamic_shared_size_bytes, "ptx_version",
+                         fi->ptx_version, "binary_version", fi->binary_version);
+}
+
+static PyObject *kernel_set_max_dyn_shared(CkKernelObject *k, PyObject *args)
+{
+    PyObject *devobj;
+    int bytes;
+    if (!PyArg_ParseTuple(args, "Oi", &devobj, &bytes)) return NULL;
+    ck_device dev;
+    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
+    if (dev.type == CK_DEVICE_CPU) {
+        if (bytes < 0) return PyErr_Format(PyExc_ValueError, "max_dynamic_shared_size_bytes=%d is negative", bytes);
+        k->cpu_max_dyn_shared = bytes;
+        Py_RETURN_NONE;
+    }
+    if (check_cuda_index(dev.index) < 0) return NULL;
+    ck_kdev *kd = kernel_cuda(k, dev.index);
+    if (!kd) return NULL;
+    ck_status s = ck_cuda_func_set_max_dynamic_shared(dev.index, kd->f, &kd->fi, bytes);
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_RETURN_NONE;
+}
+
+/* _suggest_block(device, dyn_shared=0, block_limit=0) -> (min_grid, block) */
+static PyObject *kernel_suggest_block(CkKernelObject *k, PyObject *args)
+{
+    PyObject *devobj;
+    Py_ssize_t shm = 0;
+    int limit = 0;
+    if (!PyArg_ParseTuple(args, "O|ni", &devobj, &shm, &limit)) return NULL;
+    ck_device dev;
+    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
+    if (dev.type == CK_DEVICE_CPU) {
+        if (!kernel_cpu(k)) return NULL;
+        /* a block runs as fibers on one core: moderate blocks keep the
+         * switching cheap; the grid is one block per core, a few times */
+        int b = limit > 0 && limit < 256 ? limit : 256;
+        return Py_BuildValue("(ii)", ck_cpu_num_threads() * 4, b);
+    }
+    if (check_cuda_index(dev.index) < 0) return NULL;
+    ck_kdev *kd = kernel_cuda(k, dev.index);
+    if (!kd) return NULL;
+    int mg = 0, bs = 0;
+    ck_status s = ck_cuda_func_suggest_block(dev.index, kd->f, (size_t)shm, limit, &mg, &bs);
+    if (s != CK_OK) return ck_py_raise(s);
+    return Py_BuildValue("(ii)", mg, bs);
+}
+
+static PyObject *kernel_compile(CkKernelObject *k, PyObject *args)
+{
+    PyObject *devobj = Py_None;
+    if (!PyArg_ParseTuple(args, "|O", &devobj)) return NULL;
+    ck_device dev;
+    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
+    if (dev.type == CK_DEVICE_CPU ? !kernel_cpu(k) : (check_cuda_index(dev.index) < 0 || !kernel_cuda(k, dev.index)))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"_setup", (PyCFunction)kernel_setup, METH_VARARGS, NULL},
+    {"_launch", (PyCFunction)kernel_launch_meth, METH_VARARGS, NULL},
+    {"_attributes", (PyCFunction)kernel_attributes, METH_VARARGS, NULL},
+    {"_set_max_dynamic_shared", (PyCFunction)kernel_set_max_dyn_shared, METH_VARARGS, NULL},
+    {"_suggest_block", (PyCFunction)kernel_suggest_block, METH_VARARGS, NULL},
+    {"compile", (PyCFunction)kernel_compile, METH_VARARGS, "compile(device=None): compile (or load) for a device now."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *kernel_get_name(CkKernelObject *k, void *u)
+{
+    (void)u;
+    if (!k->name) Py_RETURN_NONE;
+    return PyUnicode_FromString(k->name);
+}
+
+static PyObject *kernel_get_module(CkKernelObject *k, void *u)
+{
+    (void)u;
+    if (!k->module) Py_RETURN_NONE;
+    return Py_NewRef((PyObject *)k->module);
+}
+
+static PyObject *kernel_get_nparams(CkKernelObject *k, void *u)
+{
+    (void)u;
+    if (k->nparams < 0) Py_RETURN_NONE;
+    return PyLong_FromLong(k->nparams);
+}
+
+static PyGetSetDef kernel_getset[] = {
+    {"name", (getter)kernel_get_name, NULL, "the kernel's name (or name expression)", NULL},
+    {"_module", (getter)kernel_get_module, NULL, NULL, NULL},
+    {"nparams", (getter)kernel_get_nparams, NULL, "parameter count when the signature is known, else None", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+    /* Python subclasses on versions that do not inherit vectorcall */
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    Py_ssize_t nk = kw ? PyDict_GET_SIZE(kw) : 0;
+    PyObject *stack[8];
+    if (n + nk > 8) return PyErr_Format(PyExc_TypeError, "kernel() takes at most 5 arguments");
+    for (Py_ssize_t i = 0; i < n; i++) stack[i] = PyTuple_GET_ITEM(args, i);
+    PyObject *kwnames = NULL;
+    if (nk) {
+        kwnames = PyTuple_New(nk);
+        if (!kwnames) return NULL;
+        Py_ssize_t pos = 0, j = 0;
+        PyObject *key, *val;
+        while (PyDict_Next(kw, &pos, &key, &val)) {
+            PyTuple_SET_ITEM(kwnames, j, Py_NewRef(key));
+            stack[n + j++] = val;
+        }
+    }
+    PyObject *r = kernel_vectorcall(self, stack, (size_t)n, kwnames);
+    Py_XDECREF(kwnames);
+    return r;
+}
+
+PyTypeObject CkKernel_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cudakit._core._Kernel",
+    .tp_basicsize = sizeof(CkKernelObject),
+    .tp_dealloc = (destructor)kernel_dealloc,
+    .tp_vectorcall_offset = offsetof(CkKernelObject, vectorcall),
+    .tp_call = kernel_call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A kernel of a _Module: kernel(grid, block, args, shared_mem=0, stream=None).",
+    .tp_traverse = (traverseproc)kernel_traverse,
+    .tp_clear = (inquiry)kernel_clear,
+    .tp_methods = kernel_methods,
+    .tp_getset = kernel_getset,
+    .tp_dictoffset = offsetof(CkKernelObject, dict),
+    .tp_new = kernel_new,
+};
+
+/* ------------------------------------------------------------- functions */
+
+static int cpu_kernels_state_ = -1;
+
+/* Whether the CPU target can run kernels (False while it is the placeholder). */
+static PyObject *c_cpu_kernels_available(PyObject *m, PyObject *u)
+{
+    (void)m; (void)u;
+    if (cpu_kernels_state_ < 0) {
+        ck_cpu_module *cm = NULL;
+        ck_status s;
+        Py_BEGIN_ALLOW_THREADS
+        s = ck_cpu_module_load("extern \"C\" __global__ void ck_probe(int *p) { if (p) p[threadIdx.x] = 1; }\n", NULL,
+                               0, NULL, 0, &cm);
+        Py_END_ALLOW_THREADS
+        cpu_kernels_state_ = s == CK_OK;
+        if (s == CK_OK) ck_cpu_module_free(cm);
+        ck_error_clear();
+    }
+    return PyBool_FromLong(cpu_kernels_state_);
+}
+
+static PyObject *c_cpu_bounds(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int on = -1;
+    if (!PyArg_ParseTuple(args, "|i", &on)) return NULL;
+    int prev = ck_cpu_bounds_mode();
+    if (on >= 0) ck_cpu_set_bounds_mode(on);
+    return PyBool_FromLong(prev);
+}
+
+PyMethodDef ck_py_kernel_functions[] = {
+    {"_cpu_kernels_available", c_cpu_kernels_available, METH_NOARGS, NULL},
+    {"_cpu_bounds_mode", c_cpu_bounds, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int ck_py_kernels_init(PyObject *module)
+{
+    s_shared_mem = PyUnicode_InternFromString("shared_mem");
+    s_shared = PyUnicode_InternFromString("shared");
+    s_stream = PyUnicode_InternFromString("stream");
+    if (!s_shared_mem || !s_shared || !s_stream) return -1;
+    if (PyType_Ready(&CkModule_Type) < 0 || PyType_Ready(&CkKernel_Type) < 0) return -1;
+    if (PyModule_AddObjectRef(module, "_Module", (PyObject *)&CkModule_Type) < 0 ||
+        PyModule_AddObjectRef(module, "_Kernel", (PyObject *)&CkKernel_Type) < 0)
+        return -1;
+    return 0;
+}

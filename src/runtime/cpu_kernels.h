@@ -1,0 +1,78 @@
+/*
+ * cpu_kernels.h - user CUDA C kernels on the CPU ("one kernel, two targets").
+ *
+ * The same CUDA C source the GPU path hands to NVRTC is compiled here by the
+ * system C++ compiler against cudakit's CUDA-compatibility header, loaded
+ * with dlopen and run block by block over the CPU cores, the threads of a
+ * block as fibers so that __syncthreads and the warp functions keep their
+ * meaning.  Binaries are cached on disk like the GPU ones.
+ *
+ *     ck_cpu_module *m;
+ *     ck_cpu_function *f;
+ *     ck_cpu_module_load(src, NULL, 0, NULL, 0, &m);
+ *     ck_cpu_module_get_function(m, "add_one", &f);
+ *     void *args[] = {&ptr, &n};            // as cuLaunchKernel's kernelParams
+ *     unsigned grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+ *     ck_cpu_launch(f, grid, block, 0, args, NULL);
+ *
+ * This header is the contract between the Python-facing kernel API
+ * (src/python/kernels.c) and the CPU target (src/runtime/cpu_kernels.c).
+ */
+#ifndef CK_RUNTIME_CPU_KERNELS_H
+#define CK_RUNTIME_CPU_KERNELS_H
+
+#include <stddef.h>
+#include "cudakit.h"
+
+typedef struct ck_cpu_module ck_cpu_module;
+typedef struct ck_cpu_function ck_cpu_function;
+
+/* What the launcher knows of one argument (used by bounds checking). */
+typedef struct ck_cpu_arg_info {
+    int is_array;        /* the argument is a pointer to an array's data */
+    void *base;          /* the array's allocation start (the value passed may point inside) */
+    size_t nbytes;       /* bytes valid from base */
+    const char *name;    /* parameter name when known (may be NULL) */
+} ck_cpu_arg_info;
+
+/* Limits of the CPU target, mirroring a GPU's. */
+#define CK_CPU_MAX_THREADS_PER_BLOCK 1024
+#define CK_CPU_WARP_SIZE 32
+
+/* Compile (or load from the disk cache) CUDA C source.  options: extra
+ * compiler options in nvcc/NVRTC spelling (-D..., -I..., -std=...; others
+ * that mean nothing on the CPU are ignored).  name_exprs: template
+ * instantiations to make available by those exact strings ("f<float>").
+ * CK_ERR_COMPILE with the compiler's log and the numbered source lines
+ * around each error when it does not compile. */
+ck_status ck_cpu_module_load(const char *source, const char *const *options, int noptions,
+                             const char *const *name_exprs, int nexprs, ck_cpu_module **out);
+void ck_cpu_module_free(ck_cpu_module *m);
+
+/* A __global__ function by its extern "C" name or one of the module's
+ * name_exprs.  CK_ERR_VALUE (naming it) when there is no such kernel. */
+ck_status ck_cpu_module_get_function(ck_cpu_module *m, const char *name, ck_cpu_function **out);
+/* Number of parameters and the size in bytes of each (n <= max filled). */
+int ck_cpu_function_params(const ck_cpu_function *f, size_t *sizes, int max);
+/* Bytes of static __shared__ memory the kernel declares (0 when unknown). */
+size_t ck_cpu_function_static_shared(const ck_cpu_function *f);
+
+/* A __device__ (or __constant__) variable of the module: address and size. */
+ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **ptr, size_t *nbytes);
+
+/* Run grid x block threads with dyn_shared bytes of extern __shared__
+ * memory; args as cuLaunchKernel's kernelParams (args[i] points to the
+ * value of parameter i).  info (NULL, or one entry per parameter) feeds the
+ * bounds-checking mode.  Returns when every block is done.  CK_ERR_VALUE
+ * for a bad configuration (zero grid, more than
+ * CK_CPU_MAX_THREADS_PER_BLOCK threads); in bounds mode an access outside
+ * an array argument gives CK_ERR_INDEX naming the kernel, block, thread,
+ * argument and index. */
+ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsigned block[3], size_t dyn_shared,
+                        void **args, const ck_cpu_arg_info *info);
+
+/* Bounds checking: on when set here or CUDAKIT_BOUNDS=1 in the environment. */
+int ck_cpu_bounds_mode(void);
+void ck_cpu_set_bounds_mode(int on);
+
+#endif
