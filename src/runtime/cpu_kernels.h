@@ -33,6 +33,7 @@ typedef struct ck_cpu_arg_info {
     void *base;          /* the array's allocation start (the value passed may point inside) */
     size_t nbytes;       /* bytes valid from base */
     const char *name;    /* parameter name when known (may be NULL) */
+    size_t itemsize;     /* element size in bytes, for the index in messages (0: unknown) */
 } ck_cpu_arg_info;
 
 /* Limits of the CPU target, mirroring a GPU's. */
@@ -48,6 +49,13 @@ typedef struct ck_cpu_arg_info {
 ck_status ck_cpu_module_load(const char *source, const char *const *options, int noptions,
                              const char *const *name_exprs, int nexprs, ck_cpu_module **out);
 void ck_cpu_module_free(ck_cpu_module *m);
+/* How the module was made: 1 when read from the disk cache; the wall time
+ * of ck_cpu_module_load; 1 when its blocks run as fibers (the source has
+ * barriers or warp functions; CUDAKIT_CPU_FIBERS=1 forces it), 0 when each
+ * block is a plain loop over its threads. */
+int ck_cpu_module_from_disk(const ck_cpu_module *m);
+double ck_cpu_module_load_ms(const ck_cpu_module *m);
+int ck_cpu_module_uses_fibers(const ck_cpu_module *m);
 
 /* A __global__ function by its extern "C" name or one of the module's
  * name_exprs.  CK_ERR_VALUE (naming it) when there is no such kernel. */
