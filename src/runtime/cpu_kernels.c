@@ -850,7 +850,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     /* Ours first so the user's -std wins; the mapped options follow. */
     const char *ours[] = {"-O2", "-fPIC", "-shared", "-pipe", "-fno-semantic-interposition", "-fno-math-errno",
                           "-fdiagnostics-color=never"};
-    const char **all = calloc((size_t)(nmapped + 8), sizeof *all);
+    const char **all = calloc((size_t)(nmapped + 16), sizeof *all);
     if (!all) {
         s = ck_error_set(CK_ERR_MEMORY, "out of memory");
         goto done;
