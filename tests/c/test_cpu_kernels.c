@@ -72,12 +72,19 @@ static void test_vadd(void)
     double t0 = now_ms();
     for (int r = 0; r < 2000; r++) launch(f, 1, 1, 1, 1, 0, args);
     double per = (now_ms() - t0) / 2000 * 1e3;
+    /* Many blocks with nothing to do: the cost of spreading over the pool. */
+    n = 0;
+    t0 = now_ms();
+    for (int r = 0; r < 500; r++) launch(f, 64, 1, 256, 1, 0, args);
+    double pool = (now_ms() - t0) / 500 * 1e3;
     /* A big launch over the pool. */
     n = N;
     t0 = now_ms();
     for (int r = 0; r < 20; r++) launch(f, (N + 255) / 256, 1, 256, 1, 0, args);
     double big = (now_ms() - t0) / 20;
-    printf("cpu launch overhead: %.2f us (1 thread); vadd of %d floats: %.3f ms\n", per, N, big);
+    printf("cpu launch overhead: %.2f us (1 block of 1 thread), %.2f us (64 blocks of 256 threads, no work); "
+           "vadd of %d floats: %.3f ms (%s)\n",
+           per, pool, N, big, ck_cpu_module_uses_fibers(m) ? "fibers" : "plain loops");
     ck_cpu_module_free(m);
     free(a), free(b), free(c);
 }
@@ -386,6 +393,19 @@ static void test_bounds(void)
     void *args3[] = {&px, &n};
     OK(ck_cpu_launch(get(m, "fine"), grid, block, 0, args3, info));
     CHECK(x[0] == 1.0f && x[99] == 100.0f, "bounds mode results: %g %g", x[0], x[99]);
+
+    /* A module without barriers runs thread by thread in bounds mode, so the
+     * thread named is exact. */
+    ck_cpu_module *mv = load(k_vadd, NULL, 0);
+    float *pa = x;
+    int n101 = N + 1;
+    ck_cpu_arg_info iv[4] = {{1, x, sizeof x, "a", 4}, {1, x, sizeof x, "b", 4}, {1, y, sizeof y, "c", 4}, {0}};
+    void *av[] = {&pa, &pa, &py, &n101};
+    s = ck_cpu_launch(get(mv, "vadd"), grid, block, 0, av, iv);
+    msg = ck_error_message();
+    CHECK(s == CK_ERR_INDEX && strstr(msg, "block (3, 0, 0), thread (4, 0, 0)") && strstr(msg, "element 100"),
+          "vadd out of bounds: %d %s", (int)s, msg);
+    ck_cpu_module_free(mv);
 
     /* assert() in a kernel stops the launch, not the process. */
     int z[4] = {0, 0, 7, 0};
