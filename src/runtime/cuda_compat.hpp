@@ -89,6 +89,8 @@ static inline void *ck__dyn_smem(void) { return ck__ctx.dyn_smem; }
 /* extern __shared__ at namespace scope becomes one of these. */
 template <typename T> struct ck__dyn_shared {
     operator T *() const { return static_cast<T *>(ck__ctx.dyn_smem); }
+    /* (float *)smem where smem holds bytes */
+    template <typename U> explicit operator U *() const { return static_cast<U *>(ck__ctx.dyn_smem); }
     T &operator[](long long i) const { return static_cast<T *>(ck__ctx.dyn_smem)[i]; }
 };
 

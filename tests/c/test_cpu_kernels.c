@@ -156,6 +156,17 @@ static const char *k_transpose =
     "    buf[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
     "    __syncthreads();\n"
     "    out[blockIdx.x * blockDim.x + threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];\n"
+    "}\n"
+    "extern __shared__ __align__(16) unsigned char file_smem[];  /* namespace scope */\n"
+    "extern \"C\" {\n"
+    "__global__ void __launch_bounds__(64) reverse_dyn2(const int *in, int *out)\n"
+    "{\n"
+    "    int *b = (int *)file_smem;\n"
+    "    extern __shared__ __align__(8) unsigned char smem[];\n"
+    "    b[threadIdx.x] = in[threadIdx.x] + (smem == file_smem);\n"
+    "    __syncthreads();\n"
+    "    out[threadIdx.x] = reinterpret_cast<int *>(smem)[blockDim.x - 1 - threadIdx.x];\n"
+    "}\n"
     "}\n";
 
 static void test_transpose_and_dynamic_shared(void)
@@ -182,6 +193,10 @@ static void test_transpose_and_dynamic_shared(void)
     for (int g = 0; g < G; g++)
         for (int t = 0; t < B; t++) bad += vout[g * B + t] != vin[g * B + B - 1 - t];
     CHECK(bad == 0, "extern __shared__: %d wrong", bad);
+    launch(get(m, "reverse_dyn2"), 1, 1, B, 1, B * sizeof(int), a2);
+    bad = 0;
+    for (int t = 0; t < B; t++) bad += vout[t] != vin[B - 1 - t] + 1;
+    CHECK(bad == 0, "extern __shared__ at namespace scope, in an extern \"C\" block: %d wrong", bad);
     ck_cpu_module_free(m);
     free(in), free(out);
 }
