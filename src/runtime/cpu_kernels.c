@@ -1163,6 +1163,7 @@ typedef struct ck_worker {
     ck_cpu_ctx *ctx;
     void *fault_addr;
     int fault_sig;
+    int on_fiber;    /* a fiber of B is running (for ASan, when jumping out of one) */
 } ck_worker;
 
 static _Thread_local ck_worker *ck_tw;
@@ -1461,13 +1462,22 @@ static unsigned long long ck_api_sync(void *sched, int op, unsigned mask, unsign
     return me->result;
 }
 
+/* Jump back to the launcher from wherever the kernel is, a fiber included. */
+static __attribute__((noreturn)) void ck_worker_jump(ck_worker *W)
+{
+#ifdef CK_ASAN
+    if (W->on_fiber) __sanitizer_start_switch_fiber(NULL, W->B.sched_lo, W->B.sched_size);
+#endif
+    siglongjmp(W->jb, 1);
+}
+
 static void ck_api_fail_worker(ck_worker *W, ck_status st, const char *what)
 {
     if (!W || !W->L) abort(); /* only kernels call this, and only inside a launch */
     const ck_cpu_ctx *c = W->ctx;
     ck_launch_error(W->L, st, "kernel %s: block (%u, %u, %u), thread (%u, %u, %u): %s", W->L->fn->name, c->bid.x,
                     c->bid.y, c->bid.z, c->tid.x, c->tid.y, c->tid.z, what);
-    siglongjmp(W->jb, 1);
+    ck_worker_jump(W);
 }
 
 static void ck_api_fail(const char *what, const char *file, int line)
@@ -1523,7 +1533,9 @@ static int ck_run_block_fibers(ck_worker *W, ck_launch *L)
             void *fake = NULL;
             __sanitizer_start_switch_fiber(&fake, x->stack, W->stack_size);
 #endif
+            W->on_fiber = 1;
             ck_fctx_swap(&B->sched, &x->ctx);
+            W->on_fiber = 0;
 #ifdef CK_ASAN
             __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
@@ -1607,6 +1619,10 @@ static void ck_launch_chunk(void *arg, int64_t b, int64_t e, int worker)
     W->fault_sig = 0;
     if (sigsetjmp(W->jb, L->bounds)) {
         /* From a trap, a failed assert or (bounds mode) a fault. */
+#ifdef CK_ASAN
+        if (W->on_fiber) __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
+        W->on_fiber = 0;
         W->in_kernel = 0;
         ck_worker_drop_fibers(W);
         if (W->fault_sig) ck_report_fault(L, W);
@@ -1660,7 +1676,7 @@ static void ck_bounds_handler(int sig, siginfo_t *si, void *uc)
     if (W && W->in_kernel && W->L && W->L->bounds) {
         W->fault_sig = sig;
         W->fault_addr = si->si_addr;
-        siglongjmp(W->jb, 1);
+        ck_worker_jump(W);
     }
     /* Not a kernel's: what was there before us. */
     struct sigaction *old = sig == SIGSEGV ? &ck_old_segv : sig == SIGBUS ? &ck_old_bus : &ck_old_fpe;
