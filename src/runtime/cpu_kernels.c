@@ -20,6 +20,7 @@
 #include "../codegen/cuda_codegen.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -89,6 +90,7 @@ struct ck_cpu_function {
     void (*block)(void **);
     int nparams;
     size_t *sizes;
+    size_t static_shared; /* bytes of the kernel's own __shared__ variables */
 };
 
 struct ck_cpu_module {
@@ -777,7 +779,44 @@ static void ck_c_escape(ck_sbuf *b, const char *s)
 
 void ck_cpu_module_free(ck_cpu_module *m);
 
-static ck_status ck_module_bind(ck_cpu_module *m, void *dl)
+/* __shared__ variables declared in a kernel's body are thread-local
+ * statics named _ZZ<len><kernel>E... in the library's symbol table; their
+ * sizes add up to the kernel's static shared memory (as the GPU counts it,
+ * less what __device__ functions it calls declare). */
+static void ck_elf_static_shared(ck_cpu_module *m, const unsigned char *so, size_t n)
+{
+    if (!so || n < sizeof(Elf64_Ehdr) || memcmp(so, ELFMAG, SELFMAG) || so[EI_CLASS] != ELFCLASS64) return;
+    Elf64_Ehdr eh;
+    memcpy(&eh, so, sizeof eh);
+    if (!eh.e_shoff || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > n ||
+        (n - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum)
+        return;
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh, st;
+        memcpy(&sh, so + eh.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum || sh.sh_offset > n || sh.sh_size > n - sh.sh_offset)
+            continue;
+        memcpy(&st, so + eh.e_shoff + sh.sh_link * sizeof st, sizeof st);
+        if (st.sh_offset > n || st.sh_size > n - st.sh_offset || !st.sh_size) continue;
+        const char *strs = (const char *)so + st.sh_offset;
+        for (size_t k = 0; k + sizeof(Elf64_Sym) <= sh.sh_size; k += sizeof(Elf64_Sym)) {
+            Elf64_Sym sym;
+            memcpy(&sym, so + sh.sh_offset + k, sizeof sym);
+            if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_name >= st.sh_size) continue;
+            const char *name = strs + sym.st_name;
+            size_t room = st.sh_size - sym.st_name;
+            if (strnlen(name, room) == room || strncmp(name, "_ZZ", 3)) continue;
+            char *end;
+            long len = strtol(name + 3, &end, 10);
+            if (len <= 0 || (size_t)len > strlen(end) || end[len] != 'E') continue;
+            for (int f = 0; f < m->nfuncs; f++)
+                if (strlen(m->funcs[f].name) == (size_t)len && !strncmp(m->funcs[f].name, end, (size_t)len))
+                    m->funcs[f].static_shared += sym.st_size;
+        }
+    }
+}
+
+static ck_status ck_module_bind(ck_cpu_module *m, void *dl, const void *so, size_t so_size)
 {
     m->dl = dl;
     const int *abi = dlsym(dl, "ck__abi_version");
@@ -808,6 +847,7 @@ static ck_status ck_module_bind(ck_cpu_module *m, void *dl)
         m->funcs[i].nparams = kd[i].params(m->funcs[i].sizes, np);
     }
     m->nfuncs = n;
+    ck_elf_static_shared(m, so, so_size);
     return CK_OK;
 }
 
@@ -919,13 +959,14 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     char err[512] = "";
     if (path && ck_cache_load(path, 1, &data, &size)) {
         void *dl = ck_dlopen_bytes(data, size, &m->memfd, err, sizeof err);
-        free(data);
         if (dl) {
             m->from_disk = 1;
-            s = ck_module_bind(m, dl);
+            s = ck_module_bind(m, dl, data, size);
+            free(data);
             free(all);
             goto loaded;
         }
+        free(data);
         unlink(path); /* unloadable: rebuild it below */
     }
     if (ck_debug_kernels()) {
@@ -945,7 +986,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
         s = ck_error_set(CK_ERR_RUNTIME, "cannot load the compiled CPU kernel library: %s", err);
         goto done;
     }
-    s = ck_module_bind(m, dl);
+    s = ck_module_bind(m, dl, so, so_size);
 loaded:
     m->load_ms = ck_cpu_now_ms() - t0;
     if (s == CK_OK && ck_debug_kernels())
@@ -1021,11 +1062,7 @@ int ck_cpu_function_params(const ck_cpu_function *f, size_t *sizes, int max)
     return f->nparams;
 }
 
-size_t ck_cpu_function_static_shared(const ck_cpu_function *f)
-{
-    (void)f;
-    return 0;
-}
+size_t ck_cpu_function_static_shared(const ck_cpu_function *f) { return f ? f->static_shared : 0; }
 
 ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **ptr, size_t *nbytes)
 {

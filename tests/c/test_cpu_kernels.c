@@ -117,6 +117,9 @@ static void test_block_reduce(void)
     for (int i = 0; i < N; i++) x[i] = (float)(i % 7) - 2.0f;
     ck_cpu_module *m = load(k_reduce, NULL, 0);
     CHECK(ck_cpu_module_uses_fibers(m), "__syncthreads needs fibers");
+    CHECK(ck_cpu_function_static_shared(get(m, "block_sum")) == 256 * sizeof(float), "static shared: %zu",
+          ck_cpu_function_static_shared(get(m, "block_sum")));
+    CHECK(ck_cpu_function_static_shared(get(m, "count_pos")) == 0, "no static shared");
     int n = N;
     float *o = out;
     void *args[] = {&x, &o, &n};
