@@ -620,8 +620,91 @@ static ck_status ck_cpu_compile_error(const char *source, const char *cxx, int s
 }
 
 /* Compile tu in a private temporary folder; the .so's bytes on success. */
+/* ------------------------------------------------ precompiled header
+ * Parsing the C++ standard headers the compat header needs is about half
+ * of a small kernel's compile.  With GCC, a precompiled cuda_compat.hpp
+ * kept in the cache folder (one per compiler, header and flag set) cuts
+ * that out; GCC checks it fits and silently parses the text when it does
+ * not (another -std, -ffast-math).  It is built in the background after
+ * the first compile that finds none, so no load ever waits for it. */
+
+static char *ck_pch_dir(const char *cache, const char *const *flags, int nflags)
+{
+    if (!cache || !ck_cxx_.is_gcc) return NULL;
+    const char *e = getenv("CUDAKIT_CPU_PCH");
+    if (e && !strcmp(e, "0")) return NULL;
+    ck_hasher h;
+    uint64_t key[2];
+    ck_hasher_init(&h, 0x636b2d7063683031ull); /* "ck-pch01" */
+    ck_hasher_field(&h, ck_cxx_.id, strlen(ck_cxx_.id));
+    ck_hasher_field(&h, ck_src_cuda_compat, ck_src_cuda_compat_len);
+    for (int i = 0; i < nflags; i++) ck_hasher_field(&h, flags[i], strlen(flags[i]));
+    ck_hasher_final(&h, key);
+    char *d = NULL;
+    if (asprintf(&d, "%s/cpu-pch-%016llx", cache, (unsigned long long)key[0]) < 0) return NULL;
+    return d;
+}
+
+static int ck_pch_ready(const char *pchdir)
+{
+    char *p = NULL;
+    struct stat st;
+    int ok = pchdir && asprintf(&p, "%s/cuda_compat.hpp.gch", pchdir) >= 0 && stat(p, &st) == 0 && st.st_size > 0;
+    free(p);
+    return ok;
+}
+
+/* Start `cxx flags -x c++-header` on the header in pchdir and return at
+ * once: a shell puts the compile in the background and exits, so nothing
+ * is left for us to wait for.  The result is renamed into place whole. */
+static void ck_pch_build_async(const char *pchdir, const char *const *flags, int nflags)
+{
+    char *hdr = NULL, *tmp = NULL;
+    struct stat st;
+    if (ck_mkdir_p(pchdir) != 0 || asprintf(&hdr, "%s/cuda_compat.hpp", pchdir) < 0) return;
+    /* A header younger than two minutes: another process is building. */
+    if (stat(hdr, &st) == 0 && time(NULL) - st.st_mtime < 120) goto done;
+    if (asprintf(&tmp, "cuda_compat.hpp.tmp.%d", (int)getpid()) < 0) goto done;
+    if (ck_write_file(pchdir, tmp, ck_src_cuda_compat, ck_src_cuda_compat_len) != 0) goto done;
+    char *tmpp = NULL;
+    if (asprintf(&tmpp, "%s/%s", pchdir, tmp) < 0) goto done;
+    int moved = rename(tmpp, hdr) == 0;
+    if (!moved) unlink(tmpp);
+    free(tmpp);
+    if (!moved) goto done;
+    static const char script[] =
+        "d=$1; shift; ( \"$@\" -x c++-header \"$d/cuda_compat.hpp\" -o \"$d/gch.tmp.$$\" && "
+        "mv -f \"$d/gch.tmp.$$\" \"$d/cuda_compat.hpp.gch\"; rm -f \"$d/gch.tmp.$$\" ) </dev/null >/dev/null 2>&1 &";
+    const char **argv = calloc((size_t)(ck_cxx_.argc + nflags + 6), sizeof *argv);
+    if (!argv) goto done;
+    int k = 0;
+    argv[k++] = "/bin/sh";
+    argv[k++] = "-c";
+    argv[k++] = script;
+    argv[k++] = "sh";
+    argv[k++] = pchdir;
+    for (int i = 0; i < ck_cxx_.argc; i++) argv[k++] = ck_cxx_.argv[i];
+    for (int i = 0; i < nflags; i++) argv[k++] = flags[i];
+    argv[k] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    if (posix_spawn(&pid, "/bin/sh", &fa, NULL, (char *const *)argv, environ) == 0) {
+        int stw;
+        while (waitpid(pid, &stw, 0) < 0 && errno == EINTR) {}
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    free(argv);
+done:
+    free(hdr);
+    free(tmp);
+}
+
 static ck_status ck_cpu_compile(const char *tu, const char *source, const char *const *flags, int nflags,
-                                char **so, size_t *so_size)
+                                const char *pchdir, char **so, size_t *so_size)
 {
     const char *tmp = getenv("TMPDIR");
     char *dir = NULL;
@@ -636,18 +719,20 @@ static ck_status ck_cpu_compile(const char *tu, const char *source, const char *
     static const char stub[] = "#include \"cuda_compat.hpp\"\n";
     static const char *const stubs[] = {"cuda_runtime.h", "cuda.h", "cuda_fp16.h", "cuda_runtime_api.h",
                                         "device_launch_parameters.h", "math_constants.h"};
-    int bad = ck_write_file(dir, "cuda_compat.hpp", ck_src_cuda_compat, ck_src_cuda_compat_len) ||
+    /* With a precompiled header, the header must be found next to it. */
+    int bad = (!pchdir && ck_write_file(dir, "cuda_compat.hpp", ck_src_cuda_compat, ck_src_cuda_compat_len)) ||
               ck_write_file(dir, "module.cpp", tu, strlen(tu));
     for (size_t i = 0; i < sizeof stubs / sizeof *stubs; i++) bad |= ck_write_file(dir, stubs[i], stub, strlen(stub));
     ck_status s = CK_OK;
-    char *cpp = NULL, *out = NULL, *logp = NULL, *inc = NULL;
+    char *cpp = NULL, *out = NULL, *logp = NULL, *inc = NULL, *pinc = NULL;
     const char **argv = NULL;
     if (bad) {
         s = ck_error_set(CK_ERR_RUNTIME, "cannot write the CPU kernel's source to %s: %s", dir, strerror(errno));
         goto done;
     }
     if (asprintf(&cpp, "%s/module.cpp", dir) < 0 || asprintf(&out, "%s/module.so", dir) < 0 ||
-        asprintf(&logp, "%s/compile.log", dir) < 0 || asprintf(&inc, "-I%s", dir) < 0) {
+        asprintf(&logp, "%s/compile.log", dir) < 0 || asprintf(&inc, "-I%s", dir) < 0 ||
+        (pchdir && asprintf(&pinc, "-I%s", pchdir) < 0)) {
         s = ck_error_set(CK_ERR_MEMORY, "out of memory");
         goto done;
     }
@@ -659,6 +744,7 @@ static ck_status ck_cpu_compile(const char *tu, const char *source, const char *
     int k = 0;
     for (int i = 0; i < ck_cxx_.argc; i++) argv[k++] = ck_cxx_.argv[i];
     argv[k++] = inc;
+    if (pinc) argv[k++] = pinc;
     for (int i = 0; i < nflags; i++) argv[k++] = flags[i];
     argv[k++] = "-o";
     argv[k++] = out;
@@ -704,6 +790,7 @@ done:
     free(out);
     free(logp);
     free(inc);
+    free(pinc);
     ck_rm_tree(dir);
     free(dir);
     return s;
@@ -969,15 +1056,21 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
         free(data);
         unlink(path); /* unloadable: rebuild it below */
     }
+    /* Our flags only: a user's -D that the header does not use leaves the
+     * precompiled header usable. */
+    char *pchdir = ck_pch_dir(dir, all, nflags - nmapped);
+    int have_pch = ck_pch_ready(pchdir);
     if (ck_debug_kernels()) {
         flockfile(stderr);
         fprintf(stderr, "[cudakit] CPU kernel module: compiling with");
         for (int i = 0; i < ck_cxx_.argc; i++) fprintf(stderr, " %s", ck_cxx_.argv[i]);
         for (int i = 0; i < nflags; i++) fprintf(stderr, " %s", all[i]);
-        fputc('\n', stderr);
+        fprintf(stderr, "%s%s\n", have_pch ? ", precompiled header in " : "", have_pch ? pchdir : "");
         funlockfile(stderr);
     }
-    s = ck_cpu_compile(tu.s, source, all, nflags, &so, &so_size);
+    s = ck_cpu_compile(tu.s, source, all, nflags, have_pch ? pchdir : NULL, &so, &so_size);
+    if (s == CK_OK && pchdir && !have_pch) ck_pch_build_async(pchdir, all, nflags - nmapped);
+    free(pchdir);
     free(all);
     if (s != CK_OK) goto done;
     if (path) ck_cache_store(dir, path, so, so_size);
