@@ -181,6 +181,17 @@ static inline void __trap(void) { ck__api.fail("__trap()", "", 0); }
 static inline void __brkpt(void) { ck__api.fail("__brkpt()", "", 0); }
 #undef assert
 #define assert(e) ((e) ? (void)0 : ck__api.fail("assert(" #e ")", __FILE__, __LINE__))
+/* For a kernel that includes <assert.h> again (which brings back glibc's
+ * assert): its failure path, bound inside this library (hidden). */
+extern "C" __attribute__((visibility("hidden"))) void __assert_fail(const char *e, const char *file, unsigned line,
+                                                                    const char *fn) noexcept
+{
+    (void)fn;
+    static thread_local char what[512];
+    std::snprintf(what, sizeof what, "assert(%s)", e);
+    ck__api.fail(what, file, (int)line);
+    __builtin_trap();
+}
 static inline void __nanosleep(unsigned) {}
 static inline long long clock64(void)
 {

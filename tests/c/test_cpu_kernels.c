@@ -374,7 +374,9 @@ static const char *k_oob =
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (i < n) x[i] += 1.0f;\n"
     "}\n"
-    "extern \"C\" __global__ void trap(int *x) { assert(x[threadIdx.x] == 0); }\n";
+    "extern \"C\" __global__ void trap(int *x) { assert(x[threadIdx.x] == 0); }\n"
+    "#include <assert.h>\n"
+    "extern \"C\" __global__ void trap2(int *x) { assert(x[threadIdx.x] < 5); }\n";
 
 static void test_bounds(void)
 {
@@ -435,6 +437,11 @@ static void test_bounds(void)
     CHECK(s == CK_ERR_RUNTIME && strstr(msg, "thread (2, 0, 0)") && strstr(msg, "assert(x[threadIdx.x] == 0)") &&
               strstr(msg, "kernel.cu:19"),
           "assert: %d %s", (int)s, msg);
+    s = ck_cpu_launch(get(m, "trap2"), g4, b4, 0, args4, NULL);
+    msg = ck_error_message();
+    CHECK(s == CK_ERR_RUNTIME && strstr(msg, "thread (2, 0, 0)") && strstr(msg, "assert(x[threadIdx.x] < 5)") &&
+              strstr(msg, "kernel.cu:21"),
+          "glibc's assert: %d %s", (int)s, msg);
     ck_cpu_set_bounds_mode(0);
     ck_cpu_module_free(m);
 }
