@@ -1747,7 +1747,7 @@ static void ck_launch_chunk(void *arg, int64_t b, int64_t e, int worker)
     W->ctx = c;
     W->L = L;
     W->fault_sig = 0;
-    if (sigsetjmp(W->jb, L->bounds)) {
+    if (sigsetjmp(W->jb, 0)) {
         /* From a trap, a failed assert or (bounds mode) a fault. */
 #ifdef CK_ASAN
         if (W->on_fiber) __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
@@ -1784,8 +1784,8 @@ struct ck_guard {
 
 static int ck_bounds_env = -1;
 static atomic_int ck_bounds_on = -1;
-static pthread_mutex_t ck_bounds_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction ck_old_segv, ck_old_bus, ck_old_fpe;
+static pthread_once_t ck_sig_once = PTHREAD_ONCE_INIT;
 
 int ck_cpu_bounds_mode(void)
 {
@@ -1803,7 +1803,7 @@ void ck_cpu_set_bounds_mode(int on) { atomic_store(&ck_bounds_on, on ? 1 : 0); }
 static void ck_bounds_handler(int sig, siginfo_t *si, void *uc)
 {
     ck_worker *W = ck_tw;
-    if (W && W->in_kernel && W->L && W->L->bounds) {
+    if (W && W->in_kernel && W->L) {
         W->fault_sig = sig;
         W->fault_addr = si->si_addr;
         ck_worker_jump(W);
@@ -1817,6 +1817,24 @@ static void ck_bounds_handler(int sig, siginfo_t *si, void *uc)
     } else if (old->sa_handler != SIG_IGN) {
         old->sa_handler(sig);
     }
+}
+
+/* Faults inside a kernel end its launch with an error instead of the
+ * process; any other fault goes to the handler that was there before.
+ * Installed once, at the first launch, and left in place: installing it
+ * around each launch would cost system calls and serialise launches.
+ * SA_NODEFER, so jumping out of the handler leaves the signal unblocked
+ * without saving the mask in every sigsetjmp. */
+static void ck_sig_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ck_bounds_handler;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &ck_old_segv);
+    sigaction(SIGBUS, &sa, &ck_old_bus);
+    sigaction(SIGFPE, &sa, &ck_old_fpe);
 }
 
 static const char *ck_param_name(const ck_launch *L, int p, char *buf, size_t n)
@@ -1836,7 +1854,7 @@ static void ck_report_fault(ck_launch *L, ck_worker *W)
              c->tid.y, c->tid.z);
     char *a = W->fault_addr;
     if (W->fault_sig == SIGFPE) {
-        ck_launch_error(L, CK_ERR_RUNTIME, "kernel %s: arithmetic fault (integer division by zero?) in %s",
+        ck_launch_error(L, CK_ERR_DEVICE, "kernel %s: arithmetic fault (integer division by zero?) in %s",
                         L->fn->name, where);
         return;
     }
@@ -1857,8 +1875,11 @@ static void ck_report_fault(ck_launch *L, ck_worker *W)
                         G->itemsize ? elem : off, G->itemsize ? ")" : " bytes)");
         return;
     }
-    ck_launch_error(L, CK_ERR_INDEX, "kernel %s: invalid memory access at address %p in %s (%s)", L->fn->name,
-                    (void *)a, where, W->fault_sig == SIGBUS ? "bus error" : "not inside any array argument");
+    ck_launch_error(L, CK_ERR_DEVICE, "kernel %s: illegal memory access at address %p in %s (%s)", L->fn->name,
+                    (void *)a, where,
+                    W->fault_sig == SIGBUS ? "bus error"
+                    : L->bounds            ? "not inside any array argument"
+                                           : "CUDAKIT_BOUNDS=1 checks the array arguments' bounds");
 }
 
 static void ck_guards_free(ck_launch *L)
@@ -2021,6 +2042,8 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
     /* Small launches stay on the calling thread: waking the pool costs more. */
     int64_t grain = (1024 + L.nthreads - 1) / L.nthreads;
 
+    const char *catch_env = getenv("CUDAKIT_CPU_CATCH");
+    if (!catch_env || strcmp(catch_env, "0")) pthread_once(&ck_sig_once, ck_sig_install);
     if (!L.bounds) {
         ck_parallel_for(nblocks, grain, ck_launch_chunk, &L);
     } else {
@@ -2033,20 +2056,7 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
         if (s == CK_OK) {
             void **orig = L.args;
             L.args = newargs;
-            pthread_mutex_lock(&ck_bounds_mu);
-            struct sigaction sa;
-            memset(&sa, 0, sizeof sa);
-            sa.sa_sigaction = ck_bounds_handler;
-            sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-            sigemptyset(&sa.sa_mask);
-            sigaction(SIGSEGV, &sa, &ck_old_segv);
-            sigaction(SIGBUS, &sa, &ck_old_bus);
-            sigaction(SIGFPE, &sa, &ck_old_fpe);
             ck_parallel_for(nblocks, grain, ck_launch_chunk, &L);
-            sigaction(SIGSEGV, &ck_old_segv, NULL);
-            sigaction(SIGBUS, &ck_old_bus, NULL);
-            sigaction(SIGFPE, &ck_old_fpe, NULL);
-            pthread_mutex_unlock(&ck_bounds_mu);
             L.args = orig;
             if (!atomic_load(&L.failed)) s = ck_guards_finish(&L);
         }

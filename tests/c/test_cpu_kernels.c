@@ -374,6 +374,7 @@ static const char *k_oob =
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (i < n) x[i] += 1.0f;\n"
     "}\n"
+    "extern \"C\" __global__ void wild(int *x) { x[threadIdx.x + 1000000000ll] = 1; }\n"
     "extern \"C\" __global__ void trap(int *x) { assert(x[threadIdx.x] == 0); }\n"
     "#include <assert.h>\n"
     "extern \"C\" __global__ void trap2(int *x) { assert(x[threadIdx.x] < 5); }\n";
@@ -435,14 +436,20 @@ static void test_bounds(void)
     s = ck_cpu_launch(get(m, "trap"), g4, b4, 0, args4, NULL);
     msg = ck_error_message();
     CHECK(s == CK_ERR_RUNTIME && strstr(msg, "thread (2, 0, 0)") && strstr(msg, "assert(x[threadIdx.x] == 0)") &&
-              strstr(msg, "kernel.cu:19"),
+              strstr(msg, "kernel.cu:20"),
           "assert: %d %s", (int)s, msg);
     s = ck_cpu_launch(get(m, "trap2"), g4, b4, 0, args4, NULL);
     msg = ck_error_message();
     CHECK(s == CK_ERR_RUNTIME && strstr(msg, "thread (2, 0, 0)") && strstr(msg, "assert(x[threadIdx.x] < 5)") &&
-              strstr(msg, "kernel.cu:21"),
+              strstr(msg, "kernel.cu:22"),
           "glibc's assert: %d %s", (int)s, msg);
     ck_cpu_set_bounds_mode(0);
+    /* Outside bounds mode a wild access is still an error, not a crash. */
+    unsigned b1[3] = {1, 1, 1};
+    s = ck_cpu_launch(get(m, "wild"), g4, b1, 0, args4, NULL);
+    msg = ck_error_message();
+    CHECK(s == CK_ERR_DEVICE && strstr(msg, "kernel wild: illegal memory access") && strstr(msg, "thread (0, 0, 0)"),
+          "wild access: %d %s", (int)s, msg);
     ck_cpu_module_free(m);
 }
 
