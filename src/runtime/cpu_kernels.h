@@ -17,6 +17,25 @@
  *
  * This header is the contract between the Python-facing kernel API
  * (src/python/kernels.c) and the CPU target (src/runtime/cpu_kernels.c).
+ *
+ * A module whose source names no barrier or warp function runs each block
+ * as a plain loop over its threads (the kernel inlined into it); otherwise
+ * a block's threads are fibers (64 KiB stacks) switched at barriers.  The
+ * compiled library lives in kcache's disk cache (*.cpu.so), keyed on the
+ * source, options, name expressions, compiler and compat header.
+ *
+ * Environment:
+ *   CXX                   the compiler (default g++, then clang++, c++)
+ *   CUDAKIT_CACHE_DIR     as for kcache.h
+ *   CUDAKIT_BOUNDS=1      bounds checking (see ck_cpu_launch)
+ *   CUDAKIT_CPU_FIBERS=1  fibers even for kernels without barriers
+ *   CUDAKIT_CPU_STACK_KB  fiber stack size (16 .. 65536)
+ *   CUDAKIT_DEBUG=kernels each compile's command line and time
+ *
+ * Not supported on the CPU: cooperative groups, __half arithmetic beyond
+ * conversions and the basic operators (and no __half at all where the
+ * compiler lacks _Float16, e.g. clang 14), textures and surfaces, inline
+ * PTX, warp functions on values larger than 8 bytes.
  */
 #ifndef CK_RUNTIME_CPU_KERNELS_H
 #define CK_RUNTIME_CPU_KERNELS_H
@@ -33,6 +52,7 @@ typedef struct ck_cpu_arg_info {
     void *base;          /* the array's allocation start (the value passed may point inside) */
     size_t nbytes;       /* bytes valid from base */
     const char *name;    /* parameter name when known (may be NULL) */
+    size_t itemsize;     /* element size in bytes, for the index in messages (0: unknown) */
 } ck_cpu_arg_info;
 
 /* Limits of the CPU target, mirroring a GPU's. */
@@ -48,6 +68,13 @@ typedef struct ck_cpu_arg_info {
 ck_status ck_cpu_module_load(const char *source, const char *const *options, int noptions,
                              const char *const *name_exprs, int nexprs, ck_cpu_module **out);
 void ck_cpu_module_free(ck_cpu_module *m);
+/* How the module was made: 1 when read from the disk cache; the wall time
+ * of ck_cpu_module_load; 1 when its blocks run as fibers (the source has
+ * barriers or warp functions; CUDAKIT_CPU_FIBERS=1 forces it), 0 when each
+ * block is a plain loop over its threads. */
+int ck_cpu_module_from_disk(const ck_cpu_module *m);
+double ck_cpu_module_load_ms(const ck_cpu_module *m);
+int ck_cpu_module_uses_fibers(const ck_cpu_module *m);
 
 /* A __global__ function by its extern "C" name or one of the module's
  * name_exprs.  CK_ERR_VALUE (naming it) when there is no such kernel. */
@@ -65,9 +92,18 @@ ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **pt
  * value of parameter i).  info (NULL, or one entry per parameter) feeds the
  * bounds-checking mode.  Returns when every block is done.  CK_ERR_VALUE
  * for a bad configuration (zero grid, more than
- * CK_CPU_MAX_THREADS_PER_BLOCK threads); in bounds mode an access outside
- * an array argument gives CK_ERR_INDEX naming the kernel, block, thread,
- * argument and index. */
+ * CK_CPU_MAX_THREADS_PER_BLOCK threads, more than 227 KiB of dynamic
+ * shared memory); in bounds mode an access outside an array argument
+ * gives CK_ERR_INDEX naming the kernel, block, thread, argument and index.
+ * Bounds mode runs the kernel on copies of the array arguments that end
+ * at a PROT_NONE page (another page before their start); results are
+ * copied back after a clean run.  An access just before an array's start
+ * (in the slack of its first page) is only seen as a write, after the run.
+ * A trap or failed assert() in a kernel gives CK_ERR_RUNTIME naming the
+ * kernel, block and thread; threads of a block that wait at different
+ * barriers forever, CK_ERR_RUNTIME too.  Outside bounds mode a wild
+ * access in a kernel crashes the process, as on the GPU it would kill
+ * the context. */
 ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsigned block[3], size_t dyn_shared,
                         void **args, const ck_cpu_arg_info *info);
 

@@ -1,6 +1,7 @@
 /* The kernel compiler and its disk cache (see kcache.h). */
 #define _GNU_SOURCE /* dladdr, flockfile */
 #include "kcache.h"
+#include "kcache_disk.h"
 #include "../platform/cuda_api.h"
 
 #include <dlfcn.h>
@@ -42,12 +43,6 @@
  * into each other per 16-byte block.  Not cryptographic, which is fine:
  * the cache is private to the user (0700), so only accidental collisions
  * matter, and 128 bits make those negligible. */
-typedef struct ck_hasher {
-    uint64_t h1, h2, len;
-    unsigned char buf[16];
-    size_t nbuf;
-} ck_hasher;
-
 #define CK_H_C1 0x87c37b91114253d5ull
 #define CK_H_C2 0x4cf5ad432745937full
 
@@ -80,7 +75,7 @@ static inline void ck_store_le64(unsigned char *p, uint64_t v)
 static inline uint64_t ck_mix_k1(uint64_t k) { return ck_rotl64(k * CK_H_C1, 31) * CK_H_C2; }
 static inline uint64_t ck_mix_k2(uint64_t k) { return ck_rotl64(k * CK_H_C2, 33) * CK_H_C1; }
 
-static void ck_hasher_init(ck_hasher *h, uint64_t seed)
+void ck_hasher_init(ck_hasher *h, uint64_t seed)
 {
     /* Distinct lane seeds, so the lanes are not the same function twice. */
     h->h1 = seed;
@@ -99,7 +94,7 @@ static void ck_hasher_block(ck_hasher *h, const unsigned char *p)
     h->h2 = h->h2 * 5 + 0x38495ab5;
 }
 
-static void ck_hasher_update(ck_hasher *h, const void *data, size_t n)
+void ck_hasher_update(ck_hasher *h, const void *data, size_t n)
 {
     const unsigned char *p = data;
     h->len += n;
@@ -120,7 +115,7 @@ static void ck_hasher_update(ck_hasher *h, const void *data, size_t n)
 
 /* A length-prefixed field: without the prefix ("ab","c") and ("a","bc")
  * would hash alike. */
-static void ck_hasher_field(ck_hasher *h, const void *data, size_t n)
+void ck_hasher_field(ck_hasher *h, const void *data, size_t n)
 {
     unsigned char len[8];
     ck_store_le64(len, n);
@@ -128,14 +123,14 @@ static void ck_hasher_field(ck_hasher *h, const void *data, size_t n)
     ck_hasher_update(h, data, n);
 }
 
-static void ck_hasher_u64(ck_hasher *h, uint64_t v)
+void ck_hasher_u64(ck_hasher *h, uint64_t v)
 {
     unsigned char b[8];
     ck_store_le64(b, v);
     ck_hasher_update(h, b, 8);
 }
 
-static void ck_hasher_final(ck_hasher *h, uint64_t out[2])
+void ck_hasher_final(ck_hasher *h, uint64_t out[2])
 {
     uint64_t h1 = h->h1, h2 = h->h2;
     if (h->nbuf) {
@@ -232,7 +227,7 @@ static long ck_count_lines(const char *src)
 
 /* mkdir -p, making what is missing 0700: kernels reveal what a user runs,
  * and a cache others can write is a way to feed code to their GPU jobs. */
-static int ck_mkdir_p(const char *path)
+int ck_mkdir_p(const char *path)
 {
     size_t n = strlen(path);
     char *tmp = malloc(n + 1);
@@ -259,7 +254,7 @@ static int ck_mkdir_p(const char *path)
 
 /* The cache folder (malloc'd), or NULL when the cache is off or there is
  * nowhere to put it. */
-static char *ck_cache_dir(void)
+char *ck_cache_dir(void)
 {
     const char *env = getenv("CUDAKIT_CACHE_DIR");
     char *dir = NULL;
@@ -315,7 +310,7 @@ static int ck_write_full(int fd, const void *buf, size_t n)
  * entry is a miss that is also removed, so the rebuild can take its place;
  * we unlink only if the name still points at the file we read, since
  * another process may have renamed a good entry over it meanwhile. */
-static int ck_cache_load(const char *path, int is_cubin, void **data, size_t *size)
+int ck_cache_load(const char *path, int is_cubin, void **data, size_t *size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -360,7 +355,7 @@ done:
  * processes storing the same key just replace one good file with another.
  * No fsync: a file cut short by a crash fails its checksum and is rebuilt.
  * Failures are silent, since the cache is only an optimisation. */
-static void ck_cache_store(const char *dir, const char *path, const void *data, size_t size)
+void ck_cache_store(const char *dir, const char *path, const void *data, size_t size)
 {
     if (ck_mkdir_p(dir) != 0) return;
     char *tmp = NULL;
