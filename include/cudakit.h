@@ -89,6 +89,9 @@ const ck_dtype_info *ck_dtype_get_info(ck_dtype t);
 ck_dtype ck_dtype_from_name(const char *name);   /* CK_DTYPE_INVALID if unknown */
 /* NumPy 2 promotion of two strongly typed dtypes. */
 ck_dtype ck_dtype_promote(ck_dtype a, ck_dtype b);
+/* NumPy's result_type of several dtypes at once (not a pairwise fold:
+ * int8, uint8, float16 gives float16). */
+ck_dtype ck_dtype_promote_many(int n, const ck_dtype *types);
 /* casting == "safe": every value of a is a value of b. */
 int ck_dtype_can_cast_safe(ck_dtype from, ck_dtype to);
 int ck_dtype_can_cast_same_kind(ck_dtype from, ck_dtype to);

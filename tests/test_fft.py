@@ -156,10 +156,11 @@ def test_out(device):
     out = ck.empty(8, dtype=ck.complex128, device=device)
     assert ck.fft.fft(a, out=out) is out
     close(out, np.fft.fft(x))
-    out2 = ck.empty(8, dtype=ck.complex128, device=device)
-    with emulated(ck.fft):
-        assert ck.fft.fft(a, out=out2) is out2
-    close(out2, np.fft.fft(x))
+    if device == "cpu":   # the device path's glue, with NumPy standing in for cuFFT
+        out2 = ck.empty(8, dtype=ck.complex128, device=device)
+        with emulated(ck.fft):
+            assert ck.fft.fft(a, out=out2) is out2
+        close(out2, np.fft.fft(x))
 
 
 def test_array_like_input():

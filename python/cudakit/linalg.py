@@ -293,6 +293,11 @@ def _device_eigh(a, UPLO, vectors):
     return EighResult(w, v)
 
 
+@_functools.lru_cache(maxsize=None)
+def _eig_always_complex():
+    return _la.eigvals(_np.eye(1)).dtype.kind == "c"
+
+
 def _device_eig(a, vectors):
     a = _stack(a)
     if a.size == 0:
@@ -304,10 +309,14 @@ def _device_eig(a, vectors):
     v = _mT(vr) if vectors else None        # v[..., i, j]: component i of vector j
     if dt.startswith("complex"):
         return EigResult(w, v) if vectors else w
-    # NumPy's result dtype for real input depends on the values: real when
-    # every eigenvalue is (one host sync)
+    # NumPy's result dtype for real input: before 2.5 it depends on the
+    # values (real when every eigenvalue is: one host sync), from 2.5 it is
+    # always complex; follow the NumPy installed beside us
     im = w.imag
     if not bool(_core.any(_core.not_equal(im, 0))):
+        if _eig_always_complex():
+            cdt = "complex64" if dt == "float32" else "complex128"
+            return EigResult(w, v.astype(cdt)) if vectors else w
         w = w.real.astype(dt)
         return EigResult(w, v) if vectors else w
     if not vectors:

@@ -139,10 +139,14 @@ typedef ck_complex<double> ck_c128;
         return ck_complex<T>(log1p(z.re * (2 + z.re) + z.im * z.im) / 2, atan2(z.im, 1 + z.re)); \
     }                                                                                      \
     __device__ inline ck_complex<T> asinh(ck_complex<T> z)                                 \
-    {   /* log1p(z + z^2 / (1 + sqrt(1 + z^2))), odd, so no cancellation for re < 0 */      \
-        if (z.re < 0) return -asinh(-z);                                                   \
-        ck_complex<T> z2 = z * z;                                                          \
-        return log1p(z + z2 / (ck_complex<T>(1) + sqrt(ck_complex<T>(1) + z2)));           \
+    {   /* log1p(w + w^2 / (1 + sqrt(1 + w^2))) on w = |re| + i|im|, where no cut   */     \
+        /* runs, then the signs back (asinh is odd and commutes with conj): so the */     \
+        /* signed zeros on the cuts pick the side C99 and NumPy pick */                    \
+        ck_complex<T> w(fabs(z.re), fabs(z.im));                                          \
+        ck_complex<T> w2(w.re * w.re - w.im * w.im, 2 * w.re * w.im);                      \
+        ck_complex<T> r = sqrt(ck_complex<T>(1 + w2.re, w2.im));                           \
+        r = log1p(w + w2 / ck_complex<T>(1 + r.re, r.im));                                 \
+        return ck_complex<T>(copysign(r.re, z.re), copysign(r.im, z.im));                  \
     }                                                                                      \
     __device__ inline ck_complex<T> asin(ck_complex<T> z)                                  \
     {                                                                                      \
@@ -156,7 +160,10 @@ typedef ck_complex<double> ck_c128;
     }                                                                                      \
     __device__ inline ck_complex<T> acosh(ck_complex<T> z)                                 \
     {                                                                                      \
-        return log(z + sqrt(z + ck_complex<T>(1)) * sqrt(z - ck_complex<T>(1)));           \
+        /* z +- 1 by the real part alone: the sign of a zero imaginary part */            \
+        /* decides the side of the cut */                                                 \
+        ck_complex<T> p = sqrt(ck_complex<T>(z.re + 1, z.im)) * sqrt(ck_complex<T>(z.re - 1, z.im)); \
+        return log(ck_complex<T>(z.re + p.re, z.im + p.im));                               \
     }                                                                                      \
     __device__ inline ck_complex<T> atanh(ck_complex<T> z)                                 \
     {                                                                                      \

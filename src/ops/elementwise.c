@@ -5,6 +5,7 @@
  */
 #include "ops_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The category of a dtype for NEP 50's weak scalars: bool < int < float < complex. */
@@ -77,6 +78,21 @@ static ck_dtype promote_sequence(int n, ck_dtype *d)
         result = result == CK_DTYPE_INVALID ? p : common_dtype(result, p);
     }
     return result;
+}
+
+ck_dtype ck_dtype_promote_many(int n, const ck_dtype *types)
+{
+    ck_dtype small[64], *buf = n <= 64 ? small : malloc((size_t)n * sizeof *buf);
+    if (n <= 0) return CK_DTYPE_INVALID;
+    if (n <= 2 || !buf) {   /* (no memory for a long list: the pairwise fold) */
+        ck_dtype r = types[0];
+        for (int i = 1; i < n; i++) r = ck_dtype_promote(r, types[i]);
+        return r;
+    }
+    memcpy(buf, types, (size_t)n * sizeof *buf);
+    ck_dtype r = promote_sequence(n, buf);
+    if (buf != small) free(buf);
+    return r;
 }
 
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)

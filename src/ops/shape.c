@@ -189,13 +189,17 @@ ck_status ck_array_diagonal(ck_array *out, const ck_array *a, int64_t offset, in
 static ck_status check_inputs(int n, const ck_array *const *arrays, ck_dtype *dt, const char *what)
 {
     if (n <= 0) return ck_error_set(CK_ERR_VALUE, "need at least one array to %s", what);
-    ck_dtype r = arrays[0]->dtype;
-    for (int i = 1; i < n; i++) {
-        if (!ck_device_equal(ck_array_device(arrays[i]), ck_array_device(arrays[0])))
+    ck_dtype small[64], *types = n <= 64 ? small : malloc((size_t)n * sizeof *types);
+    if (!types) return ck_error_set(CK_ERR_MEMORY, "out of memory");
+    for (int i = 0; i < n; i++) {
+        if (!ck_device_equal(ck_array_device(arrays[i]), ck_array_device(arrays[0]))) {
+            if (types != small) free(types);
             return ck_error_set(CK_ERR_VALUE, "all the input arrays must be on the same device");
-        r = ck_dtype_promote(r, arrays[i]->dtype);
+        }
+        types[i] = arrays[i]->dtype;
     }
-    if (*dt == CK_DTYPE_INVALID) *dt = r;
+    if (*dt == CK_DTYPE_INVALID) *dt = ck_dtype_promote_many(n, types);
+    if (types != small) free(types);
     return CK_OK;
 }
 
