@@ -305,4 +305,5 @@ const ck_backend_iface ck_backend_cpu = {
     /* .nonzero        = */ ck_cpu_nonzero,
     /* .sort           = */ ck_cpu_sort,
     /* .searchsorted   = */ ck_cpu_searchsorted,
+    /* .random         = */ NULL,
 };
