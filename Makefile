@@ -53,6 +53,7 @@ bench-gpu:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
+	set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 
 clean:
 	rm -rf build $(VENV)
