@@ -239,28 +239,35 @@ extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scan_apply(ck_
 
 /* The stable scatter of one pass.  Warp w of a tile owns its 512
  * consecutive elements, 32 at a time in order; __match_any_sync ranks the
- * lanes of one digit, a per-warp count carries the rank across steps, and
- * the warps' counts scanned in warp order give each element its place
- * after the tile's offset for its digit (the scanned counts). */
+ * lanes of one digit and a per-warp count carries the rank across steps.
+ * The warps' counts scanned in warp order, and the digits' totals scanned,
+ * give each element its place in the tile sorted by digit; the tile is
+ * reordered so in shared memory (keys, then element numbers) and written
+ * out in order, so that each digit's run goes out as consecutive stores at
+ * the tile's offset for that digit (the scanned counts). */
 extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scatter(ck_u32 n, const ck_kt *keys, const ck_u32 *pay,
                                                                        ck_kt *keys_out, ck_u32 *pay_out, int mode,
                                                                        long long len, int shift,
                                                                        const ck_u32 *offsets, ck_u32 nblocks)
 {
     __shared__ ck_u32 wh[CK_RX_THREADS / 32][256];
-    __shared__ ck_u32 bofs[256];
+    __shared__ ck_u32 bofs[256], lstart[256];
+    __shared__ ck_u64 sbuf[CK_RX_TILE];
+    __shared__ unsigned char sdig[CK_RX_TILE];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int w = 0; w < CK_RX_THREADS / 32; w++) wh[w][threadIdx.x] = 0;
     bofs[threadIdx.x] = offsets[(ck_u64)threadIdx.x * nblocks + blockIdx.x];
     __syncthreads();
-    ck_u64 base = (ck_u64)blockIdx.x * CK_RX_TILE + (ck_u64)warp * (32 * CK_RX_ITEMS) + lane;
+    const ck_u64 tile0 = (ck_u64)blockIdx.x * CK_RX_TILE;
+    const int count = (ck_u64)n - tile0 < CK_RX_TILE ? (int)((ck_u64)n - tile0) : CK_RX_TILE;
+    const int base = warp * (32 * CK_RX_ITEMS) + lane;
     ck_u32 rank[CK_RX_ITEMS], dig[CK_RX_ITEMS];
     const ck_u32 lt = (1u << lane) - 1u;
 #pragma unroll
     for (int k = 0; k < CK_RX_ITEMS; k++) {
-        ck_u64 i = base + (ck_u64)k * 32;
-        bool ok = i < n;
-        ck_u32 d = ok ? ck_digit(keys, pay, i, mode, len, shift) : 256u;
+        int li = base + k * 32;
+        bool ok = li < count;
+        ck_u32 d = ok ? ck_digit(keys, pay, tile0 + li, mode, len, shift) : 256u;
         ck_u32 peers = __match_any_sync(0xffffffffu, d);
         ck_u32 before = ok ? wh[warp][d] : 0u;
         __syncwarp();
@@ -270,20 +277,49 @@ extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scatter(ck_u32
         dig[k] = d;
     }
     __syncthreads();
-    {   /* the warps' counts -> exclusive prefix over warps, per digit */
+    {   /* per digit: the warps' counts -> exclusive prefix over warps; the
+         * digits' totals -> exclusive prefix over digits (lstart) */
         ck_u32 s = 0;
         for (int w = 0; w < CK_RX_THREADS / 32; w++) { ck_u32 t = wh[w][threadIdx.x]; wh[w][threadIdx.x] = s; s += t; }
+        lstart[threadIdx.x] = s;
+        __syncthreads();
+        for (int w = 1; w < 256; w <<= 1) {
+            ck_u32 add = (int)threadIdx.x >= w ? lstart[threadIdx.x - w] : 0u;
+            __syncthreads();
+            lstart[threadIdx.x] += add;
+            __syncthreads();
+        }
+        ck_u32 incl = lstart[threadIdx.x];
+        __syncthreads();
+        lstart[threadIdx.x] = incl - s;
     }
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < CK_RX_ITEMS; k++) {
-        ck_u64 i = base + (ck_u64)k * 32;
-        if (i < n) {
+        int li = base + k * 32;
+        if (li < count) {
             ck_u32 d = dig[k];
-            ck_u32 pos = bofs[d] + wh[warp][d] + rank[k];
-            pay_out[pos] = pay[i];
-            if (mode == 0) keys_out[pos] = keys[i];
+            rank[k] += lstart[d] + wh[warp][d];   /* the place in the tile */
+            sdig[rank[k]] = (unsigned char)d;
+            if (mode == 0) sbuf[rank[k]] = keys[tile0 + li];
         }
+    }
+    __syncthreads();
+    if (mode == 0)
+        for (int j = threadIdx.x; j < count; j += CK_RX_THREADS) {
+            ck_u32 d = sdig[j];
+            keys_out[bofs[d] + (ck_u32)j - lstart[d]] = (ck_kt)sbuf[j];
+        }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < CK_RX_ITEMS; k++) {
+        int li = base + k * 32;
+        if (li < count) ((ck_u32 *)sbuf)[rank[k]] = pay[tile0 + li];
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < count; j += CK_RX_THREADS) {
+        ck_u32 d = sdig[j];
+        pay_out[bofs[d] + (ck_u32)j - lstart[d]] = ((const ck_u32 *)sbuf)[j];
     }
 }
 
