@@ -132,7 +132,8 @@ extern "C" __global__ void ck_sk_keys(ck_u32 n, long long len, const char *data,
     CK_GRID_LOOP(i, n) {
         ck_u32 e = init ? (ck_u32)i : pay[i];
         if (init) pay[i] = e;
-        long long r = (long long)e / len, j = (long long)e - r * len;
+        /* every count fits 32 bits (the driver checks n < 2^32): cheap division */
+        ck_u32 r = (ck_u64)len >= n ? 0u : e / (ck_u32)len, j = e - r * (ck_u32)len;
         keys[i] = ck_word(data + r * rs + j * es, word, desc);
     }
 }
@@ -143,7 +144,7 @@ static __device__ __forceinline__ ck_u32 ck_digit(const ck_kt *keys, const ck_u3
                                                   long long len, int shift)
 {
     if (mode == 0) return (ck_u32)(keys[i] >> shift) & 255u;
-    return (ck_u32)(((ck_u64)pay[i] / (ck_u64)len) >> shift) & 255u;
+    return (pay[i] / (ck_u32)len >> shift) & 255u;
 }
 
 /* counts[d * nblocks + b]: elements of digit d in tile b */
@@ -329,8 +330,8 @@ extern "C" __global__ void ck_sk_out(ck_u32 n, long long len, const ck_u32 *pay,
                                      int sort_values)
 {
     CK_GRID_LOOP(i, n) {
-        long long r = (long long)i / len, j = (long long)i - r * len;
-        long long src = (long long)pay[i] - r * len;
+        ck_u32 r = (ck_u64)len >= n ? 0u : (ck_u32)i / (ck_u32)len, j = (ck_u32)i - r * (ck_u32)len;
+        long long src = (long long)(pay[i] - r * (ck_u32)len);
         if (idx) idx[r * irs + j * ies] = src;
         if (sort_values) tmp[i] = *(const ck_et *)(data + r * rs + src * es);
     }
@@ -339,7 +340,7 @@ extern "C" __global__ void ck_sk_out(ck_u32 n, long long len, const ck_u32 *pay,
 extern "C" __global__ void ck_sk_put(ck_u32 n, long long len, const ck_et *tmp, char *data, long long rs, long long es)
 {
     CK_GRID_LOOP(i, n) {
-        long long r = (long long)i / len, j = (long long)i - r * len;
+        ck_u32 r = (ck_u64)len >= n ? 0u : (ck_u32)i / (ck_u32)len, j = (ck_u32)i - r * (ck_u32)len;
         *(ck_et *)(data + r * rs + j * es) = tmp[i];
     }
 }
