@@ -131,7 +131,7 @@ extern "C" __global__ void ck_sk_keys(ck_u32 n, long long len, const char *data,
 {
     CK_GRID_LOOP(i, n) {
         ck_u32 e = init ? (ck_u32)i : pay[i];
-        if (init) pay[i] = e;
+        if (init && pay) pay[i] = e;
         /* every count fits 32 bits (the driver checks n < 2^32): cheap division */
         ck_u32 r = (ck_u64)len >= n ? 0u : e / (ck_u32)len, j = e - r * (ck_u32)len;
         keys[i] = ck_word(data + r * rs + j * es, word, desc);
@@ -249,7 +249,8 @@ extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scan_apply(ck_
 extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scatter(ck_u32 n, const ck_kt *keys, const ck_u32 *pay,
                                                                        ck_kt *keys_out, ck_u32 *pay_out, int mode,
                                                                        long long len, int shift,
-                                                                       const ck_u32 *offsets, ck_u32 nblocks)
+                                                                       const ck_u32 *offsets, ck_u32 nblocks,
+                                                                       int with_pay)
 {
     __shared__ ck_u32 wh[CK_RX_THREADS / 32][256];
     __shared__ ck_u32 bofs[256], lstart[256];
@@ -311,6 +312,7 @@ extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scatter(ck_u32
             ck_u32 d = sdig[j];
             keys_out[bofs[d] + (ck_u32)j - lstart[d]] = (ck_kt)sbuf[j];
         }
+    if (!with_pay) return;   /* keys only: nothing more to move */
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < CK_RX_ITEMS; k++) {
@@ -346,6 +348,21 @@ extern "C" __global__ void ck_sk_put(ck_u32 n, long long len, const ck_et *tmp, 
 }
 
 #if !CK_SK_COMPLEX
+/* A keys-only sort of one row of integers: the values back from the keys
+ * (the transforms are one-to-one there, and equal keys are equal values,
+ * so the result is the stable one). */
+extern "C" __global__ void ck_sk_unkey(ck_u32 n, const ck_kt *keys, char *data, long long es, int desc)
+{
+    CK_GRID_LOOP(i, n) {
+        ck_u64 k = keys[i];
+        if (desc) k ^= CK_SK_MASK;
+#if CK_SK_T == 1 || CK_SK_T == 3 || CK_SK_T == 5 || CK_SK_T == 7
+        k ^= 1ull << (8 * CK_SK_ISZ - 1);
+#endif
+        *(ck_et *)(data + (long long)i * es) = (ck_et)k;
+    }
+}
+
 /* Rows of up to 4096 elements: a block per row, a bitonic sort of
  * (key, column) pairs in shared memory (P, a power of two >= len, slots;
  * the padding sorts last).  The column breaks ties, so the order is the

@@ -25,10 +25,11 @@
 
 typedef struct sort_spec { ck_dtype t; } sort_spec;
 
-enum { K_KEYS, K_HIST, K_SUMS, K_TOP, K_APPLY, K_SCATTER, K_OUT, K_PUT, K_SS, K_BLOCK, K_N };
+/* the module's entry points; the last two are not built for complex */
+enum { K_KEYS, K_HIST, K_SUMS, K_TOP, K_APPLY, K_SCATTER, K_OUT, K_PUT, K_SS, K_UNKEY, K_BLOCK, K_N };
 static const char *const kernel_names_[K_N] = {"ck_sk_keys", "ck_rx_hist", "ck_rx_scan_sums", "ck_rx_scan_top",
                                                "ck_rx_scan_apply", "ck_rx_scatter", "ck_sk_out", "ck_sk_put",
-                                               "ck_ss", "ck_sk_block"};
+                                               "ck_ss", "ck_sk_unkey", "ck_sk_block"};
 
 static int key_bytes(ck_dtype t)
 {
@@ -62,7 +63,7 @@ static ck_status get_fns(int dev, ck_dtype t, CUfunction *fns)
 {
     sort_spec sp = {t};
     uint64_t key = (CK_SORT_FAMILY << 56) | ((uint64_t)t << 8);
-    int n = ck_dtype_is_complex(t) ? K_N - 1 : K_N;   /* no block sort for complex */
+    int n = ck_dtype_is_complex(t) ? K_UNKEY : K_N;
     return ck_cuda_get_kernels(dev, key, sort_source, &sp, kernel_names_, n, fns);
 }
 
@@ -105,11 +106,14 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     unsigned n = (unsigned)n64;
     size_t ksz = key_bytes(d->type) > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
     unsigned nb = (n + RX_TILE - 1) / RX_TILE, m = 256u * nb, nc = (m + SCAN_CHUNK - 1) / SCAN_CHUNK;
-    size_t sz_keys = (size_t)n * ksz, sz_pay = (size_t)n * 4, sz_cnt = (size_t)m * 4, sz_sums = (size_t)nc * 4;
-    size_t sz_tmp = d->sort_values ? (size_t)n * isz : 0;
+    /* the values of one row of integers come back from their keys: no
+     * element numbers to carry */
+    int keys_only = !d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type);
+    size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4, sz_cnt = (size_t)m * 4;
+    size_t sz_sums = (size_t)nc * 4, sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
     char *k0 = NULL, *k1 = NULL, *p0 = NULL, *p1 = NULL, *cnt = NULL, *sums = NULL, *tmp = NULL;
     if (!(k0 = ck_cuda_alloc(d->dev, sz_keys)) || !(k1 = ck_cuda_alloc(d->dev, sz_keys)) ||
-        !(p0 = ck_cuda_alloc(d->dev, sz_pay)) || !(p1 = ck_cuda_alloc(d->dev, sz_pay)) ||
+        (sz_pay && !(p0 = ck_cuda_alloc(d->dev, sz_pay))) || (sz_pay && !(p1 = ck_cuda_alloc(d->dev, sz_pay))) ||
         !(cnt = ck_cuda_alloc(d->dev, sz_cnt)) || !(sums = ck_cuda_alloc(d->dev, sz_sums)) ||
         (sz_tmp && !(tmp = ck_cuda_alloc(d->dev, sz_tmp)))) {
         s = ck_error_status();
@@ -117,7 +121,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     }
     long long len = d->len, rs = d->row_stride, es = d->elem_stride;
     long long irs = d->idx_row_stride, ies = d->idx_elem_stride;
-    int desc = d->descending;
+    int desc = d->descending, with_pay = !keys_only;
     char *data = d->data;
     unsigned gstride = ck_cuda_grid_for(dev, n, 256);
     int cplx = ck_dtype_is_complex(d->type);
@@ -137,7 +141,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
             void *targs[] = {&nc, &sums};
             LAUNCH(fns[K_TOP], 1, 256, 0, targs, "sort scan");
             LAUNCH(fns[K_APPLY], nc, 256, 0, sargs, "sort scan");
-            void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shift, &cnt, &nb};
+            void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shift, &cnt, &nb, &with_pay};
             LAUNCH(fns[K_SCATTER], nb, 256, 0, xargs, "sort scatter");
             char *t = k0; k0 = k1; k1 = t;
             t = p0; p0 = p1; p1 = t;
@@ -155,12 +159,15 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
             void *targs[] = {&nc, &sums};
             LAUNCH(fns[K_TOP], 1, 256, 0, targs, "sort scan");
             LAUNCH(fns[K_APPLY], nc, 256, 0, sargs, "sort scan");
-            void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shift, &cnt, &nb};
+            void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shift, &cnt, &nb, &with_pay};
             LAUNCH(fns[K_SCATTER], nb, 256, 0, xargs, "sort scatter");
             char *t = p0; p0 = p1; p1 = t;
         }
     }
-    {
+    if (keys_only) {
+        void *uargs[] = {&n, &k0, &data, &es, &desc};
+        LAUNCH(fns[K_UNKEY], gstride, 256, 0, uargs, "sort output");
+    } else {
         int64_t *idx = d->idx;
         int sv = d->sort_values;
         void *oargs[] = {&n, &len, &p0, &data, &rs, &es, &tmp, &idx, &irs, &ies, &sv};
