@@ -56,6 +56,7 @@ bench-gpu:
 	set -o pipefail; python3 bench/bench_gpu_fft_solver.py --out $(OUT)/bench-gpu-fft-solver.md 2>&1 | tee $(OUT)/bench-gpu-fft-solver.log
 	set -o pipefail; python3 bench/bench_gpu_kernels.py --out $(OUT)/bench-gpu-kernels.md 2>&1 | tee $(OUT)/bench-gpu-kernels.log
 	set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
+	set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 
 # matmul 8192^3 (float32, TF32, float16) against PyTorch and CuPy
 bench-gpu-blas:

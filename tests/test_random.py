@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import cudakit as ck
+from conftest import DEVICES
 
 N = 10**6
 
@@ -515,3 +516,61 @@ def test_import_is_lazy():
     subprocess.run([sys.executable, "-c", code], check=True, env={**__import__("os").environ, "CUDAKIT_DEVICE": "cpu"})
     with pytest.raises(AttributeError):
         ck.no_such_name  # noqa: B018
+
+
+GPU_ONLY = pytest.mark.skipif("cuda" not in DEVICES, reason="no usable CUDA device")
+BITWISE = [
+    ("random", lambda g, d: g.random(1001, device=d)),
+    ("random32", lambda g, d: g.random((7, 333), dtype=np.float32, device=d)),
+    ("uniform", lambda g, d: g.uniform(-2, 5, 1003, device=d)),
+    ("uniform_arrays", lambda g, d: g.uniform(np.arange(10.0), 20.0, (50, 10), device=d)),
+    ("integers", lambda g, d: g.integers(-5, 17, 1002, device=d)),
+    ("integers8", lambda g, d: g.integers(-100, 100, 999, dtype=np.int8, device=d)),
+    ("integers_bool", lambda g, d: g.integers(0, 2, 77, dtype=bool, device=d)),
+    ("integers_u32_full", lambda g, d: g.integers(0, 1 << 32, 513, dtype=np.uint32, device=d)),
+    ("integers_big", lambda g, d: g.integers(0, 3 << 62, 1001, dtype=np.uint64, device=d)),
+    ("integers_full64", lambda g, d: g.integers(-(1 << 63), (1 << 63) - 1, 1001, endpoint=True, device=d)),
+]
+
+
+@GPU_ONLY
+@pytest.mark.parametrize("name,draw", BITWISE, ids=[b[0] for b in BITWISE])
+def test_gpu_bitwise_same_as_cpu(name, draw):
+    """The GPU's Philox fill gives the CPU's bits for the same seed, and
+    leaves the generator at the same counter."""
+    gc, gg = ck.random.default_rng(11), ck.random.default_rng(11)
+    for _ in range(2):   # the second draw starts where the first left the counter
+        c, g = on("cpu", draw(gc, "cpu")), on("cuda", draw(gg, "cuda"))
+        hc, hg = ck.asnumpy(c), ck.asnumpy(g)
+        assert hc.dtype == hg.dtype and hc.shape == hg.shape
+        np.testing.assert_array_equal(hc.view(np.uint8), hg.view(np.uint8))
+        assert gc.state == gg.state
+
+
+@GPU_ONLY
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gpu_normal_exponential_close_to_cpu(dtype):
+    """normal and exponential share the formulas; only the math library's
+    last ulp may differ."""
+    for method in ("standard_normal", "standard_exponential"):
+        c = ck.asnumpy(getattr(ck.random.default_rng(5), method)(10001, dtype=dtype, device="cpu"))
+        g = ck.asnumpy(getattr(ck.random.default_rng(5), method)(10001, dtype=dtype, device="cuda"))
+        np.testing.assert_array_max_ulp(c, g, maxulp=4)
+    c = ck.asnumpy(ck.random.default_rng(5).normal(1.0, 2.0, 999, device="cpu"))
+    g = ck.asnumpy(ck.random.default_rng(5).normal(1.0, 2.0, 999, device="cuda"))
+    np.testing.assert_allclose(c, g, rtol=1e-13, atol=1e-13)
+
+
+@GPU_ONLY
+def test_gpu_fill_into_out_and_views():
+    """out= on the GPU (contiguous: filled in place; a strided view: through
+    a temporary) gives the CPU's numbers."""
+    o = ck.empty((4, 100), dtype=np.float32, device="cuda")
+    r = ck.random.default_rng(3).random(out=o, dtype=np.float32)
+    assert r is o
+    want = ck.asnumpy(ck.random.default_rng(3).random((4, 100), dtype=np.float32, device="cpu"))
+    np.testing.assert_array_equal(ck.asnumpy(o), want)
+    big = ck.zeros((4, 200), dtype=np.float64, device="cuda")
+    ck.random.default_rng(3).random(out=big[:, ::2])
+    want = ck.asnumpy(ck.random.default_rng(3).random((4, 100), device="cpu"))
+    np.testing.assert_array_equal(ck.asnumpy(big)[:, ::2], want)

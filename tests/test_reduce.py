@@ -342,3 +342,21 @@ def test_large_integer_reductions_exact(device):
     assert_same(ck.argmin(ca[::-1]), np.asarray(a[::-1].argmin()))
     assert_same(ck.count_nonzero(ca % 3), np.asarray(np.count_nonzero(a % 3)))
     assert_same(ck.cumsum(ca[:100000])[-5:], np.cumsum(a[:100000])[-5:])
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8", "float64", "float32"])
+def test_cumsum_long_rows(device, dtype):
+    """Rows of 2**16 elements or more take the GPU's single-pass scan
+    (tiles of 4096 with decoupled look-back)."""
+    rng = np.random.default_rng(4)
+    for shape, axis in (((300_001,), 0), ((3, 70_000), 1), ((70_000, 2), 0)):
+        x = rng.integers(0, 4, shape).astype(dtype)
+        if dtype.startswith("float"):
+            x = x * 0.5   # halves: the sums are exact in any order
+        a = ck.asarray(x, device=device)
+        want = np.cumsum(x, axis=axis)
+        assert_same(ck.cumsum(a, axis=axis), want)
+    p = np.ones(100_000, dtype="float64")
+    p[::1000] = 2.0
+    p[500::1000] = 0.5
+    assert_same(ck.cumprod(ck.asarray(p, device=device)), np.cumprod(p))

@@ -11,14 +11,6 @@ from conftest import assert_same
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def _sortable(device):
-    try:
-        ck.sort(ck.asarray([2, 1], device=device))
-        return True
-    except NotImplementedError:
-        return False
-
-
 def _data(dtype, shape, seed=0, nan=False):
     rng = np.random.default_rng(seed)
     n = int(np.prod(shape))
@@ -33,21 +25,10 @@ def _data(dtype, shape, seed=0, nan=False):
     return x
 
 
-def _skip_if_no_sort(device, fn):
-    """On a device without a sort kernel the call must raise NotImplementedError."""
-    if _sortable(device):
-        return False
-    with pytest.raises(NotImplementedError):
-        fn()
-    return True
-
-
 @pytest.mark.parametrize("dtype", ["int32", "uint8", "float32", "float64", "complex128", "bool"])
 def test_unique(device, dtype):
     x = _data(dtype, (6, 9), seed=1, nan=True)
     a = ck.asarray(x, device=device)
-    if _skip_if_no_sort(device, lambda: ck.unique(a)):
-        return
     assert_same(ck.unique(a), np.unique(x))
     got = ck.unique(a, return_index=True, return_inverse=True, return_counts=True)
     want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
@@ -68,8 +49,6 @@ def test_unique(device, dtype):
 
 
 def test_unique_empty_and_axis(device):
-    if not _sortable(device):
-        return
     assert_same(ck.unique(ck.asarray(np.zeros(0), device=device)), np.unique(np.zeros(0)))
     got = ck.unique(ck.asarray(np.zeros(0, dtype="int64"), device=device), return_counts=True, return_inverse=True)
     want = np.unique(np.zeros(0, dtype="int64"), return_counts=True, return_inverse=True)
@@ -84,8 +63,6 @@ def test_unique_empty_and_axis(device):
 def test_unique_hypothesis(device, shape, seed, dtype):
     x = _data(dtype, tuple(shape), seed, nan=True)
     a = ck.asarray(x, device=device)
-    if not _sortable(device):
-        return
     for g, w in zip(ck.unique(a, return_index=True, return_inverse=True, return_counts=True),
                     np.unique(x, return_index=True, return_inverse=True, return_counts=True)):
         assert_same(g, w)
@@ -94,8 +71,6 @@ def test_unique_hypothesis(device, shape, seed, dtype):
 def test_sets(device):
     x, y = _data("int64", (20,), 2), _data("int64", (3, 5), 3)
     a, b = ck.asarray(x, device=device), ck.asarray(y, device=device)
-    if _skip_if_no_sort(device, lambda: ck.isin(a, b)):
-        return
     assert_same(ck.isin(a, b), np.isin(x, y))
     assert_same(ck.isin(b, a, invert=True), np.isin(y, x, invert=True))
     assert_same(ck.isin(a, ck.asarray([], device=device)), np.isin(x, []))
@@ -117,8 +92,6 @@ def test_sets(device):
 def test_sets_hypothesis(device, n, m, seed):
     x, y = _data("int16", (n,), seed), _data("int16", (m,), seed + 1)
     a, b = ck.asarray(x, device=device), ck.asarray(y, device=device)
-    if not _sortable(device):
-        return
     assert_same(ck.isin(a, b), np.isin(x, y))
     assert_same(ck.intersect1d(a, b), np.intersect1d(x, y))
     assert_same(ck.setdiff1d(a, b), np.setdiff1d(x, y))
@@ -128,8 +101,6 @@ def test_sets_hypothesis(device, n, m, seed):
 def test_bincount_histogram_digitize(device):
     x = np.abs(_data("int64", (50,), 6))
     a = ck.asarray(x, device=device)
-    if _skip_if_no_sort(device, lambda: ck.bincount(a)):
-        return
     assert_same(ck.bincount(a), np.bincount(x))
     assert_same(ck.bincount(a, minlength=12), np.bincount(x, minlength=12))
     w = _data("float64", (50,), 7)
@@ -162,8 +133,6 @@ def test_bincount_histogram_digitize(device):
 def test_quantiles(device, dtype):
     x = _data(dtype, (5, 8, 3), 9)
     a = ck.asarray(x, device=device)
-    if _skip_if_no_sort(device, lambda: ck.median(a)):
-        return
     for axis in (None, 0, 1, -1, (0, 2)):
         assert_same(ck.median(a, axis=axis), np.median(x, axis=axis))
         assert_same(ck.quantile(a, 0.3, axis=axis), np.quantile(x, 0.3, axis=axis))
@@ -177,8 +146,6 @@ def test_quantiles(device, dtype):
 def test_quantiles_nan(device):
     x = _data("float64", (6, 10), 10, nan=True)
     a = ck.asarray(x, device=device)
-    if not _sortable(device):
-        return
     assert_same(ck.median(a, axis=1), np.median(x, axis=1))
     assert_same(ck.median(a), np.median(x))
 
@@ -189,8 +156,6 @@ def test_quantiles_nan(device):
 def test_quantile_hypothesis(device, shape, seed, q, data):
     x = _data("float64", tuple(shape), seed)
     axis = data.draw(st.sampled_from([None] + list(range(len(shape)))))
-    if not _sortable(device):
-        return
     assert_same(ck.quantile(ck.asarray(x, device=device), q, axis=axis), np.quantile(x, q, axis=axis), atol=1e-12)
 
 
@@ -305,8 +270,6 @@ def test_isclose_scalar_operands(device):
 def test_unique_along_axis(device, shape, axis, dtype):
     x = (np.random.default_rng(5).integers(0, 2, shape) * 3 - 1).astype(dtype)
     a = ck.asarray(x, device=device)
-    if not _sortable(device):
-        return
     got = ck.unique(a, axis=axis, return_index=True, return_inverse=True, return_counts=True)
     want = np.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
     for g, w in zip(got, want):
@@ -326,8 +289,6 @@ QUANTILE_METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observatio
 def test_quantile_methods(device, method, dtype):
     x = _data(dtype, (3, 11), 21)
     a = ck.asarray(x, device=device)
-    if not _sortable(device):
-        return
     qs = [0.0, 0.07, 0.25, 0.5, 0.77, 1.0]
     for axis in (None, 1):
         assert_same(ck.quantile(a, qs, axis=axis, method=method), np.quantile(x, qs, axis=axis, method=method))

@@ -21,9 +21,11 @@ A ``Generator``'s state is a 64-bit key and a 128-bit counter:
   used, so successive calls give fresh numbers.
 
 The streams differ from NumPy's (as CuPy's do): same distributions, not the
-same numbers.  Arrays are made on the CPU and moved with ``to_device`` for
-other devices, until the GPU kernel exists.  As elsewhere in cudakit,
-``size=None`` gives a 0-d array rather than a Python scalar.
+same numbers.  On a GPU, bits, uniform, normal, exponential and integers
+are drawn there by the same formulas (bitwise the same numbers; normal and
+exponential to the math library's last ulp); the other distributions are
+drawn on the CPU and copied.  As elsewhere in cudakit, ``size=None`` gives
+a 0-d array rather than a Python scalar.
 """
 import operator as _operator
 import os as _os
@@ -107,6 +109,20 @@ def _on(arr, device):
     return _core.asarray(arr, device=device)
 
 
+# The distributions the GPU fills itself (the others are drawn on the CPU
+# and copied: their samplers loop a data-dependent number of times).
+_DEVICE_DISTS = frozenset(("bits", "uniform", "normal", "exponential", "integers"))
+
+
+def _target(device):
+    """The device an array for ``device=`` is made on (the default when None)."""
+    if device is None:
+        return _core.get_default_device()
+    if hasattr(device, "type"):
+        return device
+    return _core.empty((0,), dtype="uint8", device=device).device
+
+
 def _host(x, dtype=None):
     """An array-like as a NumPy array (CPU copy for device arrays)."""
     if isinstance(x, _core.ndarray):
@@ -136,10 +152,10 @@ def _params(size, *vals):
 
 
 def _scaled(z, shift, mult):
-    """shift + mult * z in float64; shift and mult are NumPy arrays whose
-    shapes broadcast into z's (as _params made it)."""
+    """shift + mult * z in float64, on z's device; shift and mult are NumPy
+    arrays whose shapes broadcast into z's (as _params made it)."""
     def par(a):
-        return float(a) if a.ndim == 0 else _core.asarray(_np.require(a, requirements="C"), device="cpu")
+        return float(a) if a.ndim == 0 else _core.asarray(_np.require(a, requirements="C"), device=z.device)
     if not (mult.ndim == 0 and float(mult) == 1.0):
         z = _core.multiply(z, par(mult))
     if not (shift.ndim == 0 and float(shift) == 0.0):
@@ -179,24 +195,31 @@ class Generator:
         self._counter = (self._counter + used) & _MASK128
         return out
 
-    def _fill(self, dist, shape, dtype, **kw):
-        return self._fill_into(_core.empty(shape, dtype=dtype, device="cpu"), dist, **kw)
+    def _fill(self, dist, shape, dtype, device="cpu", **kw):
+        """A new array of dist on device (None: the default one); on the CPU
+        for the distributions only the CPU draws."""
+        dev = "cpu"
+        if dist in _DEVICE_DISTS and device != "cpu":
+            d = _target(device)
+            if d.type != "cpu":
+                dev = d
+        return self._fill_into(_core.empty(shape, dtype=dtype, device=dev), dist, **kw)
 
     def _float_out(self, dist, size, dtype, out, device, method):
         name = _dtname(dtype)
         if name not in ("float32", "float64"):
             raise TypeError(f"Unsupported dtype {name!r} for {method}")
         if out is None:
-            return _on(self._fill(dist, _shape(size), name), device)
+            return _on(self._fill(dist, _shape(size), name, device=device), device)
         if not isinstance(out, _core.ndarray):
             raise TypeError("out must be a cudakit array")
         if _dtname(out.dtype) != name:
             raise TypeError(f"Supplied output array has the wrong type. Expected {name}, got {out.dtype}")
         if size is not None and _shape(size) != tuple(out.shape):
             raise ValueError("size must match out.shape when used together")
-        if out.device.type == "cpu" and out.flags.c_contiguous and out.flags.writeable:
+        if out.flags.c_contiguous and out.flags.writeable:
             return self._fill_into(out, dist)
-        tmp = self._fill(dist, tuple(out.shape), name)
+        tmp = self._fill(dist, tuple(out.shape), name, device=out.device)
         out[...] = _core.asarray(tmp, device=out.device)
         return out
 
@@ -223,7 +246,7 @@ class Generator:
             span = arrs[1] - arrs[0]
         if not _np.all(_np.isfinite(span)):
             raise OverflowError("high - low range exceeds valid bounds")
-        u = self._fill("uniform", shape, "float64")
+        u = self._fill("uniform", shape, "float64", device=device)
         return _on(_scaled(u, arrs[0], span), device)
 
     def normal(self, loc=0.0, scale=1.0, size=None, *, device=None):
@@ -231,7 +254,7 @@ class Generator:
         arrs, shape, _ = _params(size, loc, scale)
         if _np.any(arrs[1] < 0):
             raise ValueError("scale < 0")
-        z = self._fill("normal", shape, "float64")
+        z = self._fill("normal", shape, "float64", device=device)
         return _on(_scaled(z, arrs[0], arrs[1]), device)
 
     def exponential(self, scale=1.0, size=None, *, device=None):
@@ -239,7 +262,7 @@ class Generator:
         arrs, shape, _ = _params(size, scale)
         if _np.any(arrs[0] < 0):
             raise ValueError("scale < 0")
-        z = self._fill("exponential", shape, "float64")
+        z = self._fill("exponential", shape, "float64", device=device)
         return _on(_scaled(z, _np.asarray(0.0), arrs[0]), device)
 
     def gamma(self, shape, scale=1.0, size=None, *, device=None):
@@ -318,7 +341,8 @@ class Generator:
         if lo > top:
             raise ValueError("low > high" if endpoint else "low >= high")
         span = top - lo + 1
-        return _on(self._fill("integers", _shape(size), name, low=lo & _MASK64, range=span & _MASK64), device)
+        return _on(self._fill("integers", _shape(size), name, device=device, low=lo & _MASK64, range=span & _MASK64),
+                   device)
 
     def _bits64(self, n):
         return _core.asnumpy(self._fill("bits", (n,), "uint64"))

@@ -139,6 +139,23 @@ typedef struct ck_searchsorted_desc {
     int64_t *out;
 } ck_searchsorted_desc;
 
+/* A fill with one of the simple random distributions (bits, uniform,
+ * normal, exponential, integers: the per-block ones of
+ * include/cudakit_random.h) of n contiguous elements of type; block b of
+ * the stream (key, ctr + b) makes elements [b*per, b*per + per), as the
+ * CPU's src/ops/random.c, through the same src/ops/random_formulas.h. */
+typedef struct ck_random_desc {
+    ck_device dev;
+    ck_random_dist dist;
+    ck_dtype type;
+    char *data;
+    int64_t n;
+    int per;                  /* elements a block: 4 or 2 */
+    uint64_t nblocks;
+    uint32_t key[2], ctr[4];
+    uint64_t low, range;      /* integers (range 0: 2^64) */
+} ck_random_desc;
+
 typedef struct ck_backend_iface {
     const char *name;
     /* memory */
@@ -168,6 +185,8 @@ typedef struct ck_backend_iface {
     /* batched matrix product, c = a @ b (optional: the CPU's runs in
      * NumPy from the Python layer) */
     ck_status (*matmul)(const ck_matmul_desc *d);
+    /* random fills (optional; the CPU fills through src/ops/random.c) */
+    ck_status (*random)(const ck_random_desc *d);
 } ck_backend_iface;
 
 /* The backend of a device (never NULL for a valid device type). */

@@ -52,6 +52,9 @@ extern const char ck_src_cuda_prelude[];
 extern const size_t ck_src_cuda_prelude_len;
 extern const char ck_src_scalar_ops[];
 extern const size_t ck_src_scalar_ops_len;
+extern const char ck_src_sort_kernels[];       /* src/codegen/sort_kernels.cuh */
+extern const char ck_src_random_formulas[];    /* src/ops/random_formulas.h */
+extern const char ck_src_random_kernels[];     /* src/codegen/random_kernels.cuh */
 
 /* CUDA type names of a dtype: storage, compute, kind letter. */
 const char *ck_cuda_storage_type(ck_dtype t);

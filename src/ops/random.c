@@ -1,11 +1,11 @@
 /* Random fills from the Philox4x32-10 counter-based generator (see
  * include/cudakit_random.h for the element -> bits map).
  *
- * Everything under "formulas" is a pure function of integers and doubles,
- * with no globals and no libc beyond <math.h>, so that the CUDA backend can
- * emit the same text (CK_RNG_FN becoming __device__) and give the same
- * bits for the same key and counter. */
+ * The formulas live in random_formulas.h, shared with the GPU kernels so
+ * that the same key and counter give the same bits on both; a fill of a
+ * device array goes to its backend's random slot. */
 #include "cudakit.h"
+#include "ops_internal.h"
 #include "../runtime/parallel.h"
 
 #include <math.h>
@@ -13,343 +13,7 @@
 
 #define CK_RNG_FN static inline
 
-/* ------------------------------------------------------------ formulas */
-
-CK_RNG_FN uint32_t ck_rng_mulhilo32(uint32_t a, uint32_t b, uint32_t *hi)
-{
-    uint64_t p = (uint64_t)a * b;
-    *hi = (uint32_t)(p >> 32);
-    return (uint32_t)p;
-}
-
-CK_RNG_FN void ck_rng_philox(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
-{
-    uint32_t x0 = ctr[0], x1 = ctr[1], x2 = ctr[2], x3 = ctr[3];
-    uint32_t k0 = key[0], k1 = key[1];
-    for (int r = 0; r < 10; r++) {
-        /* Random123 bumps the key before every round but the first */
-        if (r) { k0 += CK_PHILOX_W0; k1 += CK_PHILOX_W1; }
-        uint32_t hi0, hi1;
-        uint32_t lo0 = ck_rng_mulhilo32(CK_PHILOX_M0, x0, &hi0);
-        uint32_t lo1 = ck_rng_mulhilo32(CK_PHILOX_M1, x2, &hi1);
-        x0 = hi1 ^ x1 ^ k0;
-        x1 = lo1;
-        x2 = hi0 ^ x3 ^ k1;
-        x3 = lo0;
-    }
-    out[0] = x0; out[1] = x1; out[2] = x2; out[3] = x3;
-}
-
-/* The block at counter base + idx (128-bit add with carry), in retry lane
- * `lane` (added to the top word, which sequential use never reaches). */
-CK_RNG_FN void ck_rng_block(const uint32_t key[2], const uint32_t base[4], uint64_t idx, uint32_t lane,
-                            uint32_t out[4])
-{
-    uint32_t c[4];
-    uint64_t s = (uint64_t)base[0] + (uint32_t)idx;
-    c[0] = (uint32_t)s;
-    s = (uint64_t)base[1] + (uint32_t)(idx >> 32) + (s >> 32);
-    c[1] = (uint32_t)s;
-    s = (uint64_t)base[2] + (s >> 32);
-    c[2] = (uint32_t)s;
-    c[3] = base[3] + (uint32_t)(s >> 32) + lane;
-    ck_rng_philox(c, key, out);
-}
-
-CK_RNG_FN uint64_t ck_rng_u64(uint32_t lo, uint32_t hi) { return (uint64_t)lo | (uint64_t)hi << 32; }
-/* 53 random bits: every double of the form k * 2^-53 in [0, 1), equally likely */
-CK_RNG_FN double ck_rng_f64(uint32_t lo, uint32_t hi) { return (double)(ck_rng_u64(lo, hi) >> 11) * 0x1.0p-53; }
-CK_RNG_FN float ck_rng_f32(uint32_t w) { return (float)(w >> 8) * 0x1.0p-24f; }
-
-/* 64 x 64 -> 128 from 32-bit pieces, so that no compiler extension (nor
- * CUDA's __umul64hi) is needed for the formula to be portable. */
-CK_RNG_FN uint64_t ck_rng_mul64(uint64_t a, uint64_t b, uint64_t *hi)
-{
-    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
-    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
-    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    return (mid << 32) | (uint32_t)p00;
-}
-
-/* A per-element word stream for the samplers that need an unbounded number
- * of draws: block (base + idx) in lane 0, then lanes 1, 2, ... */
-typedef struct ck_rng_stream {
-    uint32_t key[2];
-    uint32_t base[4];
-    uint64_t idx;
-    uint32_t lane;
-    int pos;
-    uint32_t buf[4];
-} ck_rng_stream;
-
-CK_RNG_FN void ck_rng_stream_init(ck_rng_stream *s, const uint32_t key[2], const uint32_t base[4], uint64_t idx)
-{
-    s->key[0] = key[0]; s->key[1] = key[1];
-    for (int j = 0; j < 4; j++) s->base[j] = base[j];
-    s->idx = idx;
-    s->lane = 0;
-    s->pos = 4;
-}
-
-CK_RNG_FN uint32_t ck_rng_next32(ck_rng_stream *s)
-{
-    if (s->pos == 4) {
-        ck_rng_block(s->key, s->base, s->idx, s->lane++, s->buf);
-        s->pos = 0;
-    }
-    return s->buf[s->pos++];
-}
-
-CK_RNG_FN double ck_rng_next_double(ck_rng_stream *s)
-{
-    uint32_t lo = ck_rng_next32(s);
-    return ck_rng_f64(lo, ck_rng_next32(s));
-}
-
-/* in (0, 1]: safe under log and pow(u, 1/k) */
-CK_RNG_FN double ck_rng_next_open0(ck_rng_stream *s) { return 1.0 - ck_rng_next_double(s); }
-
-CK_RNG_FN double ck_rng_next_normal(ck_rng_stream *s)
-{
-    double u1 = ck_rng_next_open0(s), u2 = ck_rng_next_double(s);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-/* log Gamma(x) for x >= 1 by Stirling's series (as NumPy's random_loggam):
- * lgamma() itself writes the global signgam, a race between threads. */
-CK_RNG_FN double ck_rng_loggam(double x)
-{
-    const double a[10] = {8.333333333333333e-02, -2.777777777777778e-03, 7.936507936507937e-04,
-                          -5.952380952380952e-04, 8.417508417508418e-04, -1.917526917526918e-03,
-                          6.410256410256410e-03, -2.955065359477124e-02, 1.796443723688307e-01,
-                          -1.39243221690590e+00};
-    if (x == 1.0 || x == 2.0) return 0.0;
-    int64_t n = x < 7.0 ? (int64_t)(7 - x) : 0;
-    double x0 = x + (double)n, x2 = (1.0 / x0) * (1.0 / x0);
-    double gl0 = a[9];
-    for (int k = 8; k >= 0; k--) gl0 = gl0 * x2 + a[k];
-    double gl = gl0 / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * log(x0) - x0;
-    for (int64_t k = 1; k <= n; k++) {
-        x0 -= 1.0;
-        gl -= log(x0);
-    }
-    return gl;
-}
-
-/* Standard gamma: Marsaglia & Tsang (2000) for k >= 1; for k < 1 the
- * boost G(k) = G(k + 1) * U^(1/k). */
-CK_RNG_FN double ck_rng_gamma(ck_rng_stream *s, double k)
-{
-    if (k <= 0.0) return 0.0;
-    double boost = 1.0;
-    if (k < 1.0) {
-        boost = pow(ck_rng_next_open0(s), 1.0 / k);
-        k += 1.0;
-    }
-    double d = k - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        double x, v;
-        do {
-            x = ck_rng_next_normal(s);
-            v = 1.0 + c * x;
-        } while (v <= 0.0);
-        v = v * v * v;
-        double u = ck_rng_next_open0(s);
-        double x2 = x * x;
-        if (u < 1.0 - 0.0331 * x2 * x2) return boost * d * v;
-        if (log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) return boost * d * v;
-    }
-}
-
-/* Beta: Johnk's algorithm when both a, b <= 1 (the gamma ratio loses all
- * precision there), else G(a) / (G(a) + G(b)); as NumPy's. */
-CK_RNG_FN double ck_rng_beta(ck_rng_stream *s, double a, double b)
-{
-    if (a <= 1.0 && b <= 1.0) {
-        for (;;) {
-            double u = ck_rng_next_double(s), v = ck_rng_next_double(s);
-            double x = pow(u, 1.0 / a), y = pow(v, 1.0 / b), xy = x + y;
-            if (xy <= 1.0 && u + v > 0.0) {
-                if (xy > 0.0) return x / xy;
-                /* both underflowed: the ratio in logs */
-                double lx = log(u) / a, ly = log(v) / b, lm = lx > ly ? lx : ly;
-                lx -= lm;
-                ly -= lm;
-                return exp(lx - log(exp(lx) + exp(ly)));
-            }
-        }
-    }
-    double ga = ck_rng_gamma(s, a), gb = ck_rng_gamma(s, b);
-    return ga / (ga + gb);
-}
-
-/* Poisson: multiplication of uniforms for lam < 10, else Hoermann's PTRS
- * (transformed rejection with squeeze, 1993); as NumPy's. */
-CK_RNG_FN int64_t ck_rng_poisson(ck_rng_stream *s, double lam)
-{
-    if (lam <= 0.0) return 0;
-    if (lam < 10.0) {
-        double enlam = exp(-lam), prod = 1.0;
-        int64_t x = 0;
-        for (;;) {
-            prod *= ck_rng_next_double(s);
-            if (prod > enlam) x++;
-            else return x;
-        }
-    }
-    double slam = sqrt(lam), loglam = log(lam);
-    double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-    double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
-    for (;;) {
-        double u = ck_rng_next_double(s) - 0.5, v = ck_rng_next_double(s);
-        double us = 0.5 - fabs(u);
-        double kd = floor((2.0 * a / us + b) * u + lam + 0.43);
-        /* us == 0 gives -inf or nan here: reject before converting */
-        if (!(kd >= 0.0)) continue;
-        if (us >= 0.07 && v <= vr) return (int64_t)kd;
-        if (us < 0.013 && v > us) continue;
-        if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + kd * loglam - ck_rng_loggam(kd + 1.0))
-            return (int64_t)kd;
-    }
-}
-
-/* Binomial by inversion (n p <= 30), p <= 1/2 */
-CK_RNG_FN int64_t ck_rng_binomial_inversion(ck_rng_stream *s, int64_t n, double p)
-{
-    double q = 1.0 - p, qn = exp((double)n * log(q)), np = (double)n * p;
-    double bound = np + 10.0 * sqrt(np * q + 1.0);
-    if (bound > (double)n) bound = (double)n;
-    int64_t x = 0;
-    double px = qn, u = ck_rng_next_double(s);
-    while (u > px) {
-        x++;
-        if ((double)x > bound) {
-            x = 0;
-            px = qn;
-            u = ck_rng_next_double(s);
-        } else {
-            u -= px;
-            px = ((double)(n - x + 1) * p * px) / ((double)x * q);
-        }
-    }
-    return x;
-}
-
-/* Binomial by BTPE (Kachitvichyanukul & Schmeiser 1988), p <= 1/2 */
-CK_RNG_FN int64_t ck_rng_binomial_btpe(ck_rng_stream *s, int64_t n, double p)
-{
-    double r = p, q = 1.0 - r, dn = (double)n;
-    double fm = dn * r + r;
-    int64_t m = (int64_t)floor(fm);
-    double p1 = floor(2.195 * sqrt(dn * r * q) - 4.6 * q) + 0.5;
-    double xm = (double)m + 0.5, xl = xm - p1, xr = xm + p1;
-    double c = 0.134 + 20.5 / (15.3 + (double)m);
-    double a = (fm - xl) / (fm - xl * r);
-    double laml = a * (1.0 + a / 2.0);
-    a = (xr - fm) / (xr * q);
-    double lamr = a * (1.0 + a / 2.0);
-    double p2 = p1 * (1.0 + 2.0 * c), p3 = p2 + c / laml, p4 = p3 + c / lamr;
-    double nrq = dn * r * q;
-    for (;;) {
-        double u = ck_rng_next_double(s) * p4, v = ck_rng_next_double(s);
-        int64_t y;
-        if (u <= p1) {                      /* the triangle: accept at once */
-            return (int64_t)floor(xm - p1 * v + u);
-        } else if (u <= p2) {               /* the parallelograms */
-            double x = xl + (u - p1) / c;
-            v = v * c + 1.0 - fabs((double)m - x + 0.5) / p1;
-            if (v > 1.0) continue;
-            y = (int64_t)floor(x);
-        } else if (u <= p3) {               /* the left exponential tail */
-            if (v == 0.0) continue;
-            double yd = floor(xl + log(v) / laml);
-            if (yd < 0.0) continue;
-            y = (int64_t)yd;
-            v = v * (u - p2) * laml;
-        } else {                            /* the right exponential tail */
-            if (v == 0.0) continue;
-            double yd = floor(xr - log(v) / lamr);
-            if (yd > dn) continue;
-            y = (int64_t)yd;
-            v = v * (u - p3) * lamr;
-        }
-        int64_t k = y > m ? y - m : m - y;
-        if (k <= 20 || (double)k >= nrq / 2.0 - 1.0) {
-            /* explicit f(y) / f(m) by the recurrence */
-            double sr = r / q, aa = sr * (dn + 1.0), f = 1.0;
-            if (m < y)
-                for (int64_t i = m + 1; i <= y; i++) f *= (aa / (double)i - sr);
-            else if (m > y)
-                for (int64_t i = y + 1; i <= m; i++) f /= (aa / (double)i - sr);
-            if (v > f) continue;
-            return y;
-        }
-        /* squeeze on log f, then the Stirling-based bound */
-        double kd = (double)k;
-        double rho = (kd / nrq) * ((kd * (kd / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5);
-        double t = -kd * kd / (2.0 * nrq);
-        double A = log(v);
-        if (A < t - rho) return y;
-        if (A > t + rho) continue;
-        double x1 = (double)y + 1.0, f1 = (double)m + 1.0, z = dn + 1.0 - (double)m, w = dn - (double)y + 1.0;
-        double x2 = x1 * x1, f2 = f1 * f1, z2 = z * z, w2 = w * w;
-        double bound = xm * log(f1 / x1) + (dn - (double)m + 0.5) * log(z / w) +
-                       (double)(y - m) * log(w * r / (x1 * q)) +
-                       (13680. - (462. - (132. - (99. - 140. / f2) / f2) / f2) / f2) / f1 / 166320. +
-                       (13680. - (462. - (132. - (99. - 140. / z2) / z2) / z2) / z2) / z / 166320. +
-                       (13680. - (462. - (132. - (99. - 140. / x2) / x2) / x2) / x2) / x1 / 166320. +
-                       (13680. - (462. - (132. - (99. - 140. / w2) / w2) / w2) / w2) / w / 166320.;
-        if (A > bound) continue;
-        return y;
-    }
-}
-
-CK_RNG_FN int64_t ck_rng_binomial(ck_rng_stream *s, int64_t n, double p)
-{
-    if (n <= 0 || p <= 0.0) return 0;
-    if (p >= 1.0) return n;
-    /* both methods want p <= 1/2: count failures instead */
-    int flip = p > 0.5;
-    double pp = flip ? 1.0 - p : p;
-    int64_t x = pp * (double)n <= 30.0 ? ck_rng_binomial_inversion(s, n, pp) : ck_rng_binomial_btpe(s, n, pp);
-    return flip ? n - x : x;
-}
-
-/* Lemire's nearly divisionless bounded integer (2019), 32-bit words.
- * x is the first draw; a rejected draw is replaced by word j of retry lane
- * 1, 2, ... of the same block, so the element still depends only on it. */
-CK_RNG_FN uint32_t ck_rng_bounded32(uint32_t x, uint32_t range, const uint32_t key[2], const uint32_t base[4],
-                                    uint64_t blk, int j)
-{
-    uint64_t m = (uint64_t)x * range;
-    uint32_t l = (uint32_t)m;
-    if (l < range) {
-        uint32_t t = (uint32_t)(-range) % range;
-        for (uint32_t lane = 1; l < t; lane++) {
-            uint32_t w[4];
-            ck_rng_block(key, base, blk, lane, w);
-            m = (uint64_t)w[j] * range;
-            l = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
-CK_RNG_FN uint64_t ck_rng_bounded64(uint64_t x, uint64_t range, const uint32_t key[2], const uint32_t base[4],
-                                    uint64_t blk, int j)
-{
-    uint64_t hi, l = ck_rng_mul64(x, range, &hi);
-    if (l < range) {
-        uint64_t t = (0 - range) % range;
-        for (uint32_t lane = 1; l < t; lane++) {
-            uint32_t w[4];
-            ck_rng_block(key, base, blk, lane, w);
-            l = ck_rng_mul64(ck_rng_u64(w[2 * j], w[2 * j + 1]), range, &hi);
-        }
-    }
-    return hi;
-}
+#include "random_formulas.h"
 
 /* ------------------------------------------------------------ driver */
 
@@ -427,42 +91,27 @@ static void fill_simple(void *vctx, int64_t b0, int64_t b1, int worker)
             break;
         case CK_RANDOM_EXPONENTIAL:
             if (c->dt == CK_FLOAT32)
-                for (int j = 0; j < m; j++) ((float *)c->data)[e0 + j] = -log1pf(-ck_rng_f32(w[j]));
+                for (int j = 0; j < m; j++) ((float *)c->data)[e0 + j] = ck_rng_exponential_f32(w[j]);
             else
-                for (int j = 0; j < m; j++)
-                    ((double *)c->data)[e0 + j] = -log1p(-ck_rng_f64(w[2 * j], w[2 * j + 1]));
+                for (int j = 0; j < m; j++) ((double *)c->data)[e0 + j] = ck_rng_exponential_f64(w[2 * j], w[2 * j + 1]);
             break;
         case CK_RANDOM_NORMAL:
             if (c->dt == CK_FLOAT32) {
-                float *o = (float *)c->data + e0;
-                for (int j = 0; j < m; j += 2) {
-                    float u1 = 1.0f - ck_rng_f32(w[j]), u2 = ck_rng_f32(w[j + 1]);
-                    float r = sqrtf(-2.0f * logf(u1)), t = 6.2831855f * u2;
-                    o[j] = r * cosf(t);
-                    if (j + 1 < m) o[j + 1] = r * sinf(t);
-                }
+                float *o = (float *)c->data + e0, z[4];
+                ck_rng_normal_f32(w[0], w[1], &z[0], &z[1]);
+                ck_rng_normal_f32(w[2], w[3], &z[2], &z[3]);
+                for (int j = 0; j < m; j++) o[j] = z[j];
             } else {
-                double *o = (double *)c->data + e0;
-                double u1 = 1.0 - ck_rng_f64(w[0], w[1]), u2 = ck_rng_f64(w[2], w[3]);
-                double r = sqrt(-2.0 * log(u1)), t = 6.283185307179586 * u2;
-                o[0] = r * cos(t);
-                if (m > 1) o[1] = r * sin(t);
+                double *o = (double *)c->data + e0, z[2];
+                ck_rng_normal_f64(w, &z[0], &z[1]);
+                for (int j = 0; j < m; j++) o[j] = z[j];
             }
             break;
-        case CK_RANDOM_INTEGERS: {
-            uint64_t low = c->p->low, range = c->p->range;
-            for (int j = 0; j < m; j++) {
-                uint64_t v;
-                if (per == 4)
-                    v = range == 0x100000000u ? w[j] : ck_rng_bounded32(w[j], (uint32_t)range, c->key, c->ctr, (uint64_t)blk, j);
-                else if (range == 0)
-                    v = ck_rng_u64(w[2 * j], w[2 * j + 1]);
-                else
-                    v = ck_rng_bounded64(ck_rng_u64(w[2 * j], w[2 * j + 1]), range, c->key, c->ctr, (uint64_t)blk, j);
-                store_int(c->dt, c->data, e0 + j, low + v);
-            }
+        case CK_RANDOM_INTEGERS:
+            for (int j = 0; j < m; j++)
+                store_int(c->dt, c->data, e0 + j,
+                          c->p->low + ck_rng_integer(per, w, j, c->p->range, c->key, c->ctr, (uint64_t)blk));
             break;
-        }
         default:
             break;
         }
@@ -511,13 +160,38 @@ ck_status ck_random_fill(ck_array *out, ck_random_dist dist, const uint32_t key[
     if (!params) params = &zero;
     if (blocks) *blocks = 0;
     if ((unsigned)dist >= CK_RANDOM_NDISTS) return ck_error_set(CK_ERR_VALUE, "unknown random distribution %d", (int)dist);
-    if (!out->buf || out->buf->device.type != CK_DEVICE_CPU)
-        return ck_error_set(CK_ERR_VALUE, "random fills write CPU arrays");
+    if (!out->buf)
+        return ck_error_set(CK_ERR_VALUE, "random fills need an array with storage");
     if (!(out->flags & CK_ARRAY_C_CONTIGUOUS) || !(out->flags & CK_ARRAY_WRITEABLE))
         return ck_error_set(CK_ERR_VALUE, "random fills need a C-contiguous, writeable array");
     if (!dtype_ok(dist, out->dtype))
         return ck_error_set(CK_ERR_TYPE, "random distribution %d cannot produce dtype %s", (int)dist,
                             ck_dtype_get_info(out->dtype)->name);
+    if (out->buf->device.type != CK_DEVICE_CPU) {
+        const ck_backend_iface *be = ck_backend_for(out->buf->device);
+        if (is_heavy(dist) || !be->random) {
+            char dev[32];
+            ck_device_str(out->buf->device, dev, sizeof dev);
+            return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "random distribution %d is not implemented on the %s device",
+                                (int)dist, dev);
+        }
+        ck_random_desc d;
+        memset(&d, 0, sizeof d);
+        d.dev = out->buf->device;
+        d.dist = dist;
+        d.type = out->dtype;
+        d.data = out->data;
+        d.n = out->size;
+        d.per = per_block(dist, out->dtype, params);
+        d.nblocks = ck_random_blocks(dist, out->dtype, params, out->size);
+        memcpy(d.key, key, sizeof d.key);
+        memcpy(d.ctr, ctr, sizeof d.ctr);
+        d.low = params->low;
+        d.range = params->range;
+        ck_status s = d.nblocks ? be->random(&d) : CK_OK;
+        if (s == CK_OK && blocks) *blocks = d.nblocks;
+        return s;
+    }
     fill_ctx c = {.dist = dist, .dt = out->dtype, .data = out->data, .n = out->size,
                   .per = per_block(dist, out->dtype, params), .p = params};
     c.key[0] = key[0]; c.key[1] = key[1];

@@ -68,8 +68,8 @@ static void compile_one(const char *what, char *src)
     char ns[32];
     snprintf(ns, sizeof ns, "k%d", id);
     ck_sbuf_printf(&batch_, "namespace %s {\n", ns);
-    /* entry points: ck_ew, ck_red_block, ck_red_thread, ck_red_final, ck_scan */
-    ck_sbuf a = {0}, b = {0}, c = {0};
+    /* entry points: ck_ew, ck_red_block, ck_red_thread, ck_red_final, ck_scan, ck_scan_lb */
+    ck_sbuf a = {0}, b = {0}, c = {0}, e = {0};
     char to[48];
     snprintf(to, sizeof to, "ck_ew_%d(", id);
     replace_all(&a, body, "ck_ew(", to);
@@ -77,8 +77,10 @@ static void compile_one(const char *what, char *src)
     replace_all(&b, a.s, "ck_red_", to);
     snprintf(to, sizeof to, "ck_scan_%d(", id);
     replace_all(&c, b.s, "ck_scan(", to);
-    ck_sbuf_printf(&batch_, "%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n", c.s);
-    free(a.s); free(b.s); free(c.s);
+    snprintf(to, sizeof to, "ck_scan_lb_%d(", id);
+    replace_all(&e, c.s, "ck_scan_lb(", to);
+    ck_sbuf_printf(&batch_, "%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n", e.s);
+    free(a.s); free(b.s); free(c.s); free(e.s);
     free(src);
     if (strlen(batch_names_) + strlen(what) + 2 < sizeof batch_names_) {
         strcat(batch_names_, what);

@@ -306,4 +306,5 @@ const ck_backend_iface ck_backend_cpu = {
     /* .sort           = */ ck_cpu_sort,
     /* .searchsorted   = */ ck_cpu_searchsorted,
     /* .matmul         = */ NULL,
+    /* .random         = */ NULL,
 };

@@ -132,6 +132,41 @@ out:
     return s;
 }
 
+ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
+                              const char *const *names, int n, CUfunction *fns)
+{
+    ck_cuda_device *cd = &ck_cuda_devices[d];
+    int have = 1;
+    for (int i = 0; i < n && have; i++) have = (fns[i] = table_find(cd, key + (uint64_t)i)) != NULL;
+    if (have) return CK_OK;
+    pthread_mutex_lock(&cd->kmu);
+    ck_status s = CK_OK;
+    char *src = make_source(spec);
+    if (!src) { s = ck_error_status(); goto out; }
+    ck_kernel_image img;
+    s = ck_kernel_compile(src, names[0], NULL, 0, cd->cc_major * 10 + cd->cc_minor, &img);
+    free(src);
+    if (s != CK_OK) goto out;
+    CUmodule mod;
+    CUresult r = ck_cu.cuModuleLoadData(&mod, img.data);
+    ck_kernel_image_free(&img);
+    if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuModuleLoadData", __func__, __FILE__, __LINE__); goto out; }
+    if (cd->nmodules == cd->cmodules) {
+        size_t nc = cd->cmodules ? cd->cmodules * 2 : 64;
+        CUmodule *m = realloc(cd->modules, nc * sizeof *m);
+        if (m) { cd->modules = m; cd->cmodules = nc; }
+    }
+    if (cd->nmodules < cd->cmodules) cd->modules[cd->nmodules++] = mod;
+    for (int i = 0; i < n && s == CK_OK; i++) {
+        r = ck_cu.cuModuleGetFunction(&fns[i], mod, names[i]);
+        if (r != CUDA_SUCCESS) s = ck_cu_fail(r, "cuModuleGetFunction", __func__, __FILE__, __LINE__);
+        else s = table_insert(cd, key + (uint64_t)i, fns[i]);
+    }
+out:
+    pthread_mutex_unlock(&cd->kmu);
+    return s;
+}
+
 unsigned ck_cuda_grid_for(int d, int64_t n, unsigned block)
 {
     int64_t blocks = (n + block - 1) / block;
@@ -174,9 +209,10 @@ const ck_backend_iface ck_backend_cuda = {
     /* .gather         = */ NULL,
     /* .scatter        = */ NULL,
     /* .nonzero        = */ NULL,
-    /* .sort           = */ NULL,
-    /* .searchsorted   = */ NULL,
+    /* .sort           = */ ck_cuda_sort,
+    /* .searchsorted   = */ ck_cuda_searchsorted,
     /* .matmul         = */ ck_cuda_matmul,
+    /* .random         = */ ck_cuda_random,
 };
 
 ck_status ck_cuda_init(void)

@@ -51,6 +51,10 @@ void ck_cuda_set_current_stream(int d, CUstream s);
 /* The function for a spec, compiled (or loaded from the disk cache) on first use. */
 ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
                              const char *name, CUfunction *fn);
+/* Several entry points of one module: names[i] gets key + i (n of them,
+ * consecutive keys); one compile for all of them on a miss. */
+ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
+                              const char *const *names, int n, CUfunction *fns);
 /* Launch on the current stream of device d. */
 ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args);
 /* Blocks for a grid-stride kernel over n work items. */
@@ -73,6 +77,11 @@ ck_status ck_cuda_scan(const ck_scan_desc *d);
 ck_status ck_cuda_synchronize(ck_device dev);
 /* cuda_blas.c: cuBLAS for floating types, a tiled kernel for integers and bool */
 ck_status ck_cuda_matmul(const ck_matmul_desc *d);
+/* sorting and searching (cuda_sort.c) */
+ck_status ck_cuda_sort(const ck_sort_desc *d);
+ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d);
+/* random fills (cuda_random.c) */
+ck_status ck_cuda_random(const ck_random_desc *d);
 
 /* Memory statistics of a device. */
 typedef struct ck_cuda_mem_stats {

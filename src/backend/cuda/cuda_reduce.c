@@ -387,12 +387,101 @@ static char *scan_source(const void *vspec)
         c, s->nout, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1",
         c, c, st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
         c, comb, c, s->op == CK_REDUCE_SUM ? "0" : "1", st, st, comb, comb);
+    /* one long contiguous row (not complex): a single-pass scan with
+     * decoupled look-back.  Tiles are taken in order from a counter, so a
+     * tile only ever waits on tiles already running; each publishes its
+     * aggregate (flag 1), then, once it knows its prefix, its inclusive
+     * value (flag 2); a tile sums the aggregates back to the first
+     * inclusive value it meets.  Flags are read volatile, values after a
+     * fence through volatile (L1-bypassing) loads. */
+    if (ck_cuda_kind_letter(s->t) != 'C')
+        ck_sbuf_printf(&b,
+            "extern \"C\" __global__ void __launch_bounds__(256) ck_scan_lb(long long len, const %s *in, %s *out,\n"
+            "        unsigned *counter, int *flags, %s *aggs, %s *incls) {\n"
+            "    __shared__ %s tot[256];\n    __shared__ %s excl_sh;\n    __shared__ unsigned tile_sh;\n"
+            "    __shared__ %s buf[4096 + 128];\n"   /* the tile, padded against bank conflicts */
+            "    const %s ID = (%s)%s;\n"
+            "    if (threadIdx.x == 0) tile_sh = atomicAdd(counter, 1u);\n    __syncthreads();\n"
+            "    const unsigned tile = tile_sh;\n"
+            "    const long long t0 = (long long)tile * 4096;\n"
+            "#define CK_PAD(i) ((i) + ((i) >> 5))\n"
+            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = r * 256 + threadIdx.x; long long j = t0 + i;\n"
+            "        buf[CK_PAD(i)] = j < len ? (%s)in[j] : ID; }\n"
+            "    __syncthreads();\n"
+            "    %s v[16], run = ID;\n"
+            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = threadIdx.x * 16 + r;\n"
+            "        run = run %s buf[CK_PAD(i)]; v[r] = run; }\n"
+            "    tot[threadIdx.x] = run; __syncthreads();\n"
+            "    for (int w = 1; w < 256; w <<= 1) {\n"
+            "        %s add = (int)threadIdx.x >= w ? tot[threadIdx.x - w] : ID;\n"
+            "        __syncthreads(); tot[threadIdx.x] = tot[threadIdx.x] %s add; __syncthreads();\n    }\n"
+            "    %s before = threadIdx.x ? tot[threadIdx.x - 1] : ID;\n"
+            "    if (threadIdx.x == 0) {\n"
+            "        %s agg = tot[255], excl = ID;\n"
+            "        if (tile == 0) {\n"
+            "            *(volatile %s *)&incls[0] = agg; __threadfence(); atomicExch(&flags[0], 2);\n"
+            "        } else {\n"
+            "            *(volatile %s *)&aggs[tile] = agg; __threadfence(); atomicExch(&flags[tile], 1);\n"
+            "            long long j = (long long)tile - 1;\n"
+            "            for (;;) {\n"
+            "                int f;\n                do { f = *(volatile int *)&flags[j]; } while (f == 0);\n"
+            "                __threadfence();\n"
+            "                if (f == 2) { excl = *(volatile %s *)&incls[j] %s excl; break; }\n"
+            "                excl = *(volatile %s *)&aggs[j] %s excl; j--;\n            }\n"
+            "            *(volatile %s *)&incls[tile] = excl %s agg; __threadfence(); atomicExch(&flags[tile], 2);\n"
+            "        }\n        excl_sh = excl;\n    }\n"
+            "    __syncthreads();\n"
+            "    %s pre = excl_sh %s before;\n"
+            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = threadIdx.x * 16 + r; buf[CK_PAD(i)] = pre %s v[r]; }\n"
+            "    __syncthreads();\n"
+            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = r * 256 + threadIdx.x; long long j = t0 + i;\n"
+            "        if (j < len) out[j] = (%s)buf[CK_PAD(i)]; }\n}\n#undef CK_PAD\n",
+            st, st, c, c, c, c, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, comb, c, comb, c, c, c, c, c,
+            comb, c, comb, c, comb, c, comb, comb, st);
     if (b.failed) {
         free(b.s);
         ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
         return NULL;
     }
     return b.s;
+}
+
+typedef struct { long long shape[8], in_st[8], out_st[8]; } scan_nd;
+
+static ck_status scan_long_rows(const ck_scan_desc *d, const scan_spec *sp, uint64_t key, long long rows,
+                                const scan_nd *nd)
+{
+    int dev = d->dev.index;
+    CUfunction f;
+    ck_status s = ck_cuda_get_kernel(dev, key, scan_source, sp, "ck_scan_lb", &f);
+    if (s != CK_OK) return s;
+    long long len = d->len, ntiles = (len + 4095) / 4096;
+    /* counter, flags, then the aggregates and inclusive values (8 bytes each) */
+    size_t off_flags = 16, off_aggs = off_flags + ((size_t)ntiles * 4 + 15) / 16 * 16;
+    size_t off_incls = off_aggs + (size_t)ntiles * 8, nbytes = off_incls + (size_t)ntiles * 8;
+    char *ws = ck_cuda_alloc(d->dev, nbytes);
+    if (!ws) return ck_error_status();
+    CUstream st = ck_cuda_current_stream(dev);
+    CUresult r = CUDA_SUCCESS;
+    for (long long row = 0; row < rows && r == CUDA_SUCCESS; row++) {
+        long long io = 0, oo = 0, q = row;
+        for (int k = 0; k < d->n_outer; k++) {
+            long long cc = q % nd->shape[k];
+            q /= nd->shape[k];
+            io += cc * nd->in_st[k];
+            oo += cc * nd->out_st[k];
+        }
+        r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)ws, 0, off_aggs / 4, st);
+        if (r != CUDA_SUCCESS) break;
+        const char *in = d->in + io;
+        char *out = d->out + oo;
+        char *counter = ws, *flags = ws + off_flags, *aggs = ws + off_aggs, *incls = ws + off_incls;
+        void *args[] = {&len, &in, &out, &counter, &flags, &aggs, &incls};
+        r = ck_cu.cuLaunchKernel(f, (unsigned)ntiles, 1, 1, 256, 1, 1, 0, st, args, NULL);
+    }
+    ck_cuda_free(d->dev, ws, nbytes);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuLaunchKernel / cuMemsetD32Async (scan)", __func__, __FILE__, __LINE__);
+    return CK_OK;
 }
 
 ck_status ck_cuda_scan(const ck_scan_desc *d)
@@ -402,7 +491,7 @@ ck_status ck_cuda_scan(const ck_scan_desc *d)
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
     scan_spec sp = {d->op, d->type, d->n_outer};
-    struct { long long shape[8], in_st[8], out_st[8]; } nd;
+    scan_nd nd;
     memset(&nd, 0, sizeof nd);
     long long rows = 1;
     for (int i = 0; i < d->n_outer; i++) {
@@ -414,6 +503,11 @@ ck_status ck_cuda_scan(const ck_scan_desc *d)
     if (rows == 0 || d->len == 0) return CK_OK;
     CUfunction f;
     uint64_t key = ((uint64_t)0xAC << 48) | ((uint64_t)sp.op << 16) | ((uint64_t)sp.t << 8) | (uint64_t)sp.nout;
+    int isz = ck_dtype_get_info(d->type)->itemsize;
+    /* a few long contiguous rows: the single-pass scan over all the GPU, row by row */
+    if (rows <= 16 && d->len >= ((int64_t)1 << 16) && d->in_stride == isz && d->out_stride == isz &&
+        !ck_dtype_is_complex(d->type) && d->len / 4096 < 0x7FFFFFFF)
+        return scan_long_rows(d, &sp, key | ((uint64_t)1 << 40), rows, &nd);
     s = ck_cuda_get_kernel(dev, key, scan_source, &sp, "ck_scan", &f);
     if (s != CK_OK) return s;
     long long len = d->len, is = d->in_stride, os = d->out_stride;

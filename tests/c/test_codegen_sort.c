@@ -1,0 +1,71 @@
+/* Every kernel kind of the GPU sort, searchsorted and random fills
+ * compiles through NVRTC (no GPU needed): the sort module of each dtype,
+ * and the random fill of each (distribution, dtype, block width, vector
+ * store) the backend can ask for.  Sources compile with the architecture
+ * of the H200 (sm_90) as PTX, the front end being what can go wrong. */
+#include "ck_test.h"
+#include "../../src/runtime/kcache.h"
+#include "../../src/platform/cuda_api.h"
+
+#include <string.h>
+
+char *ck_cuda_sort_source_for_test(ck_dtype t);
+char *ck_cuda_random_source_for_test(int dist, ck_dtype t, int per, int vec);
+
+static void compile(char *src, const char *what, const char *const *must_have, int nmust)
+{
+    if (!src) { CHECK(0, "%s: no source: %s", what, ck_error_message()); return; }
+    for (int i = 0; i < nmust; i++) CHECK(strstr(src, must_have[i]) != NULL, "%s: no %s in the source", what, must_have[i]);
+    const char *opts[] = {"--gpu-architecture=compute_90"};
+    ck_kernel_image img;
+    ck_status s = ck_kernel_compile(src, what, opts, 1, 90, &img);
+    CHECK(s == CK_OK, "%s does not compile:\n%s", what, ck_error_message());
+    if (s == CK_OK) {
+        CHECK(img.size > 0, "%s: empty image", what);
+        ck_kernel_image_free(&img);
+    }
+    free(src);
+}
+
+int main(void)
+{
+    if (ck_nvrtc_load() != CK_OK) {
+        printf("skipped: %s\n", ck_error_message());
+        return 0;
+    }
+    static const char *const sort_kernels[] = {"ck_sk_keys", "ck_rx_hist", "ck_rx_scan_sums", "ck_rx_scan_top",
+                                               "ck_rx_scan_apply", "ck_rx_scatter", "ck_sk_out", "ck_sk_put", "ck_ss",
+                                               "ck_sk_unkey", "ck_sk_block"};
+    int nsort = 0;
+    for (int t = 0; t < CK_NTYPES; t++) {
+        char what[64];
+        snprintf(what, sizeof what, "sort_%s", ck_dtype_get_info((ck_dtype)t)->name);
+        /* complex keys take three words: no block sort, no keys-only sort */
+        compile(ck_cuda_sort_source_for_test((ck_dtype)t), what, sort_kernels,
+                ck_dtype_is_complex((ck_dtype)t) ? 9 : 11);
+        nsort++;
+    }
+    static const char *const rng_kernels[] = {"ck_rng_fill", "ck_rng_philox"};
+    static const struct { int dist; ck_dtype t; int per; } fills[] = {
+        {CK_RANDOM_BITS, CK_UINT32, 4},     {CK_RANDOM_BITS, CK_UINT64, 2},
+        {CK_RANDOM_UNIFORM, CK_FLOAT32, 4}, {CK_RANDOM_UNIFORM, CK_FLOAT64, 2},
+        {CK_RANDOM_NORMAL, CK_FLOAT32, 4},  {CK_RANDOM_NORMAL, CK_FLOAT64, 2},
+        {CK_RANDOM_EXPONENTIAL, CK_FLOAT32, 4}, {CK_RANDOM_EXPONENTIAL, CK_FLOAT64, 2},
+        {CK_RANDOM_INTEGERS, CK_BOOL, 4},   {CK_RANDOM_INTEGERS, CK_INT8, 4},  {CK_RANDOM_INTEGERS, CK_UINT16, 4},
+        {CK_RANDOM_INTEGERS, CK_INT32, 4},  {CK_RANDOM_INTEGERS, CK_INT64, 4}, {CK_RANDOM_INTEGERS, CK_INT64, 2},
+        {CK_RANDOM_INTEGERS, CK_UINT64, 2},
+    };
+    int nrng = 0;
+    for (size_t i = 0; i < sizeof fills / sizeof fills[0]; i++)
+        for (int vec = 0; vec < 2; vec++) {
+            int vbytes = ck_dtype_get_info(fills[i].t)->itemsize * fills[i].per;
+            if (vec && vbytes > 16) continue;
+            char what[64];
+            snprintf(what, sizeof what, "rng_%d_%s_%d_%d", fills[i].dist, ck_dtype_get_info(fills[i].t)->name,
+                     fills[i].per, vec);
+            compile(ck_cuda_random_source_for_test(fills[i].dist, fills[i].t, fills[i].per, vec), what, rng_kernels, 2);
+            nrng++;
+        }
+    printf("%d sort modules, %d random fills: %d failures\n", nsort, nrng, failures);
+    return failures ? 1 : 0;
+}
