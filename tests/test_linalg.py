@@ -62,7 +62,7 @@ def compare(got, want, rtol=None):
 # ck.linalg functions that run on a GPU (cuSOLVER)
 GPU_DONE = {"inv", "solve", "det", "slogdet", "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh",
             "matrix_rank", "cond", "tensorinv", "tensorsolve", "eig", "eigvals", "norm", "vector_norm",
-            "matrix_norm", "lstsq", "pinv", "matrix_power", "multi_dot"}
+            "matrix_norm", "lstsq", "pinv", "matrix_power", "multi_dot", "cross", "outer"}
 
 
 def close(got, want):

@@ -765,11 +765,27 @@ def eigvals(a):
 
 def cross(x1, x2, /, *, axis=-1):
     """Cross product of 3-element vectors along ``axis``."""
+    if _use_device_path(x1) or _use_device_path(x2):
+        a = x1 if isinstance(x1, _ndarray) else _core.asarray(x1, device=x2.device)
+        b = _same_device(x2, a)
+        if a.shape[axis] != 3 or b.shape[axis] != 3:
+            raise ValueError("x1 and x2 must have 3 elements along the axis of the cross product")
+        a, b = _core.moveaxis(a, axis, -1), _core.moveaxis(b, axis, -1)
+        a0, a1, a2, b0, b1, b2 = a[..., 0], a[..., 1], a[..., 2], b[..., 0], b[..., 1], b[..., 2]
+        c = _core.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+        return _core.moveaxis(c, -1, axis)
     return _call("cross", _la.cross, (x1, x2), axis=axis)
 
 
 def outer(x1, x2, /):
     """Outer product of two 1-D arrays (the array API's; ck.outer flattens instead)."""
+    if _use_device_path(x1) or _use_device_path(x2):
+        for x in (x1, x2):
+            if getattr(x, "ndim", None) != 1:
+                raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={getattr(x1, 'ndim', 0)} "
+                                 f"and x2.ndim={getattr(x2, 'ndim', 0)}.")
+        from ._linalg_top import outer as _outer
+        return _outer(x1, x2)
     return _call("outer", _la.outer, (x1, x2))
 
 
