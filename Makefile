@@ -13,7 +13,7 @@ SHELL := /bin/bash
 $(VENV)/.deps: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja
+	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22"
 	touch $@
 
 install: $(VENV)/.deps

@@ -1,0 +1,107 @@
+"""The examples in examples/ (issue 6's user kernels), run on every device.
+
+Each test calls an example's main(device) and checks what it returns against
+NumPy; the CPU and the GPU are checked against the same reference at the same
+tolerance, so they agree with each other.  The last test runs each script as
+a user would, with --device."""
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cudakit as ck
+from conftest import assert_same
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+@pytest.fixture
+def device(device):
+    """conftest's device, skipped on the CPU where this build has no CPU target for CUDA C."""
+    if device == "cpu" and not ck._core._cpu_kernels_available():
+        pytest.skip("CUDA C kernels on the CPU are not available in this build")
+    return device
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", os.path.join(EXAMPLES, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_multiply_them(device, capsys):
+    a, b, dest1, dest2 = load("multiply_them").main(device)
+    want = ck.asnumpy(a) * ck.asnumpy(b)
+    assert_same(dest1, want, rtol=0)   # one float32 product: exact on both devices
+    assert_same(dest2, want, rtol=0)
+    assert "agree: True" in capsys.readouterr().out
+
+
+def test_transpose_tiled(device):
+    a, out = load("transpose_tiled").main(device)
+    assert a.shape == (1000, 750)      # not a multiple of 32 either way
+    assert_same(out, ck.asnumpy(a).T, rtol=0)
+    a, out = load("transpose_tiled").main(device, height=33, width=31)
+    assert_same(out, ck.asnumpy(a).T, rtol=0)
+
+
+def test_block_reduce(device):
+    x, total_shared, total_shuffle = load("block_reduce").main(device)
+    want = np.array([ck.asnumpy(x).sum(dtype=np.float64)], dtype=np.float32)
+    assert_same(total_shared, want, rtol=1e-5)
+    assert_same(total_shuffle, want, rtol=1e-5)
+    # fewer elements than threads, and a block count that is not a multiple of a warp
+    x, total_shared, total_shuffle = load("block_reduce").main(device, n=100, blocks=3)
+    want = np.array([ck.asnumpy(x).sum(dtype=np.float64)], dtype=np.float32)
+    assert_same(total_shared, want, rtol=1e-5)
+    assert_same(total_shuffle, want, rtol=1e-5)
+
+
+def reference_blur(image, weights):
+    """The same separable convolution in NumPy, with clamp-to-edge borders."""
+    r = len(weights) // 2
+    h, w = image.shape
+    image = image.astype(np.float64)
+    padded = np.pad(image, ((0, 0), (r, r)), mode="edge")
+    rows = sum(wk * padded[:, k:k + w] for k, wk in enumerate(weights.astype(np.float64)))
+    padded = np.pad(rows, ((r, r), (0, 0)), mode="edge")
+    return sum(wk * padded[k:k + h, :] for k, wk in enumerate(weights.astype(np.float64)))
+
+
+def test_gaussian_blur(device, tmp_path, monkeypatch):
+    pytest.importorskip("skimage")
+    from skimage import io
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the example tried to download something")
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+
+    image, weights, blurred = load("gaussian_blur").main(device, sigma=3.0, out_dir=str(tmp_path))
+    img = ck.asnumpy(image)
+    assert img.shape == (512, 512) and img.std() > 0.1          # a real photograph
+    assert len(weights) == 19 and abs(float(weights.sum()) - 1) < 1e-6
+    want = reference_blur(img, weights).astype(np.float32)
+    assert_same(blurred, want, rtol=1e-5, atol=1e-5)
+    assert np.abs(want - img).max() > 0.2                          # the blur changed something
+
+    before = io.imread(tmp_path / "camera.png")
+    after = io.imread(tmp_path / "camera_blurred.png")
+    np.testing.assert_array_equal(before, np.rint(img * 255).astype(np.uint8))
+    assert after.shape == before.shape and after.dtype == np.uint8
+    assert np.abs(after.astype(int) - np.clip(np.rint(want * 255), 0, 255)).max() <= 1
+
+
+@pytest.mark.parametrize("name", ["multiply_them", "transpose_tiled", "block_reduce", "gaussian_blur"])
+def test_example_scripts(device, name, tmp_path):
+    if name == "gaussian_blur":
+        pytest.importorskip("skimage")
+    run = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--device", device]
+                         + (["--out", str(tmp_path)] if name == "gaussian_blur" else []),
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert f"on {device}" in run.stdout, run.stdout
