@@ -1,9 +1,8 @@
 """Advanced indexing (integer arrays and boolean masks) and the indexing
 functions (take, put, nonzero, choose, ...), compared with NumPy.
 
-The gathers and scatters are optional backend slots: on a device whose
-backend lacks them (the GPU until its kernels exist) every such operation
-must raise NotImplementedError, which `run` checks instead of the values."""
+Every test runs on both devices: on `cuda` the gathers, scatters and
+nonzero are the GPU kernels of src/backend/cuda/cuda_index.c."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,32 +14,18 @@ from conftest import assert_same
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def lacks_gather(device):
-    return device == "cuda"
-
-
 def run(device, fn):
-    """fn() on a device with the gather slots; NotImplementedError elsewhere."""
-    if lacks_gather(device):
-        with pytest.raises(NotImplementedError):
-            fn()
-        return None
+    """fn() on the device (the device only names the case being run)."""
     return fn()
 
 
 def check(device, fn, want, **kw):
-    got = run(device, fn)
-    if got is not None:
-        assert_same(got, want, **kw)
+    assert_same(run(device, fn), want, **kw)
 
 
 def raises(device, exc, fn, match=None):
-    if lacks_gather(device):
-        with pytest.raises((exc, NotImplementedError)):
-            fn()
-    else:
-        with pytest.raises(exc, match=match):
-            fn()
+    with pytest.raises(exc, match=match):
+        fn()
 
 
 # ------------------------------------------------------------ getitem
@@ -242,10 +227,9 @@ def test_hypothesis_masks_and_nonzero(device, shape, seed):
     c = ck.asarray(a.copy(), device=device)
     check(device, lambda: c[c > 0], a[a > 0])
     got = run(device, lambda: ck.nonzero(c))
-    if got is not None:
-        assert len(got) == a.ndim
-        for g, w in zip(got, np.nonzero(a)):
-            assert_same(g, w)
+    assert len(got) == a.ndim
+    for g, w in zip(got, np.nonzero(a)):
+        assert_same(g, w)
     check(device, lambda: ck.argwhere(c), np.argwhere(a))
     check(device, lambda: ck.flatnonzero(c), np.flatnonzero(a))
 
@@ -272,12 +256,11 @@ def test_take_errors_and_out(device):
     with pytest.raises(ValueError):
         ck.take(c, [0], mode="bogus")
     with pytest.raises(ck.AxisError):
-        run(device, lambda: ck.take(c, [0], axis=3)) if not lacks_gather(device) else ck.take(c, [0], axis=3)
+        run(device, lambda: ck.take(c, [0], axis=3))
     out = ck.zeros(2, dtype=ck.int64, device=device)
     r = run(device, lambda: ck.take(c, [4, 1], out=out))
-    if r is not None:
-        assert r is out
-        assert_same(out, np.array([4, 1]))
+    assert r is out
+    assert_same(out, np.array([4, 1]))
 
 
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
@@ -334,10 +317,9 @@ def test_nonzero_where_extract_compress(device):
     for fn, want in [(lambda: ck.nonzero(c), np.nonzero(a)), (lambda: ck.where(c > 0), np.where(a > 0)),
                      (lambda: c.nonzero() if hasattr(c, "nonzero") else ck.nonzero(c), np.nonzero(a))]:
         got = run(device, fn)
-        if got is not None:
-            assert len(got) == len(want)
-            for g, w in zip(got, want):
-                assert_same(g, w)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
     check(device, lambda: ck.argwhere(ck.asarray(5, device=device)), np.argwhere(np.array(5)))
     check(device, lambda: ck.argwhere(ck.asarray(0, device=device)), np.argwhere(np.array(0)))
     check(device, lambda: ck.extract(c % 2 == 0, c), np.extract(a % 2 == 0, a))
@@ -356,9 +338,8 @@ def test_ix_and_grids(device):
     assert_same(rows, np.ix_([0, 3], [4, 1, 2])[0])
     check(device, lambda: c[rows, cols], a[np.ix_([0, 3], [4, 1, 2])])
     got = run(device, lambda: ck.ix_(ck.asarray([True, False, True], device=device), [1]))
-    if got is not None:
-        for g, w in zip(got, np.ix_([True, False, True], [1])):
-            assert_same(g, w)
+    for g, w in zip(got, np.ix_([True, False, True], [1])):
+        assert_same(g, w)
     with pytest.raises(ValueError):
         ck.ix_([[0, 1]])
     for g, w in zip(ck.diag_indices(3, 3, device=device), np.diag_indices(3, 3)):
@@ -366,9 +347,8 @@ def test_ix_and_grids(device):
     for k, m in [(0, None), (1, None), (-1, 5), (10, 2)]:
         for f, nf in [(ck.tril_indices, np.tril_indices), (ck.triu_indices, np.triu_indices)]:
             got = run(device, lambda: f(4, k, m, device=device))
-            if got is not None:
-                for g, w in zip(got, nf(4, k, m)):
-                    assert_same(g, w)
+            for g, w in zip(got, nf(4, k, m)):
+                assert_same(g, w)
 
 
 def test_unravel_and_ravel_multi_index(device):

@@ -165,15 +165,6 @@ def test_not_implemented_features(device):
     if device == "cuda":   # matmul needs cuBLAS (a later issue; CPU: test_linalg.py)
         with pytest.raises(NotImplementedError):
             a @ a
-    if device == "cuda":   # advanced indexing has no GPU kernels yet (CPU: test_advanced_indexing.py)
-        with pytest.raises(NotImplementedError):
-            a[[0, 1]]
-        with pytest.raises(NotImplementedError):
-            a[a > 0]
-        with pytest.raises(NotImplementedError):
-            a[a > 0] = 0
-        with pytest.raises(NotImplementedError):
-            ck.where(a > 0)
     with pytest.raises(NotImplementedError):
         ck.add(a, a, casting="unsafe")
 

@@ -171,9 +171,9 @@ const ck_backend_iface ck_backend_cuda = {
     /* .scan           = */ ck_cuda_scan,
     /* .iota           = */ ck_cuda_iota,
     /* .synchronize    = */ ck_cuda_synchronize,
-    /* .gather         = */ NULL,
-    /* .scatter        = */ NULL,
-    /* .nonzero        = */ NULL,
+    /* .gather         = */ ck_cuda_gather,
+    /* .scatter        = */ ck_cuda_scatter,
+    /* .nonzero        = */ ck_cuda_nonzero,
     /* .sort           = */ NULL,
     /* .searchsorted   = */ NULL,
 };

@@ -71,6 +71,10 @@ ck_status ck_cuda_iota(ck_array *out, double start, double step);
 ck_status ck_cuda_reduce(const ck_reduce_desc *d);
 ck_status ck_cuda_scan(const ck_scan_desc *d);
 ck_status ck_cuda_synchronize(ck_device dev);
+/* advanced indexing (cuda_index.c) */
+ck_status ck_cuda_gather(const ck_gather_desc *d);
+ck_status ck_cuda_scatter(const ck_gather_desc *d);
+ck_status ck_cuda_nonzero(const ck_nonzero_desc *d);
 
 /* Memory statistics of a device. */
 typedef struct ck_cuda_mem_stats {
