@@ -523,3 +523,22 @@ def test_take_put_modes_large(device, mode):
     got = ck.asarray(a.copy(), device=device)
     ck.put(got, ck.asarray(idx, device=device), ck.arange(7.0, device=device), mode=mode)
     assert_same(got, want)
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_full_mask_select(device, dtype):
+    # x[mask] with mask.shape == x.shape: one compaction (the compress slot)
+    rng = np.random.default_rng(13)
+    a = rng.integers(-3, 4, size=(70, 9, 11)).astype(dtype)
+    m = rng.random(a.shape) < 0.4
+    c, cm = ck.asarray(a, device=device), ck.asarray(m, device=device)
+    assert_same(c[cm], a[m])
+    assert_same(c.T[cm.T], a.T[m.T])                       # strided source and mask
+    assert_same(c[::-1, 2:, ::3][cm[:, :7, ::3]], a[::-1, 2:, ::3][m[:, :7, ::3]])
+    assert_same(c[m], a[m])                                # a NumPy mask (moved to the device)
+    assert_same(c[0, 0][cm[0, 0]], a[0, 0][m[0, 0]])
+    assert_same(c[cm & False], a[m & False])
+    e = np.zeros((0, 4), dtype)
+    assert_same(ck.asarray(e, device=device)[ck.zeros((0, 4), dtype=ck.bool, device=device)], e[np.zeros((0, 4), bool)])
+    with pytest.raises(IndexError):
+        c[cm[:, :, :5]]

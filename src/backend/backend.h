@@ -104,6 +104,24 @@ typedef struct ck_nonzero_desc {
     int64_t *out;
 } ck_nonzero_desc;
 
+/* Boolean-mask selection (x[mask] with mask.shape == x.shape): the src
+ * elements where mask is true, in C order over shape, packed into out
+ * (contiguous, count elements, count from a count_nonzero the op layer
+ * ran first).  Elements move as raw bytes.  A backend without it gets
+ * nonzero and a gather instead. */
+typedef struct ck_compress_desc {
+    ck_device dev;
+    int itemsize;
+    int ndim;                          /* >= 1 */
+    int64_t shape[CK_MAXDIMS];
+    const char *mask;                  /* bool */
+    int64_t mask_strides[CK_MAXDIMS];
+    const char *src;
+    int64_t src_strides[CK_MAXDIMS];
+    int64_t count;
+    char *out;
+} ck_compress_desc;
+
 /* Sorting: nrows independent rows of len elements each, row r at
  * data + r*row_stride, element i at + i*elem_stride (bytes, any sign).
  * Rows are sorted in place by NumPy's order (NaNs last; complex by real
@@ -161,6 +179,7 @@ typedef struct ck_backend_iface {
     ck_status (*gather)(const ck_gather_desc *d);
     ck_status (*scatter)(const ck_gather_desc *d);
     ck_status (*nonzero)(const ck_nonzero_desc *d);
+    ck_status (*compress)(const ck_compress_desc *d);       /* (optional, needs the three above) */
     /* sorting and searching (optional) */
     ck_status (*sort)(const ck_sort_desc *d);
     ck_status (*searchsorted)(const ck_searchsorted_desc *d);

@@ -2,6 +2,7 @@
 #include "cuda_index_codegen.h"
 #include "cuda_codegen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static int dims_(int n) { return n > 0 ? n : 1; }
@@ -29,6 +30,7 @@ const char *ck_cuda_ix_name(const ck_cuda_ix_spec *sp)
     case CK_IXK_NZ_COUNT: return "ck_nz_count";
     case CK_IXK_NZ_SCAN: return "ck_nz_scan";
     case CK_IXK_NZ_WRITE: return "ck_nz_write";
+    case CK_IXK_SELECT: return "ck_sel";
     default: return "ck_ix";
     }
 }
@@ -36,6 +38,7 @@ const char *ck_cuda_ix_name(const ck_cuda_ix_spec *sp)
 size_t ck_cuda_ix_params_size(const ck_cuda_ix_spec *sp)
 {
     size_t D = (size_t)dims_(sp->ndim), I = (size_t)dims_(sp->nidx);
+    if (sp->kind == CK_IXK_SELECT) return 3 * D * 8;
     if (sp->kind >= CK_IXK_NZ_COUNT) return 2 * D * 8;
     return (4 * D + I + I * D + 3 * I) * 8;
 }
@@ -213,7 +216,10 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                            "    }\n}\n");
         return finish(&b);
     }
-    ck_sbuf_printf(&b, "struct ck_nzp { long long shape[%d], st[%d]; };\n", D, D);
+    if (sp->kind == CK_IXK_SELECT)
+        ck_sbuf_printf(&b, "struct ck_nzp { long long shape[%d], st[%d], st2[%d]; };\n", D, D, D);
+    else
+        ck_sbuf_printf(&b, "struct ck_nzp { long long shape[%d], st[%d]; };\n", D, D);
     nz_load(&b, sp, I);
     if (sp->kind == CK_IXK_NZ_COUNT) {
         ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_count(%s n, const unsigned char *in, "
@@ -230,25 +236,49 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                        I, I, I, CK_NZ_CHUNK, CK_NZ_ITEMS, I, I);
         return finish(&b);
     }
+    int isz = sp->unit * sp->units;
+    if (sp->kind == CK_IXK_SELECT) {
+        /* the source element's byte offset at position p */
+        ck_sbuf_printf(&b, "__device__ __forceinline__ long long ck_src_off(const ck_nzp &P, %s p)\n{\n", I);
+        if (sp->contig || sp->ndim <= 1) {
+            if (sp->contig) ck_sbuf_printf(&b, "    (void)P;\n    return (long long)p * %d;\n}\n", isz);
+            else ck_sbuf_printf(&b, "    return (long long)p * P.st2[0];\n}\n");
+        } else {
+            ck_sbuf_printf(&b, "    long long off = 0;\n#pragma unroll\n    for (int d = %d; d >= 0; d--) {\n", sp->ndim - 1);
+            ck_sbuf_printf(&b, "        %s q = p / (%s)P.shape[d];\n        off += (long long)(p - q * (%s)P.shape[d]) * P.st2[d];\n"
+                               "        p = q;\n    }\n    return off;\n}\n",
+                           I, I, I);
+        }
+    }
     /* write: each chunk again, its true elements ranked by a block scan of
-     * warp ballots, their coordinates at the chunk's offset */
-    ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_write(%s n, const unsigned char *in, "
-                       "const ck_nzp P, const long long *offs, long long count, long long *out)\n{\n"
-                       "    __shared__ unsigned int wsum[8];\n"
-                       "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
-                       "    const %s base = (%s)blockIdx.x * %d;\n    long long run = offs[blockIdx.x];\n"
-                       "    for (int j = 0; j < %d; j++) {\n"
-                       "        %s p = base + (%s)(j * 256 + threadIdx.x);\n"
-                       "        const bool f = p < n && ck_nz_at(in, P, p);\n"
-                       "        const unsigned int bal = __ballot_sync(0xffffffffu, f);\n"
-                       "        if (lane == 0) wsum[w] = __popc(bal);\n        __syncthreads();\n"
-                       "        unsigned int wpre = 0, tot = 0;\n"
-                       "#pragma unroll\n        for (int v = 0; v < 8; v++) { if (v < w) wpre += wsum[v]; tot += wsum[v]; }\n"
-                       "        if (f) {\n"
-                       "            const long long o = run + wpre + __popc(bal & ((1u << lane) - 1u));\n"
-                       "            if (o < count) {\n",
-                   I, I, I, CK_NZ_CHUNK, CK_NZ_ITEMS, I, I);
-    if (sp->ndim <= 1) {
+     * warp ballots, their coordinates (or source elements) at the chunk's
+     * offset */
+    if (sp->kind == CK_IXK_SELECT)
+        ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_sel(%s n, const unsigned char *in, "
+                           "const ck_nzp P, const long long *offs, long long count, const char *src, char *out)\n{\n", I);
+    else
+        ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_write(%s n, const unsigned char *in, "
+                           "const ck_nzp P, const long long *offs, long long count, long long *out)\n{\n", I);
+    ck_sbuf_printf(&b,
+                   "    __shared__ unsigned int wsum[8];\n"
+                   "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
+                   "    const %s base = (%s)blockIdx.x * %d;\n    long long run = offs[blockIdx.x];\n"
+                   "    for (int j = 0; j < %d; j++) {\n"
+                   "        %s p = base + (%s)(j * 256 + threadIdx.x);\n"
+                   "        const bool f = p < n && ck_nz_at(in, P, p);\n"
+                   "        const unsigned int bal = __ballot_sync(0xffffffffu, f);\n"
+                   "        if (lane == 0) wsum[w] = __popc(bal);\n        __syncthreads();\n"
+                   "        unsigned int wpre = 0, tot = 0;\n"
+                   "#pragma unroll\n        for (int v = 0; v < 8; v++) { if (v < w) wpre += wsum[v]; tot += wsum[v]; }\n"
+                   "        if (f) {\n"
+                   "            const long long o = run + wpre + __popc(bal & ((1u << lane) - 1u));\n"
+                   "            if (o < count) {\n",
+                   I, I, CK_NZ_CHUNK, CK_NZ_ITEMS, I, I);
+    if (sp->kind == CK_IXK_SELECT) {
+        char dst[64];
+        snprintf(dst, sizeof dst, "out + o * %d", isz);
+        move(&b, sp, dst, "src + ck_src_off(P, p)", "                ");
+    } else if (sp->ndim <= 1) {
         ck_sbuf_printf(&b, "                out[o] = (long long)p;\n");
     } else {
         ck_sbuf_printf(&b, "                %s r = p;\n#pragma unroll\n                for (int d = %d; d >= 0; d--) {\n"
@@ -267,7 +297,7 @@ char *ck_cuda_ix_source(const ck_cuda_ix_spec *sp)
     case CK_IXK_GATHER: case CK_IXK_SCATTER: case CK_IXK_CLAIM_INIT: case CK_IXK_CLAIM: case CK_IXK_APPLY:
         return gather_source(sp);
     case CK_IXK_CHECK: return check_source(sp);
-    case CK_IXK_NZ_COUNT: case CK_IXK_NZ_SCAN: case CK_IXK_NZ_WRITE: return nonzero_source(sp);
+    case CK_IXK_NZ_COUNT: case CK_IXK_NZ_SCAN: case CK_IXK_NZ_WRITE: case CK_IXK_SELECT: return nonzero_source(sp);
     default:
         ck_error_set(CK_ERR_VALUE, "unknown indexing kernel kind %d", sp->kind);
         return NULL;

@@ -30,6 +30,7 @@ typedef enum ck_ix_kind {
     CK_IXK_NZ_COUNT = 7,    /* kernel "ck_nz_count": true elements per chunk */
     CK_IXK_NZ_SCAN = 8,     /* kernel "ck_nz_scan": exclusive scan of the chunk counts */
     CK_IXK_NZ_WRITE = 9,    /* kernel "ck_nz_write": coordinates of the true elements */
+    CK_IXK_SELECT = 10,     /* kernel "ck_sel": the source elements at the true elements, packed */
 } ck_ix_kind;
 
 /* nonzero works on chunks of CK_NZ_CHUNK elements, one 256-thread block each */
@@ -46,7 +47,7 @@ typedef struct ck_cuda_ix_spec {
     int idx64;    /* 64-bit positions (else 32-bit unsigned) */
     int win64;    /* 64-bit claim words (scatter passes) */
     int byref;    /* the parameter struct is passed by pointer (too big for the 4 KiB of parameters) */
-    int contig;   /* nonzero: the mask is C-contiguous */
+    int contig;   /* nonzero: the mask is C-contiguous; select: the mask and the source are */
 } ck_cuda_ix_spec;
 
 uint64_t ck_cuda_ix_key(const ck_cuda_ix_spec *sp);
@@ -58,7 +59,7 @@ char *ck_cuda_ix_source(const ck_cuda_ix_spec *sp);
  * shape[D] arr_strides[D] other_strides[D] target_mul[D] idx_ptr[I]
  * idx_strides[I][D] axis_len[I] axis_stride[I] index_mul[I], with
  * D = max(ndim, 1) and I = max(nidx, 1).  The nonzero struct is
- * shape[D] strides[D]. */
+ * shape[D] strides[D]; select's adds the source's strides[D] after them. */
 size_t ck_cuda_ix_params_size(const ck_cuda_ix_spec *sp);
 
 #endif

@@ -1,7 +1,8 @@
 /* Every advanced-indexing kernel kind (gather, the scatter passes, the
- * index check, nonzero's count, scan and write) compiles through NVRTC (no
- * GPU needed), for the element widths of several dtypes, each index mode,
- * 0 to 4 dims, parameters by value and by pointer.  Most go in PTX-only
+ * index check, nonzero's count, scan and write, x[mask]'s select)
+ * compiles through NVRTC (no GPU needed), for the element widths of
+ * several dtypes, each index mode, 0 to 4 dims (and 32), parameters by
+ * value and by pointer.  Most go in PTX-only
  * batches (the front end is what a generated kernel gets wrong); one batch
  * goes through the whole compiler to a cubin.  Keys are checked distinct. */
 #include "cudakit.h"
@@ -106,6 +107,8 @@ int main(void)
             ck_cuda_ix_spec z = {.kind = k, .ndim = k == CK_IXK_NZ_SCAN ? 0 : 5};
             add("cubin_nonzero", &z);
         }
+        ck_cuda_ix_spec sel = {.kind = CK_IXK_SELECT, .ndim = 2, .contig = 1, .unit = 4, .units = 1};
+        add("cubin_select", &sel);
         flush(1);
     }
 
@@ -156,6 +159,21 @@ int main(void)
                     ck_cuda_ix_spec z = {.kind = k, .ndim = nd, .contig = contig, .idx64 = i64};
                     add("nonzero", &z);
                 }
+            }
+        }
+    }
+    /* select (x[mask]): every width, contiguous or strided, 1-3 dims */
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        int isz = ck_dtype_get_info(types[t])->itemsize;
+        for (int nd = 1; nd <= 3; nd++) {
+            for (int contig = 0; contig < 2; contig++) {
+                int unit = isz >= 8 ? 8 : isz;
+                if (!contig && nd == 3 && unit > 1) unit /= 2;
+                ck_cuda_ix_spec z = {.kind = CK_IXK_SELECT, .ndim = nd, .contig = contig, .unit = unit,
+                                     .units = isz / unit, .idx64 = nd == 2};
+                char what[64];
+                snprintf(what, sizeof what, "select_%s_%dd_contig%d", ck_dtype_get_info(types[t])->name, nd, contig);
+                add(what, &z);
             }
         }
     }

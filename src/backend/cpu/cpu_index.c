@@ -87,3 +87,29 @@ ck_status ck_cpu_nonzero(const ck_nonzero_desc *d)
     }
     return CK_OK;
 }
+
+ck_status ck_cpu_compress(const ck_compress_desc *d)
+{
+    int nd = d->ndim, isz = d->itemsize;
+    int64_t size = 1;
+    for (int i = 0; i < nd; i++) size *= d->shape[i];
+    if (size == 0 || d->count == 0) return CK_OK;
+    int64_t pos[CK_MAXDIMS] = {0};
+    int64_t moff = 0, soff = 0, j = 0;
+    for (int64_t it = 0; it < size; it++) {
+        if (d->mask[moff]) {
+            if (j >= d->count) return ck_error_set(CK_ERR_RUNTIME, "compress: the mask changed while it was read");
+            memcpy(d->out + j * isz, d->src + soff, (size_t)isz);
+            j++;
+        }
+        for (int dim = nd - 1; dim >= 0; dim--) {
+            moff += d->mask_strides[dim];
+            soff += d->src_strides[dim];
+            if (++pos[dim] < d->shape[dim]) break;
+            moff -= d->shape[dim] * d->mask_strides[dim];
+            soff -= d->shape[dim] * d->src_strides[dim];
+            pos[dim] = 0;
+        }
+    }
+    return CK_OK;
+}

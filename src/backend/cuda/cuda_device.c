@@ -174,6 +174,7 @@ const ck_backend_iface ck_backend_cuda = {
     /* .gather         = */ ck_cuda_gather,
     /* .scatter        = */ ck_cuda_scatter,
     /* .nonzero        = */ ck_cuda_nonzero,
+    /* .compress       = */ ck_cuda_compress,
     /* .sort           = */ NULL,
     /* .searchsorted   = */ NULL,
 };

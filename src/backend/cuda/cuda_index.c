@@ -24,7 +24,9 @@
  * nonzero is a compaction: per-chunk counts, an exclusive scan of them, and
  * a second read of each chunk that ranks its true elements with warp
  * ballots and writes their coordinates.  The count (the output size) was
- * read by the op layer before: that is nonzero's one host sync.
+ * read by the op layer before: that is nonzero's one host sync.  x[mask]
+ * with a mask over all of x (the compress slot) is the same compaction
+ * writing x's elements instead of coordinates: no index arrays, no gather.
  */
 #include "cuda_internal.h"
 #include "../../codegen/cuda_index_codegen.h"
@@ -280,51 +282,62 @@ done:
 ck_status ck_cuda_gather(const ck_gather_desc *d) { return run_index(d, 0); }
 ck_status ck_cuda_scatter(const ck_gather_desc *d) { return run_index(d, 1); }
 
-ck_status ck_cuda_nonzero(const ck_nonzero_desc *d)
+/* Whether a layout is C-contiguous (size-1 dims aside). */
+static int c_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize)
+{
+    int64_t want = itemsize;
+    for (int i = ndim - 1; i >= 0; i--) {
+        if (shape[i] != 1 && strides[i] != want) return 0;
+        want *= shape[i];
+    }
+    return 1;
+}
+
+/* A compaction over the mask (shape, mstrides): per-chunk counts, their
+ * scan, then the kernel of wsp (nonzero's coordinates or select's
+ * elements) with its last two arguments (src, out). */
+static ck_status compaction(ck_device dv, int ndim, const int64_t *shape, const int64_t *mstrides, const int64_t *sstrides,
+                            const char *mask, ck_cuda_ix_spec *wsp, const char *src, void *out, int64_t count)
 {
     int64_t size = 1;
-    for (int i = 0; i < d->ndim; i++) size *= d->shape[i];
-    if (size == 0 || d->count == 0) return CK_OK;
-    int dev = d->dev.index;
+    for (int i = 0; i < ndim; i++) size *= shape[i];
+    if (size == 0 || count == 0) return CK_OK;
+    int dev = dv.index;
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
-
-    ck_cuda_ix_spec sp;
-    memset(&sp, 0, sizeof sp);
-    sp.ndim = d->ndim;
-    sp.idx64 = size > 0x7FFFFFFF - CK_NZ_CHUNK;
-    sp.contig = 1;
-    for (int i = d->ndim - 1, want = 1; i >= 0; i--) {
-        if (d->shape[i] != 1 && d->strides[i] != want) sp.contig = 0;
-        want *= d->shape[i];
-    }
-    struct { int64_t shape[CK_MAXDIMS], st[CK_MAXDIMS]; } P;
+    /* the parameter struct: shape[D] strides[D] (and the source's strides[D]) */
+    struct { int64_t w[3 * CK_MAXDIMS]; } P;
     memset(&P, 0, sizeof P);
-    /* the struct has max(ndim, 1) entries per array: pack st after shape */
-    int D = d->ndim > 0 ? d->ndim : 1;
-    int64_t *pk = (int64_t *)&P;
-    for (int i = 0; i < d->ndim; i++) {
-        pk[i] = d->shape[i];
-        pk[D + i] = d->strides[i];
+    int D = ndim > 0 ? ndim : 1;
+    for (int i = 0; i < ndim; i++) {
+        P.w[i] = shape[i];
+        P.w[D + i] = mstrides[i];
+        P.w[2 * D + i] = sstrides ? sstrides[i] : 0;
     }
+    ck_cuda_ix_spec cnt;
+    memset(&cnt, 0, sizeof cnt);
+    cnt.kind = CK_IXK_NZ_COUNT;
+    cnt.ndim = ndim;
+    cnt.idx64 = size > 0x7FFFFFFF - CK_NZ_CHUNK;
+    cnt.contig = c_contiguous(ndim, shape, mstrides, 1);
+    wsp->ndim = ndim;
+    wsp->idx64 = cnt.idx64;
+
     int64_t nb = (size + CK_NZ_CHUNK - 1) / CK_NZ_CHUNK;
-    unsigned int *counts = ck_cuda_alloc(d->dev, (size_t)nb * sizeof *counts);
-    long long *offs = counts ? ck_cuda_alloc(d->dev, (size_t)nb * sizeof *offs) : NULL;
+    unsigned int *counts = ck_cuda_alloc(dv, (size_t)nb * sizeof *counts);
+    long long *offs = counts ? ck_cuda_alloc(dv, (size_t)nb * sizeof *offs) : NULL;
     if (!counts || !offs) {
         s = ck_error_status();
         goto done;
     }
     unsigned int n32 = (unsigned int)size;
     unsigned long long n64 = (unsigned long long)size;
-    void *nptr = sp.idx64 ? (void *)&n64 : (void *)&n32;
-    const void *in = d->in;
-    long long nbl = nb, count = d->count;
-    void *out = d->out;
+    void *nptr = cnt.idx64 ? (void *)&n64 : (void *)&n32;
+    long long nbl = nb, cnt64 = count;
     CUfunction f;
 
-    sp.kind = CK_IXK_NZ_COUNT;
-    if ((s = ix_kernel(dev, &sp, &f)) != CK_OK) goto done;
-    void *a1[] = {nptr, &in, &P, &counts};
+    if ((s = ix_kernel(dev, &cnt, &f)) != CK_OK) goto done;
+    void *a1[] = {nptr, &mask, &P, &counts};
     if ((s = ck_cuda_launch(dev, f, (unsigned)nb, 256, 0, a1)) != CK_OK) goto done;
 
     ck_cuda_ix_spec scan;
@@ -334,13 +347,40 @@ ck_status ck_cuda_nonzero(const ck_nonzero_desc *d)
     void *a2[] = {&nbl, &counts, &offs};
     if ((s = ck_cuda_launch(dev, f, 1, 1024, 0, a2)) != CK_OK) goto done;
 
-    sp.kind = CK_IXK_NZ_WRITE;
-    if ((s = ix_kernel(dev, &sp, &f)) != CK_OK) goto done;
-    void *a3[] = {nptr, &in, &P, &offs, &count, &out};
-    s = ck_cuda_launch(dev, f, (unsigned)nb, 256, 0, a3);
+    if ((s = ix_kernel(dev, wsp, &f)) != CK_OK) goto done;
+    void *a3w[] = {nptr, &mask, &P, &offs, &cnt64, &out};
+    void *a3s[] = {nptr, &mask, &P, &offs, &cnt64, &src, &out};
+    s = ck_cuda_launch(dev, f, (unsigned)nb, 256, 0, wsp->kind == CK_IXK_SELECT ? a3s : a3w);
 
 done:
-    if (offs) ck_cuda_free(d->dev, offs, (size_t)nb * sizeof *offs);
-    if (counts) ck_cuda_free(d->dev, counts, (size_t)nb * sizeof *counts);
+    if (offs) ck_cuda_free(dv, offs, (size_t)nb * sizeof *offs);
+    if (counts) ck_cuda_free(dv, counts, (size_t)nb * sizeof *counts);
     return s;
+}
+
+ck_status ck_cuda_nonzero(const ck_nonzero_desc *d)
+{
+    ck_cuda_ix_spec w;
+    memset(&w, 0, sizeof w);
+    w.kind = CK_IXK_NZ_WRITE;
+    w.contig = c_contiguous(d->ndim, d->shape, d->strides, 1);
+    return compaction(d->dev, d->ndim, d->shape, d->strides, NULL, d->in, &w, NULL, d->out, d->count);
+}
+
+ck_status ck_cuda_compress(const ck_compress_desc *d)
+{
+    ck_cuda_ix_spec w;
+    memset(&w, 0, sizeof w);
+    w.kind = CK_IXK_SELECT;
+    w.contig = c_contiguous(d->ndim, d->shape, d->mask_strides, 1) &&
+               c_contiguous(d->ndim, d->shape, d->src_strides, d->itemsize);
+    /* the widest word that the source's address and steps and out keep aligned */
+    int u = d->itemsize >= 8 ? 8 : d->itemsize;
+    while (u > 1 && d->itemsize % u) u /= 2;
+    uint64_t bits = (uint64_t)(uintptr_t)d->src | (uint64_t)(uintptr_t)d->out;
+    for (int i = 0; i < d->ndim; i++) bits |= (uint64_t)d->src_strides[i];
+    while (u > 1 && (bits & (uint64_t)(u - 1))) u /= 2;
+    w.unit = u;
+    w.units = d->itemsize / u;
+    return compaction(d->dev, d->ndim, d->shape, d->mask_strides, d->src_strides, d->mask, &w, d->src, d->out, d->count);
 }

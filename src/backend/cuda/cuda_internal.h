@@ -75,6 +75,7 @@ ck_status ck_cuda_synchronize(ck_device dev);
 ck_status ck_cuda_gather(const ck_gather_desc *d);
 ck_status ck_cuda_scatter(const ck_gather_desc *d);
 ck_status ck_cuda_nonzero(const ck_nonzero_desc *d);
+ck_status ck_cuda_compress(const ck_compress_desc *d);
 
 /* Memory statistics of a device. */
 typedef struct ck_cuda_mem_stats {
