@@ -542,3 +542,21 @@ def test_full_mask_select(device, dtype):
     assert_same(ck.asarray(e, device=device)[ck.zeros((0, 4), dtype=ck.bool, device=device)], e[np.zeros((0, 4), bool)])
     with pytest.raises(IndexError):
         c[cm[:, :, :5]]
+
+
+def test_index_arrays_are_not_modified(device):
+    # int64 index arrays are used in place (no scratch copy): normalising
+    # negative or wrapped indices must not write to them
+    a = np.arange(10.0)
+    c = ck.asarray(a.copy(), device=device)
+    idx = ck.asarray(np.array([-1, 3, -10, 12]), device=device)
+    assert_same(ck.take(c, idx, mode="wrap"), np.take(a, [-1, 3, -10, 12], mode="wrap"))
+    assert_same(c[idx[:3]], a[[-1, 3, -10]])
+    c[idx[:3]] = 5.0
+    assert_same(idx, np.array([-1, 3, -10, 12]))
+    # an index array that is the destination itself is read before the writes
+    x = np.array([3, 0, 1, 2, -1])
+    cx = ck.asarray(x.copy(), device=device)
+    cx[cx] = ck.asarray([10, 20, 30, 40, 50], device=device)
+    x[x.copy()] = [10, 20, 30, 40, 50]
+    assert_same(cx, x)

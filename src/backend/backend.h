@@ -66,9 +66,9 @@ typedef struct ck_scan_desc {
  * Elements move as raw bytes (the op layer has cast already), so one kernel
  * serves every dtype.  A scatter must apply positions in C order so that the
  * last of repeated indices wins, as it does in NumPy.
- * Each index array is a contiguous int64 scratch copy of idx_size elements
- * owned by the op layer: the backend first checks every element against
- * axis_len[k] by mode and rewrites it in place to a value in [0, len), so an
+ * Each index array is contiguous int64 of idx_size elements, read-only
+ * (it may be the user's own array): the backend checks every element
+ * against axis_len[k] by mode and uses it normalised to [0, len), so an
  * out-of-range index fails even when the iteration is empty (as NumPy's);
  * idx_strides then address it over `shape` (0 where it is broadcast). */
 typedef struct ck_gather_desc {

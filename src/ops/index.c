@@ -17,7 +17,7 @@
 typedef struct ix_plan {
     ck_array view;                    /* a with the basic items applied */
     int nidx;
-    ck_array idx[CK_MAXDIMS];         /* int64 scratch copies on a's device */
+    ck_array idx[CK_MAXDIMS];         /* int64, contiguous, on a's device (views or copies) */
     int idx_vdim[CK_MAXDIMS];         /* the view dim each one indexes */
     int idx_axis[CK_MAXDIMS];         /* that dim's axis in a, for messages */
     int rnd;                          /* the result */
@@ -63,9 +63,16 @@ static int64_t slice_len(int64_t len, int64_t *start, int64_t *stop, int64_t ste
     return *start < *stop ? (*stop - *start - 1) / step + 1 : 0;
 }
 
-/* An int64 copy of an index array on dev: the backend rewrites it in place. */
-static ck_status index_scratch(ck_array *out, const ck_array *k, ck_device dev)
+/* An int64 index array on a's device: k itself when it is one already
+ * (contiguous, and apart from a, which a scatter writes), else a copy. */
+static ck_status index_scratch(ck_array *out, const ck_array *k, const ck_array *a)
 {
+    ck_device dev = ck_array_device(a);
+    if (k->dtype == CK_INT64 && ck_device_equal(ck_array_device(k), dev) && (k->flags & CK_ARRAY_C_CONTIGUOUS) &&
+        !ck_array_may_overlap(k, a)) {
+        ck_array_view(out, k);
+        return CK_OK;
+    }
     if (!ck_device_equal(ck_array_device(k), dev)) {
         ck_array moved;
         ck_status s = ck_array_to_device(&moved, k, dev);
@@ -210,7 +217,7 @@ static ck_status build_plan(ix_plan *p, const ck_array *a, int n, const ck_index
             if (k->dtype != CK_BOOL || (k->ndim == 1 && k->size == 0)) {
                 ck_array sc;
                 s = add_view_dim(p, &vnd, a->shape[axis], a->strides[axis]);
-                if (s == CK_OK) s = index_scratch(&sc, k, ck_array_device(a));
+                if (s == CK_OK) s = index_scratch(&sc, k, a);
                 if (s == CK_OK) s = add_idx(p, &sc, vnd - 1, axis);
                 axis++;
             } else if (k->ndim == 0) {
