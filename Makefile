@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install test-python test-c test-gpu bench bench-gpu sanitize clean
+.PHONY: demo test install test-python test-c test-gpu bench bench-gpu bench-gpu-index sanitize clean
 
 $(VENV)/.deps: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -53,6 +53,12 @@ bench-gpu:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
+
+# Gather and mask compaction of 2^26 against PyTorch and CuPy (issue 5).
+bench-gpu-index:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
 
 clean:
 	rm -rf build $(VENV)
