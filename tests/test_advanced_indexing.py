@@ -1,9 +1,8 @@
 """Advanced indexing (integer arrays and boolean masks) and the indexing
 functions (take, put, nonzero, choose, ...), compared with NumPy.
 
-The gathers and scatters are optional backend slots: on a device whose
-backend lacks them (the GPU until its kernels exist) every such operation
-must raise NotImplementedError, which `run` checks instead of the values."""
+Every test runs on both devices: on `cuda` the gathers, scatters and
+nonzero are the GPU kernels of src/backend/cuda/cuda_index.c."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,32 +14,18 @@ from conftest import assert_same
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def lacks_gather(device):
-    return device == "cuda"
-
-
 def run(device, fn):
-    """fn() on a device with the gather slots; NotImplementedError elsewhere."""
-    if lacks_gather(device):
-        with pytest.raises(NotImplementedError):
-            fn()
-        return None
+    """fn() on the device (the device only names the case being run)."""
     return fn()
 
 
 def check(device, fn, want, **kw):
-    got = run(device, fn)
-    if got is not None:
-        assert_same(got, want, **kw)
+    assert_same(run(device, fn), want, **kw)
 
 
 def raises(device, exc, fn, match=None):
-    if lacks_gather(device):
-        with pytest.raises((exc, NotImplementedError)):
-            fn()
-    else:
-        with pytest.raises(exc, match=match):
-            fn()
+    with pytest.raises(exc, match=match):
+        fn()
 
 
 # ------------------------------------------------------------ getitem
@@ -242,10 +227,9 @@ def test_hypothesis_masks_and_nonzero(device, shape, seed):
     c = ck.asarray(a.copy(), device=device)
     check(device, lambda: c[c > 0], a[a > 0])
     got = run(device, lambda: ck.nonzero(c))
-    if got is not None:
-        assert len(got) == a.ndim
-        for g, w in zip(got, np.nonzero(a)):
-            assert_same(g, w)
+    assert len(got) == a.ndim
+    for g, w in zip(got, np.nonzero(a)):
+        assert_same(g, w)
     check(device, lambda: ck.argwhere(c), np.argwhere(a))
     check(device, lambda: ck.flatnonzero(c), np.flatnonzero(a))
 
@@ -272,12 +256,11 @@ def test_take_errors_and_out(device):
     with pytest.raises(ValueError):
         ck.take(c, [0], mode="bogus")
     with pytest.raises(ck.AxisError):
-        run(device, lambda: ck.take(c, [0], axis=3)) if not lacks_gather(device) else ck.take(c, [0], axis=3)
+        run(device, lambda: ck.take(c, [0], axis=3))
     out = ck.zeros(2, dtype=ck.int64, device=device)
     r = run(device, lambda: ck.take(c, [4, 1], out=out))
-    if r is not None:
-        assert r is out
-        assert_same(out, np.array([4, 1]))
+    assert r is out
+    assert_same(out, np.array([4, 1]))
 
 
 @pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
@@ -334,10 +317,9 @@ def test_nonzero_where_extract_compress(device):
     for fn, want in [(lambda: ck.nonzero(c), np.nonzero(a)), (lambda: ck.where(c > 0), np.where(a > 0)),
                      (lambda: c.nonzero() if hasattr(c, "nonzero") else ck.nonzero(c), np.nonzero(a))]:
         got = run(device, fn)
-        if got is not None:
-            assert len(got) == len(want)
-            for g, w in zip(got, want):
-                assert_same(g, w)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert_same(g, w)
     check(device, lambda: ck.argwhere(ck.asarray(5, device=device)), np.argwhere(np.array(5)))
     check(device, lambda: ck.argwhere(ck.asarray(0, device=device)), np.argwhere(np.array(0)))
     check(device, lambda: ck.extract(c % 2 == 0, c), np.extract(a % 2 == 0, a))
@@ -356,9 +338,8 @@ def test_ix_and_grids(device):
     assert_same(rows, np.ix_([0, 3], [4, 1, 2])[0])
     check(device, lambda: c[rows, cols], a[np.ix_([0, 3], [4, 1, 2])])
     got = run(device, lambda: ck.ix_(ck.asarray([True, False, True], device=device), [1]))
-    if got is not None:
-        for g, w in zip(got, np.ix_([True, False, True], [1])):
-            assert_same(g, w)
+    for g, w in zip(got, np.ix_([True, False, True], [1])):
+        assert_same(g, w)
     with pytest.raises(ValueError):
         ck.ix_([[0, 1]])
     for g, w in zip(ck.diag_indices(3, 3, device=device), np.diag_indices(3, 3)):
@@ -366,9 +347,8 @@ def test_ix_and_grids(device):
     for k, m in [(0, None), (1, None), (-1, 5), (10, 2)]:
         for f, nf in [(ck.tril_indices, np.tril_indices), (ck.triu_indices, np.triu_indices)]:
             got = run(device, lambda: f(4, k, m, device=device))
-            if got is not None:
-                for g, w in zip(got, nf(4, k, m)):
-                    assert_same(g, w)
+            for g, w in zip(got, nf(4, k, m)):
+                assert_same(g, w)
 
 
 def test_unravel_and_ravel_multi_index(device):
@@ -421,3 +401,162 @@ def test_choose(device, mode):
                "invalid entry in choice array")
         with pytest.raises(TypeError):
             ck.choose(ck.asarray([0.5], device=device), [ck.asarray([1], device=device)])
+
+
+# ---------------------------------------- sizes and widths of the kernels
+# On `cuda` these reach every path of src/backend/cuda/cuda_index.c: many
+# blocks, nonzero's scan over more than 1024 chunks, every element width
+# (and 16-byte elements moved as two words), index dtypes, duplicate
+# targets across blocks, the bounds check's message and a failed scatter.
+
+WIDTHS = ["bool", "int16", "float16", "float32", "int64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_gather_scatter_every_width(device, dtype):
+    rng = np.random.default_rng(11)
+    a = (rng.integers(-50, 50, size=(40, 7, 9)) * (1 + 1j if dtype == "complex128" else 1)).astype(dtype)
+    c = ck.asarray(a.copy(), device=device)
+    i0, i2 = rng.integers(-40, 40, size=(5, 1)), rng.integers(0, 9, size=(1, 6))
+    keys = [(i0, slice(None), i2), (slice(1, None, 3), [6, 0, -7]), (i0, 3), (Ellipsis, i2[0][::-1]),
+            (a[..., 0] != 0,), (slice(None, None, -2), a[0, :, :] != 0)]
+    for key in keys:
+        ck_key = tuple(ck.asarray(k, device=device) if isinstance(k, np.ndarray) else k for k in key)
+        assert_same(c[ck_key], a[key])
+        want = a.copy()
+        v = np.asarray(a[key])[::-1].copy()
+        want[key] = v
+        got = ck.asarray(a.copy(), device=device)
+        got[ck_key] = ck.asarray(v, device=device)
+        assert_same(got, want)
+    # a transposed (non-contiguous) source and values that broadcast
+    assert_same(c.T[[2, 0], 1:5], a.T[[2, 0], 1:5])
+    got = ck.asarray(a.copy(), device=device)
+    got[[3, 1, 3], :, 2] = a[0, :, 0]
+    want = a.copy()
+    want[[3, 1, 3], :, 2] = a[0, :, 0]
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("idx_dtype", ["int8", "uint8", "int32", "uint64"])
+def test_index_dtypes(device, idx_dtype):
+    a = np.arange(20.0)
+    idx = np.array([3, 1, 0, 1, 2], dtype=idx_dtype)
+    c = ck.asarray(a, device=device)
+    assert_same(c[ck.asarray(idx, device=device)], a[idx])
+    assert_same(ck.take(c, ck.asarray(idx, device=device)), np.take(a, idx))
+
+
+def test_large_gather_and_mask(device):
+    rng = np.random.default_rng(5)
+    n = 5_000_000   # more than 1024 nonzero chunks: the scan carries across its tiles
+    a = rng.standard_normal(n).astype(np.float32)
+    c = ck.asarray(a, device=device)
+    m = a > 0.3
+    assert_same(c[c > 0.3], a[m])
+    assert_same(ck.flatnonzero(c > 0.3), np.flatnonzero(m))
+    idx = rng.integers(-n, n, size=1 << 20)
+    assert_same(c[ck.asarray(idx, device=device)], a[idx])
+    # a strided 3-d mask
+    b = a[: 160 * 150 * 200].reshape(160, 150, 200)[:, ::-2, 1::3]
+    cb = c[: 160 * 150 * 200].reshape(160, 150, 200)[:, ::-2, 1::3]
+    for g, w in zip(ck.nonzero(cb > 1.0), np.nonzero(b > 1.0)):
+        assert_same(g, w)
+    assert_same(ck.argwhere(cb < -2.0), np.argwhere(b < -2.0))
+
+
+def test_scatter_duplicates_last_wins(device):
+    rng = np.random.default_rng(7)
+    a = np.zeros(50, np.int32)
+    idx = rng.integers(-50, 50, size=20000)
+    v = np.arange(20000, dtype=np.int32)
+    c = ck.asarray(a.copy(), device=device)
+    c[ck.asarray(idx, device=device)] = ck.asarray(v, device=device)
+    a[idx] = v
+    assert_same(c, a)
+    # two index arrays and a broadcast value row
+    b = np.zeros((6, 8, 5))
+    cb = ck.asarray(b.copy(), device=device)
+    r, k = rng.integers(0, 6, size=(300, 1)), rng.integers(0, 5, size=(1, 4))
+    vals = np.arange(300 * 8 * 4, dtype=np.float64).reshape(300, 8, 4)
+    b[r, :, k] = vals.transpose(0, 2, 1).reshape(300, 4, 8)
+    cb[ck.asarray(r, device=device), :, ck.asarray(k, device=device)] = ck.asarray(
+        vals.transpose(0, 2, 1).reshape(300, 4, 8), device=device)
+    assert_same(cb, b)
+
+
+def test_out_of_bounds_message_and_no_partial_write(device):
+    a = np.arange(10)
+    c = ck.asarray(a.copy(), device=device)
+    for key in ([1, 12, -30, 4], [[0, 1], [2, -11]], ([0, 1], [0, 9])):
+        k = ck.asarray(np.array(key), device=device) if not isinstance(key, tuple) else key
+        try:
+            a[tuple(key) if isinstance(key, tuple) else np.array(key)]
+        except IndexError as e:
+            msg = str(e)
+        if isinstance(key, tuple):
+            with pytest.raises(IndexError, match="too many indices"):
+                c[k]
+            continue
+        with pytest.raises(IndexError) as info:
+            c[k]
+        assert str(info.value) == msg
+        with pytest.raises(IndexError):
+            c[k] = 7
+        assert_same(c, a)   # nothing written
+    # an empty iteration still checks its indices
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 5"):
+        ck.zeros((0, 5), device=device)[:, [5]]
+    with pytest.raises(IndexError, match="non-empty take from an empty axes"):
+        ck.take(ck.zeros(0, device=device), [0], mode="wrap")
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+def test_take_put_modes_large(device, mode):
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((30, 1000))
+    idx = rng.integers(-3000, 3000, size=(40, 50))
+    c = ck.asarray(a, device=device)
+    assert_same(ck.take(c, ck.asarray(idx, device=device), axis=1, mode=mode), np.take(a, idx, axis=1, mode=mode))
+    want = a.copy()
+    np.put(want, idx, np.arange(7.0), mode=mode)
+    got = ck.asarray(a.copy(), device=device)
+    ck.put(got, ck.asarray(idx, device=device), ck.arange(7.0, device=device), mode=mode)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("dtype", WIDTHS)
+def test_full_mask_select(device, dtype):
+    # x[mask] with mask.shape == x.shape: one compaction (the compress slot)
+    rng = np.random.default_rng(13)
+    a = rng.integers(-3, 4, size=(70, 9, 11)).astype(dtype)
+    m = rng.random(a.shape) < 0.4
+    c, cm = ck.asarray(a, device=device), ck.asarray(m, device=device)
+    assert_same(c[cm], a[m])
+    assert_same(c.T[cm.T], a.T[m.T])                       # strided source and mask
+    assert_same(c[::-1, 2:, ::3][cm[:, :7, ::3]], a[::-1, 2:, ::3][m[:, :7, ::3]])
+    assert_same(c[m], a[m])                                # a NumPy mask (moved to the device)
+    assert_same(c[0, 0][cm[0, 0]], a[0, 0][m[0, 0]])
+    assert_same(c[cm & False], a[m & False])
+    e = np.zeros((0, 4), dtype)
+    assert_same(ck.asarray(e, device=device)[ck.zeros((0, 4), dtype=ck.bool, device=device)], e[np.zeros((0, 4), bool)])
+    with pytest.raises(IndexError):
+        c[cm[:, :, :5]]
+
+
+def test_index_arrays_are_not_modified(device):
+    # int64 index arrays are used in place (no scratch copy): normalising
+    # negative or wrapped indices must not write to them
+    a = np.arange(10.0)
+    c = ck.asarray(a.copy(), device=device)
+    idx = ck.asarray(np.array([-1, 3, -10, 12]), device=device)
+    assert_same(ck.take(c, idx, mode="wrap"), np.take(a, [-1, 3, -10, 12], mode="wrap"))
+    assert_same(c[idx[:3]], a[[-1, 3, -10]])
+    c[idx[:3]] = 5.0
+    assert_same(idx, np.array([-1, 3, -10, 12]))
+    # an index array that is the destination itself is read before the writes
+    x = np.array([3, 0, 1, 2, -1])
+    cx = ck.asarray(x.copy(), device=device)
+    cx[cx] = ck.asarray([10, 20, 30, 40, 50], device=device)
+    x[x.copy()] = [10, 20, 30, 40, 50]
+    assert_same(cx, x)

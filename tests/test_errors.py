@@ -162,15 +162,6 @@ def test_creation_errors(device):
 
 def test_not_implemented_features(device):
     a = ck.ones((2, 2), device=device)
-    if device == "cuda":   # advanced indexing has no GPU kernels yet (CPU: test_advanced_indexing.py)
-        with pytest.raises(NotImplementedError):
-            a[[0, 1]]
-        with pytest.raises(NotImplementedError):
-            a[a > 0]
-        with pytest.raises(NotImplementedError):
-            a[a > 0] = 0
-        with pytest.raises(NotImplementedError):
-            ck.where(a > 0)
     with pytest.raises(NotImplementedError):
         ck.add(a, a, casting="unsafe")
 

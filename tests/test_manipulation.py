@@ -253,6 +253,20 @@ def test_tile_repeat_roll(device, data):
     assert_same(ck.roll(c, shift, axes), np.roll(a, shift, axes))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "complex128"])
+def test_repeat_many_counts(device, dtype):
+    # per-element counts on a long axis take the one-gather path
+    rng = np.random.default_rng(3)
+    a = rng.integers(-9, 9, size=(300, 3)).astype(dtype)
+    reps = rng.integers(0, 4, size=300)
+    c = ck.asarray(a, device=device)
+    assert_same(ck.repeat(c, reps, axis=0), np.repeat(a, reps, axis=0))
+    assert_same(ck.repeat(c[::-1, 1:], reps, axis=0), np.repeat(a[::-1, 1:], reps, axis=0))
+    assert_same(ck.repeat(c.T, reps, axis=1), np.repeat(a.T, reps, axis=1))
+    assert_same(ck.repeat(c, np.tile(reps, 3)), np.repeat(a, np.tile(reps, 3)))
+    assert_same(ck.repeat(c, np.zeros(300, int), axis=0), np.repeat(a, np.zeros(300, int), axis=0))
+
+
 def test_tile_repeat_roll_errors(device):
     c = ck.zeros((2, 3), device=device)
     assert_same(ck.repeat(ck.asarray(5, device=device), 3), np.repeat(5, 3))

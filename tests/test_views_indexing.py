@@ -495,16 +495,9 @@ def test_index_errors(device):
     [True, False, True], True, False, np.bool_(True), (Ellipsis, [0]),
 ], ids=repr)
 def test_advanced_indexing_matches_numpy(device, key):
-    # advanced indexing itself is tested in test_advanced_indexing.py; the
-    # GPU backend has no gather kernel yet and says so
+    # advanced indexing itself is tested in test_advanced_indexing.py
     na = np.arange(12.0).reshape(3, 4)
     ca = ck.asarray(na, device=device)
-    if device == "cuda":
-        with pytest.raises(NotImplementedError):
-            ca[key]
-        with pytest.raises(NotImplementedError):
-            ca[key] = 1
-        return
     np.testing.assert_array_equal(ck.asnumpy(ca[key]), na[key])
     ca[key] = -1
     na[key] = -1

@@ -67,9 +67,9 @@ typedef struct ck_scan_desc {
  * Elements move as raw bytes (the op layer has cast already), so one kernel
  * serves every dtype.  A scatter must apply positions in C order so that the
  * last of repeated indices wins, as it does in NumPy.
- * Each index array is a contiguous int64 scratch copy of idx_size elements
- * owned by the op layer: the backend first checks every element against
- * axis_len[k] by mode and rewrites it in place to a value in [0, len), so an
+ * Each index array is contiguous int64 of idx_size elements, read-only
+ * (it may be the user's own array): the backend checks every element
+ * against axis_len[k] by mode and uses it normalised to [0, len), so an
  * out-of-range index fails even when the iteration is empty (as NumPy's);
  * idx_strides then address it over `shape` (0 where it is broadcast). */
 typedef struct ck_gather_desc {
@@ -104,6 +104,24 @@ typedef struct ck_nonzero_desc {
     int64_t count;
     int64_t *out;
 } ck_nonzero_desc;
+
+/* Boolean-mask selection (x[mask] with mask.shape == x.shape): the src
+ * elements where mask is true, in C order over shape, packed into out
+ * (contiguous, count elements, count from a count_nonzero the op layer
+ * ran first).  Elements move as raw bytes.  A backend without it gets
+ * nonzero and a gather instead. */
+typedef struct ck_compress_desc {
+    ck_device dev;
+    int itemsize;
+    int ndim;                          /* >= 1 */
+    int64_t shape[CK_MAXDIMS];
+    const char *mask;                  /* bool */
+    int64_t mask_strides[CK_MAXDIMS];
+    const char *src;
+    int64_t src_strides[CK_MAXDIMS];
+    int64_t count;
+    char *out;
+} ck_compress_desc;
 
 /* Sorting: nrows independent rows of len elements each, row r at
  * data + r*row_stride, element i at + i*elem_stride (bytes, any sign).
@@ -179,6 +197,7 @@ typedef struct ck_backend_iface {
     ck_status (*gather)(const ck_gather_desc *d);
     ck_status (*scatter)(const ck_gather_desc *d);
     ck_status (*nonzero)(const ck_nonzero_desc *d);
+    ck_status (*compress)(const ck_compress_desc *d);       /* (optional, needs the three above) */
     /* sorting and searching (optional) */
     ck_status (*sort)(const ck_sort_desc *d);
     ck_status (*searchsorted)(const ck_searchsorted_desc *d);

@@ -17,7 +17,7 @@
 typedef struct ix_plan {
     ck_array view;                    /* a with the basic items applied */
     int nidx;
-    ck_array idx[CK_MAXDIMS];         /* int64 scratch copies on a's device */
+    ck_array idx[CK_MAXDIMS];         /* int64, contiguous, on a's device (views or copies) */
     int idx_vdim[CK_MAXDIMS];         /* the view dim each one indexes */
     int idx_axis[CK_MAXDIMS];         /* that dim's axis in a, for messages */
     int rnd;                          /* the result */
@@ -63,9 +63,16 @@ static int64_t slice_len(int64_t len, int64_t *start, int64_t *stop, int64_t ste
     return *start < *stop ? (*stop - *start - 1) / step + 1 : 0;
 }
 
-/* An int64 copy of an index array on dev: the backend rewrites it in place. */
-static ck_status index_scratch(ck_array *out, const ck_array *k, ck_device dev)
+/* An int64 index array on a's device: k itself when it is one already
+ * (contiguous, and apart from a, which a scatter writes), else a copy. */
+static ck_status index_scratch(ck_array *out, const ck_array *k, const ck_array *a)
 {
+    ck_device dev = ck_array_device(a);
+    if (k->dtype == CK_INT64 && ck_device_equal(ck_array_device(k), dev) && (k->flags & CK_ARRAY_C_CONTIGUOUS) &&
+        !ck_array_may_overlap(k, a)) {
+        ck_array_view(out, k);
+        return CK_OK;
+    }
     if (!ck_device_equal(ck_array_device(k), dev)) {
         ck_array moved;
         ck_status s = ck_array_to_device(&moved, k, dev);
@@ -210,7 +217,7 @@ static ck_status build_plan(ix_plan *p, const ck_array *a, int n, const ck_index
             if (k->dtype != CK_BOOL || (k->ndim == 1 && k->size == 0)) {
                 ck_array sc;
                 s = add_view_dim(p, &vnd, a->shape[axis], a->strides[axis]);
-                if (s == CK_OK) s = index_scratch(&sc, k, ck_array_device(a));
+                if (s == CK_OK) s = index_scratch(&sc, k, a);
                 if (s == CK_OK) s = add_idx(p, &sc, vnd - 1, axis);
                 axis++;
             } else if (k->ndim == 0) {
@@ -316,10 +323,70 @@ static void fill_desc(ck_gather_desc *d, const ix_plan *p, ck_index_mode mode, c
     }
 }
 
+/* The number of true elements of a bool array, read to the host: the one
+ * sync of a mask operation (the size of its result). */
+static ck_status count_true(const ck_array *mask, int64_t *count)
+{
+    ck_array cnt, host;
+    uint64_t all = mask->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << mask->ndim) - 1);
+    ck_status s = ck_reduce(CK_REDUCE_COUNT_NONZERO, mask, all, 0, CK_DTYPE_INVALID, &cnt, 0);
+    if (s != CK_OK) return s;
+    s = ck_array_to_device(&host, &cnt, ck_device_cpu());
+    ck_array_release(&cnt);
+    if (s != CK_OK) return s;
+    ck_scalar c;
+    ck_scalar_load(&c, host.dtype, host.data);
+    ck_array_release(&host);
+    *count = c.v.i;
+    return CK_OK;
+}
+
+/* x[mask] with one mask over all of x's dims, on a backend with the
+ * compress slot: one compaction, no coordinates and no gather.  Returns 0
+ * when the key is not of that form (nothing done), else 1 with *st set. */
+static int try_compress(ck_array *out, const ck_array *a, int n, const ck_index_item *items, ck_status *st)
+{
+    const ck_backend_iface *be = ck_backend_for(ck_array_device(a));
+    if (!be->compress || n != 1 || items[0].kind != CK_INDEX_ARRAY) return 0;
+    const ck_array *k = items[0].array;
+    if (k->dtype != CK_BOOL || k->ndim == 0 || k->ndim != a->ndim) return 0;
+    for (int i = 0; i < k->ndim; i++)
+        if (k->shape[i] != a->shape[i]) return 0;
+    ck_array m;
+    ck_status s = CK_OK;
+    if (!ck_device_equal(ck_array_device(k), ck_array_device(a))) s = ck_array_to_device(&m, k, ck_array_device(a));
+    else ck_array_view(&m, k);
+    if (s == CK_OK) {
+        int64_t count = 0;
+        s = count_true(&m, &count);
+        if (s == CK_OK) s = ck_array_empty(out, 1, &count, a->dtype, ck_array_device(a));
+        if (s == CK_OK) {
+            ck_compress_desc d;
+            memset(&d, 0, sizeof d);
+            d.dev = ck_array_device(a);
+            d.itemsize = ck_array_itemsize(a);
+            d.ndim = a->ndim;
+            memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
+            d.mask = m.data;
+            memcpy(d.mask_strides, m.strides, (size_t)a->ndim * 8);
+            d.src = a->data;
+            memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
+            d.count = count;
+            d.out = out->data;
+            s = be->compress(&d);
+            if (s != CK_OK) ck_array_release(out);
+        }
+        ck_array_release(&m);
+    }
+    *st = s;
+    return 1;
+}
+
 ck_status ck_index_get(ck_array *out, const ck_array *a, int n, const ck_index_item *items, ck_index_mode mode)
 {
     ck_status s = need_slot(a, 0);
     if (s != CK_OK) return s;
+    if (try_compress(out, a, n, items, &s)) return s;
     ix_plan *p = malloc(sizeof *p);
     if (!p) return ck_error_set(CK_ERR_MEMORY, "out of memory planning an index");
     s = build_plan(p, a, n, items);
@@ -397,20 +464,13 @@ ck_status ck_nonzero(ck_array *out, const ck_array *a)
                             "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.");
     ck_status s = need_slot(a, 0);
     if (s != CK_OK) return s;
-    ck_array mask, cnt, host;
+    ck_array mask;
     if (a->dtype == CK_BOOL) ck_array_view(&mask, a);
     else if ((s = ck_array_astype(&mask, a, CK_BOOL, 0)) != CK_OK) return s;
-    uint64_t all = a->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << a->ndim) - 1);
-    s = ck_reduce(CK_REDUCE_COUNT_NONZERO, &mask, all, 0, CK_DTYPE_INVALID, &cnt, 0);
+    int64_t count = 0;
+    s = count_true(&mask, &count);
     if (s == CK_OK) {
-        s = ck_array_to_device(&host, &cnt, ck_device_cpu());
-        ck_array_release(&cnt);
-    }
-    if (s == CK_OK) {
-        ck_scalar c;
-        ck_scalar_load(&c, host.dtype, host.data);
-        ck_array_release(&host);
-        int64_t shape[2] = {a->ndim, c.v.i};
+        int64_t shape[2] = {a->ndim, count};
         s = ck_array_empty(out, 2, shape, CK_INT64, ck_array_device(a));
         if (s == CK_OK) {
             ck_nonzero_desc d;
@@ -420,7 +480,7 @@ ck_status ck_nonzero(ck_array *out, const ck_array *a)
             memcpy(d.shape, mask.shape, (size_t)mask.ndim * 8);
             memcpy(d.strides, mask.strides, (size_t)mask.ndim * 8);
             d.in = mask.data;
-            d.count = c.v.i;
+            d.count = count;
             d.out = (int64_t *)out->data;
             s = ck_backend_for(ck_array_device(a))->nonzero(&d);
             if (s != CK_OK) ck_array_release(out);

@@ -1,6 +1,7 @@
 /* Shape manipulation (NumPy's join, split, repeat, pad and diagonal
  * functions).  Only views and ck_array_assign / ck_array_fill / ufuncs are
- * used, so the backends need nothing new and the GPU gets it for free. */
+ * used (and one gather for repeat with per-element counts), so the
+ * backends need nothing new and the GPU gets it for free. */
 #include "ops_internal.h"
 
 #include <stdlib.h>
@@ -438,6 +439,22 @@ ck_status ck_repeat(ck_array *out, const ck_array *a_in, int64_t nrep, const int
         total += repeats[j];
     }
     if (nrep == 1) total = repeats[0] * n;
+    if (nrep != 1 && total > 0 && (ck_array_device(&a).type != CK_DEVICE_CPU || n >= 256)) {
+        /* per-element counts as one gather (a GPU would otherwise launch a
+         * copy per input slice): the source of each output position, made
+         * here from the counts the host holds anyway */
+        ck_array idx;
+        s = ck_array_empty(&idx, 1, &total, CK_INT64, ck_device_cpu());
+        if (s == CK_OK) {
+            int64_t *p = (int64_t *)idx.data, pos = 0;
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t r = 0; r < repeats[j]; r++) p[pos++] = j;
+            s = ck_take(out, &a, &idx, axis, 0, CK_INDEX_CLIP);   /* in range: no check, no sync */
+            ck_array_release(&idx);
+        }
+        ck_array_release(&a);
+        return s;
+    }
     int64_t shape[CK_MAXDIMS];
     memcpy(shape, a.shape, (size_t)a.ndim * sizeof *shape);
     shape[axis] = total;

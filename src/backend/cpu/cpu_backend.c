@@ -282,6 +282,7 @@ static ck_status cpu_iota(ck_array *out, double start, double step)
 ck_status ck_cpu_gather(const ck_gather_desc *d);
 ck_status ck_cpu_scatter(const ck_gather_desc *d);
 ck_status ck_cpu_nonzero(const ck_nonzero_desc *d);
+ck_status ck_cpu_compress(const ck_compress_desc *d);
 /* cpu_sort.c: sort, argsort and searchsorted */
 ck_status ck_cpu_sort(const ck_sort_desc *d);
 ck_status ck_cpu_searchsorted(const ck_searchsorted_desc *d);
@@ -303,6 +304,7 @@ const ck_backend_iface ck_backend_cpu = {
     /* .gather         = */ ck_cpu_gather,
     /* .scatter        = */ ck_cpu_scatter,
     /* .nonzero        = */ ck_cpu_nonzero,
+    /* .compress       = */ ck_cpu_compress,
     /* .sort           = */ ck_cpu_sort,
     /* .searchsorted   = */ ck_cpu_searchsorted,
     /* .matmul         = */ NULL,

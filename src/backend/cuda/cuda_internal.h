@@ -82,6 +82,11 @@ ck_status ck_cuda_sort(const ck_sort_desc *d);
 ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d);
 /* random fills (cuda_random.c) */
 ck_status ck_cuda_random(const ck_random_desc *d);
+/* advanced indexing (cuda_index.c) */
+ck_status ck_cuda_gather(const ck_gather_desc *d);
+ck_status ck_cuda_scatter(const ck_gather_desc *d);
+ck_status ck_cuda_nonzero(const ck_nonzero_desc *d);
+ck_status ck_cuda_compress(const ck_compress_desc *d);
 
 /* Memory statistics of a device. */
 typedef struct ck_cuda_mem_stats {

@@ -1,0 +1,186 @@
+/* Every advanced-indexing kernel kind (gather, the scatter passes, the
+ * index check, nonzero's count, scan and write, x[mask]'s select)
+ * compiles through NVRTC (no GPU needed), for the element widths of
+ * several dtypes, each index mode, 0 to 4 dims (and 32), parameters by
+ * value and by pointer.  Most go in PTX-only
+ * batches (the front end is what a generated kernel gets wrong); one batch
+ * goes through the whole compiler to a cubin.  Keys are checked distinct. */
+#include "cudakit.h"
+#include "../../src/codegen/cuda_codegen.h"
+#include "../../src/codegen/cuda_index_codegen.h"
+#include "../../src/runtime/kcache.h"
+#include "../../src/platform/cuda_api.h"
+#include "ck_test.h"
+
+#include <string.h>
+
+static ck_sbuf batch_;
+static int batch_count_, batch_id_, compiled_;
+static char batch_names_[8192];
+
+static void flush(int cubin)
+{
+    if (!batch_count_) return;
+    ck_sbuf prog = {0};
+    ck_sbuf_prelude(&prog);
+    ck_sbuf_printf(&prog, "%s", batch_.s);
+    ck_kernel_image img;
+    char name[32];
+    snprintf(name, sizeof name, "ixbatch%d", batch_id_++);
+    const char *opts[] = {"--gpu-architecture=compute_90"};
+    ck_status s = cubin ? ck_kernel_compile(prog.s, name, NULL, 0, 90, &img)
+                        : ck_kernel_compile(prog.s, name, opts, 1, 90, &img);
+    CHECK(s == CK_OK, "batch of: %s\n%s", batch_names_, ck_error_message());
+    if (s == CK_OK) ck_kernel_image_free(&img);
+    free(prog.s);
+    free(batch_.s);
+    memset(&batch_, 0, sizeof batch_);
+    batch_count_ = 0;
+    batch_names_[0] = 0;
+}
+
+static void replace_all(ck_sbuf *out, const char *text, const char *from, const char *to)
+{
+    size_t fl = strlen(from);
+    for (const char *p = text;;) {
+        const char *q = strstr(p, from);
+        if (!q) { ck_sbuf_printf(out, "%s", p); return; }
+        ck_sbuf_printf(out, "%.*s%s", (int)(q - p), p, to);
+        p = q + fl;
+    }
+}
+
+/* keys seen, to check that no two specs share one */
+static uint64_t keys_[4096];
+static int nkeys_;
+
+static void add(const char *what, const ck_cuda_ix_spec *sp)
+{
+    uint64_t key = ck_cuda_ix_key(sp);
+    CHECK(key >> 56 == CK_CUDA_IX_FAMILY, "%s: key %llx is not of family 0x41", what, (unsigned long long)key);
+    for (int i = 0; i < nkeys_; i++) CHECK(keys_[i] != key, "%s: key %llx used twice", what, (unsigned long long)key);
+    if (nkeys_ < (int)(sizeof keys_ / sizeof keys_[0])) keys_[nkeys_++] = key;
+
+    char *src = ck_cuda_ix_source(sp);
+    CHECK(src != NULL, "%s: no source: %s", what, ck_error_message());
+    if (!src) return;
+    const char *name = ck_cuda_ix_name(sp);
+    CHECK(strstr(src, name) != NULL, "%s: no kernel named %s", what, name);
+    size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
+    CHECK(strlen(src) > pre, "%s: source shorter than the prelude", what);
+    int id = batch_id_ * 1000 + batch_count_;
+    char from[48], to[48];
+    snprintf(from, sizeof from, "%s(", name);
+    snprintf(to, sizeof to, "%s_%d(", name, id);
+    ck_sbuf body = {0};
+    replace_all(&body, src + pre, from, to);
+    ck_sbuf_printf(&batch_, "namespace ix%d {\n%s\n}\n", id, body.s);
+    free(body.s);
+    free(src);
+    if (strlen(batch_names_) + strlen(what) + 2 < sizeof batch_names_) {
+        strcat(batch_names_, what);
+        strcat(batch_names_, " ");
+    }
+    compiled_++;
+    if (++batch_count_ == 100) flush(0);
+}
+
+int main(void)
+{
+    if (ck_nvrtc_load() != CK_OK) {
+        printf("skipped: %s\n", ck_error_message());
+        return 0;
+    }
+    setenv("CUDAKIT_CACHE_DIR", "off", 1);
+
+    /* the whole compiler (ptxas included) on one gather, one claim pass,
+     * one by-pointer apply pass and the three nonzero kernels */
+    {
+        ck_cuda_ix_spec g = {.kind = CK_IXK_GATHER, .ndim = 2, .nidx = 2, .unit = 4, .units = 1};
+        add("cubin_gather", &g);
+        ck_cuda_ix_spec c = {.kind = CK_IXK_CLAIM, .ndim = 3, .nidx = 1, .unit = 8, .units = 2, .win64 = 1};
+        add("cubin_claim", &c);
+        ck_cuda_ix_spec a = {.kind = CK_IXK_APPLY, .ndim = 32, .nidx = 32, .unit = 2, .units = 1, .byref = 1};
+        CHECK(ck_cuda_ix_params_size(&a) > 4096, "32 dims and 32 indices should not fit in 4 KiB of parameters");
+        add("cubin_apply_byref", &a);
+        for (int k = CK_IXK_NZ_COUNT; k <= CK_IXK_NZ_WRITE; k++) {
+            ck_cuda_ix_spec z = {.kind = k, .ndim = k == CK_IXK_NZ_SCAN ? 0 : 5};
+            add("cubin_nonzero", &z);
+        }
+        ck_cuda_ix_spec sel = {.kind = CK_IXK_SELECT, .ndim = 2, .contig = 1, .unit = 4, .units = 1};
+        add("cubin_select", &sel);
+        flush(1);
+    }
+
+    /* dtypes by their element width: bool, int16, float32, float64,
+     * complex128; a misaligned view moves a wide element in narrow words */
+    static const ck_dtype types[] = {CK_BOOL, CK_INT16, CK_FLOAT32, CK_FLOAT64, CK_COMPLEX128};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        int isz = ck_dtype_get_info(types[t])->itemsize;
+        int unit = isz >= 8 ? 8 : isz;
+        for (int kind = CK_IXK_GATHER; kind <= CK_IXK_APPLY; kind++) {
+            for (int mode = CK_INDEX_RAISE; mode <= CK_INDEX_CLIP; mode++) {
+                for (int layout = 0; layout < 4; layout++) {
+                    ck_cuda_ix_spec sp;
+                    memset(&sp, 0, sizeof sp);
+                    sp.kind = kind;
+                    sp.mode = mode;
+                    sp.ndim = layout;              /* 0-d, 1-d, 2-d and 3-d results */
+                    sp.nidx = layout == 0 ? 1 : layout;
+                    sp.unit = layout == 3 && unit > 1 ? unit / 2 : unit;
+                    sp.units = isz / sp.unit;
+                    sp.idx64 = layout == 2;
+                    sp.win64 = layout == 2;
+                    sp.byref = layout == 3;
+                    char what[96];
+                    snprintf(what, sizeof what, "ix_kind%d_%s_mode%d_layout%d", kind,
+                             ck_dtype_get_info(types[t])->name, mode, layout);
+                    add(what, &sp);
+                }
+            }
+        }
+    }
+    /* index arrays without result dims of their own (nidx 0), and many */
+    for (int kind = CK_IXK_GATHER; kind <= CK_IXK_APPLY; kind++) {
+        ck_cuda_ix_spec a = {.kind = kind, .ndim = 2, .nidx = 0, .unit = 1, .units = 1};
+        add("ix_noindex", &a);
+        ck_cuda_ix_spec b = {.kind = kind, .ndim = 8, .nidx = 8, .unit = 8, .units = 1, .mode = CK_INDEX_WRAP};
+        add("ix_many", &b);
+    }
+    for (int i64 = 0; i64 < 2; i64++) {
+        ck_cuda_ix_spec c = {.kind = CK_IXK_CHECK, .idx64 = i64};
+        add("ix_check", &c);
+    }
+    /* nonzero: 1-4 dims, contiguous or strided masks, 32/64-bit positions */
+    for (int nd = 1; nd <= 4; nd++) {
+        for (int contig = 0; contig < 2; contig++) {
+            for (int i64 = 0; i64 < 2; i64++) {
+                for (int k = CK_IXK_NZ_COUNT; k <= CK_IXK_NZ_WRITE; k += 2) {
+                    ck_cuda_ix_spec z = {.kind = k, .ndim = nd, .contig = contig, .idx64 = i64};
+                    add("nonzero", &z);
+                }
+            }
+        }
+    }
+    /* select (x[mask]): every width, contiguous or strided, 1-3 dims */
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        int isz = ck_dtype_get_info(types[t])->itemsize;
+        for (int nd = 1; nd <= 3; nd++) {
+            for (int contig = 0; contig < 2; contig++) {
+                int unit = isz >= 8 ? 8 : isz;
+                if (!contig && nd == 3 && unit > 1) unit /= 2;
+                ck_cuda_ix_spec z = {.kind = CK_IXK_SELECT, .ndim = nd, .contig = contig, .unit = unit,
+                                     .units = isz / unit, .idx64 = nd == 2};
+                char what[64];
+                snprintf(what, sizeof what, "select_%s_%dd_contig%d", ck_dtype_get_info(types[t])->name, nd, contig);
+                add(what, &z);
+            }
+        }
+    }
+    ck_cuda_ix_spec bad = {.kind = 15};
+    CHECK(ck_cuda_ix_source(&bad) == NULL, "an unknown kernel kind must fail");
+    ck_error_clear();
+    flush(0);
+    printf("%d indexing kernels compiled, %d failures\n", compiled_, failures);
+    return failures ? 1 : 0;
+}
