@@ -293,14 +293,11 @@ def test_where_condition_is_truthiness(device):
 
 
 def test_where_one_argument(device):
-    # where(c) is nonzero(c), tested with the indexing functions
-    # (test_advanced_indexing.py); the GPU has no nonzero kernel yet
-    if device == "cuda":
-        with pytest.raises(NotImplementedError):
-            ck.where(ck.asarray([True, False], device=device))
-    else:
-        (idx,) = ck.where(ck.asarray([True, False, True], device=device))
-        assert ck.asnumpy(idx).tolist() == [0, 2]
+    # where(c) is nonzero(c), tested further with the indexing functions
+    # (test_advanced_indexing.py)
+    (idx,) = ck.where(ck.asarray([True, False, True], device=device))
+    assert idx.device.type == device
+    assert_same(idx, np.array([0, 2]))
     with pytest.raises(ValueError):
         ck.where(ck.asarray([True, False], device=device), 1)
 
