@@ -530,6 +530,12 @@ BITWISE = [
     ("integers_u32_full", lambda g, d: g.integers(0, 1 << 32, 513, dtype=np.uint32, device=d)),
     ("integers_big", lambda g, d: g.integers(0, 3 << 62, 1001, dtype=np.uint64, device=d)),
     ("integers_full64", lambda g, d: g.integers(-(1 << 63), (1 << 63) - 1, 1001, endpoint=True, device=d)),
+    # the permutations are stable argsorts of the same bits: the same on both
+    ("permutation", lambda g, d: g.permutation(1000, device=d)),
+    ("permutation_array", lambda g, d: g.permutation(ck.arange(60, device=d).reshape(20, 3), axis=0)),
+    ("choice", lambda g, d: g.choice(ck.arange(50.0, device=d), size=(4, 5))),
+    ("choice_noreplace", lambda g, d: g.choice(300, size=40, replace=False, device=d)),
+    ("choice_p", lambda g, d: g.choice(5, size=100, p=[0.1, 0.2, 0.3, 0.4, 0.0], device=d)),
 ]
 
 
@@ -574,3 +580,30 @@ def test_gpu_fill_into_out_and_views():
     ck.random.default_rng(3).random(out=big[:, ::2])
     want = ck.asnumpy(ck.random.default_rng(3).random((4, 100), device="cpu"))
     np.testing.assert_array_equal(ck.asnumpy(big)[:, ::2], want)
+
+
+def test_permutation_choice_shuffle_stay_on_device(device):
+    """permutation, shuffle and choice draw and gather on the array's device
+    and agree with NumPy's shapes and with their own definitions."""
+    g = ck.random.default_rng(3)
+    x = ck.arange(24, dtype=ck.float32, device=device).reshape(6, 4)
+    p = g.permutation(x, axis=1)
+    assert p.device == x.device and p.shape == (6, 4)
+    assert sorted(ck.asnumpy(p)[0].tolist()) == [0.0, 1.0, 2.0, 3.0]
+    y = x.copy()
+    g.shuffle(y)
+    assert y.device == x.device
+    assert sorted(ck.asnumpy(y)[:, 0].tolist()) == [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]
+    np.testing.assert_array_equal(np.sort(ck.asnumpy(y), axis=0), ck.asnumpy(x))
+    c = g.choice(x, size=(2, 3), axis=1)
+    assert c.device == x.device and c.shape == (6, 2, 3)
+    assert np.isin(ck.asnumpy(c)[0], [0.0, 1.0, 2.0, 3.0]).all()
+    c0 = g.choice(x)
+    assert c0.shape == (4,)
+    nr = ck.asnumpy(g.choice(10, size=10, replace=False, device=device))
+    assert sorted(nr.tolist()) == list(range(10))
+    pw = g.choice(3, size=20000, p=ck.asarray([0.5, 0.0, 0.5], device=device))
+    counts = np.bincount(ck.asnumpy(pw), minlength=3)
+    assert counts[1] == 0 and abs(counts[0] - 10000) < 600
+    with pytest.raises(ValueError, match="larger sample"):
+        g.choice(3, size=4, replace=False, device=device)

@@ -344,58 +344,67 @@ class Generator:
         return _on(self._fill("integers", _shape(size), name, device=device, low=lo & _MASK64, range=span & _MASK64),
                    device)
 
-    def _bits64(self, n):
-        return _core.asnumpy(self._fill("bits", (n,), "uint64"))
-
     def permutation(self, x, axis=0, *, device=None):
-        """A permuted arange(x) for an int x, else a shuffled copy of x along axis 0."""
+        """A permuted arange(x) for an int x, else a shuffled copy of x along axis."""
         if isinstance(x, int) or (hasattr(x, "__index__") and not hasattr(x, "shape")):
             n = _operator.index(x)
-            return _on(_core.asarray(self._perm_index(n), device="cpu"), device)
-        src = x if isinstance(x, _core.ndarray) else _core.asarray(x, device="cpu")
+            return self._perm_index(n, _target(device))
+        if isinstance(x, _core.ndarray):
+            src = x if device is None else _core.asarray(x, device=device)
+        else:
+            src = _core.asarray(x, device=_target(device))
         if src.ndim == 0:
             raise _core.AxisError("x must be an integer or at least 1-dimensional")
-        host = _core.asnumpy(src)
-        res = _np.take(host, self._perm_index(host.shape[axis]), axis=axis)
-        dev = device if device is not None else (src.device if isinstance(x, _core.ndarray) else None)
-        return _on(_core.asarray(_np.require(res, requirements="C"), device="cpu"), dev)
+        ax = axis if axis >= 0 else axis + src.ndim
+        if not 0 <= ax < src.ndim:
+            raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension {src.ndim}")
+        return _core.take(src, self._perm_index(src.shape[ax], src.device), axis=ax)
 
-    def _perm_index(self, n):
-        # a sort of n random 64-bit keys: uniform over permutations (ties,
-        # about n^2 / 2^65 likely, are broken by position), and computed in
-        # parallel unlike Fisher-Yates
+    def _perm_index(self, n, device):
+        """A random permutation of arange(n) on device: a stable argsort of n
+        random 64-bit keys, uniform over permutations (ties, about n^2 / 2^65
+        likely, are broken by position) and parallel unlike Fisher-Yates.
+        The keys are the same bits on every device, so the CPU and a GPU
+        give the same permutation for the same seed."""
         if n < 0:
             raise ValueError("n must be non-negative")
-        return _np.argsort(self._bits64(n), kind="stable").astype(_np.int64)
+        keys = self._fill("bits", (n,), "uint64", device=device)
+        return _core.argsort(keys, stable=True).astype(_core.int64)
 
     def shuffle(self, x, axis=0):
         """Shuffle x in place along axis 0 (a cudakit array or a mutable sequence)."""
         if isinstance(x, _core.ndarray):
             if x.ndim == 0:
                 raise TypeError("shuffle() needs an array of at least one dimension")
-            host = _core.asnumpy(x)
-            res = _np.take(host, self._perm_index(host.shape[axis]), axis=axis)
-            x[...] = _core.asarray(_np.require(res, requirements="C"), device=x.device)
+            ax = axis if axis >= 0 else axis + x.ndim
+            x[...] = _core.take(x, self._perm_index(x.shape[ax], x.device), axis=ax)
             return None
+        idx = _core.asnumpy(self._perm_index(len(x), _core.Device("cpu")))
         if isinstance(x, _np.ndarray):
-            x[...] = _np.take(x, self._perm_index(x.shape[axis]), axis=axis)
+            x[...] = _np.take(x, idx, axis=axis)
             return None
-        idx = self._perm_index(len(x))
         items = [x[int(i)] for i in idx]
         x[:] = items
         return None
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, *, device=None):
-        """Samples from arange(a) (an int) or from the elements of a along axis 0."""
+        """Samples from arange(a) (an int) or from the elements of a along axis,
+        drawn on the device of a (or ``device``): no round trip through the host."""
         if isinstance(a, int) or (hasattr(a, "__index__") and not hasattr(a, "shape")):
             pop = _operator.index(a)
             values = None
+            dev = _target(device)
             if pop < 0:
                 raise ValueError("a must be a positive integer unless no samples are taken")
         else:
-            values = _host(a)
+            if isinstance(a, _core.ndarray):
+                values = a if device is None else _core.asarray(a, device=device)
+            else:
+                values = _core.asarray(a, device=_target(device))
+            dev = values.device
             if values.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not a 0-d array")
+            axis = axis if axis >= 0 else axis + values.ndim
             pop = values.shape[axis]
         shape = _shape(size)
         nsamp = 1
@@ -404,6 +413,7 @@ class Generator:
         if pop == 0 and nsamp > 0:
             raise ValueError("a cannot be empty unless no samples are taken")
         if p is not None:
+            # checked on the host (the checks decide an error, as NumPy's)
             pw = _host(p, _np.float64)
             if pw.ndim != 1:
                 raise ValueError("p must be 1-dimensional")
@@ -413,36 +423,38 @@ class Generator:
                 raise ValueError("probabilities are not non-negative")
             if abs(pw.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
                 raise ValueError("probabilities do not sum to 1")
+            pd = p.astype(_core.float64) if isinstance(p, _core.ndarray) and p.device == dev else \
+                _core.asarray(_np.ascontiguousarray(pw), device=dev)
         if replace:
             if p is None:
-                idx = _core.asnumpy(self.integers(0, pop, size=shape, device="cpu")) if nsamp else \
-                    _np.zeros(shape, _np.int64)
+                idx = self.integers(0, pop, size=shape, device=dev) if nsamp else \
+                    _core.zeros(shape, dtype=_core.int64, device=dev)
             else:
-                cdf = _np.cumsum(pw)
-                cdf /= cdf[-1]
-                u = _core.asnumpy(self._fill("uniform", (nsamp,), "float64"))
-                idx = _np.minimum(_np.searchsorted(cdf, u, side="right"), pop - 1).reshape(shape)
-                # never pick a zero-probability entry at the top (u rounding up)
-                idx = idx.astype(_np.int64)
+                cdf = _core.cumsum(pd)
+                cdf = cdf / cdf[-1]
+                u = self._fill("uniform", (nsamp,), "float64", device=dev)
+                # never past the last entry (u rounding up to the top of the cdf)
+                idx = _core.minimum(_core.searchsorted(cdf, u, side="right"), pop - 1).reshape(shape)
         else:
             if nsamp > pop:
                 raise ValueError("Cannot take a larger sample than population when replace=False")
             if p is None:
-                idx = self._perm_index(pop)[:nsamp].reshape(shape)
+                idx = self._perm_index(pop, dev)[:nsamp].reshape(shape)
             else:
                 if _np.count_nonzero(pw) < nsamp:
                     raise ValueError("Fewer non-zero entries in p than size")
                 # successive sampling without replacement = the nsamp smallest
                 # E_i / p_i with E_i exponential (an "exponential race")
-                e = _core.asnumpy(self._fill("exponential", (pop,), "float64"))
-                with _np.errstate(divide="ignore"):
-                    keys = _np.where(pw > 0, e / pw, _np.inf)
-                idx = _np.argsort(keys, kind="stable")[:nsamp].astype(_np.int64).reshape(shape)
+                e = self._fill("exponential", (pop,), "float64", device=dev)
+                keys = _core.where(pd > 0, e / _core.where(pd > 0, pd, 1.0), float("inf"))
+                idx = _core.argsort(keys, stable=True)[:nsamp].astype(_core.int64).reshape(shape)
+        idx = idx.astype(_core.int64)
         if values is None:
-            res = _np.asarray(idx, dtype=_np.int64)
-        else:
-            res = _np.take(values, idx, axis=axis)
-        return _on(_core.asarray(_np.require(res, requirements="C"), device="cpu"), device)
+            return idx
+        if idx.ndim == 0:
+            return _core.take(values, idx, axis=axis)
+        return _core.take(values, idx.reshape((-1,)), axis=axis).reshape(
+            tuple(values.shape[:axis]) + shape + tuple(values.shape[axis + 1:]))
 
 
 def default_rng(seed=None):
