@@ -109,9 +109,11 @@ def _on(arr, device):
     return _core.asarray(arr, device=device)
 
 
-# The distributions the GPU fills itself (the others are drawn on the CPU
-# and copied: their samplers loop a data-dependent number of times).
-_DEVICE_DISTS = frozenset(("bits", "uniform", "normal", "exponential", "integers"))
+# The distributions the GPU fills itself: all of them (the heavy ones,
+# whose samplers loop a data-dependent number of times, one thread per
+# element on its own stream, as the CPU does).
+_DEVICE_DISTS = frozenset(("bits", "uniform", "normal", "exponential", "integers", "gamma", "beta", "poisson",
+                           "binomial"))
 
 
 def _target(device):
@@ -130,9 +132,10 @@ def _host(x, dtype=None):
     return _np.asarray(x, dtype=dtype)
 
 
-def _params(size, *vals):
+def _params(size, *vals, device="cpu"):
     """Parameters as float64 NumPy arrays, the output shape, and each as the
-    fill takes it: a float, or a CPU array of one value per element."""
+    fill takes it: a float, or an array of one value per element on the
+    fill's device."""
     arrs = [_host(v, _np.float64) for v in vals]
     bshape = _np.broadcast_shapes(*(a.shape for a in arrs))
     if size is None:
@@ -147,7 +150,7 @@ def _params(size, *vals):
         if a.ndim == 0:
             taken.append(float(a))
         else:
-            taken.append(_core.asarray(_np.require(_np.broadcast_to(a, shape), requirements="C"), device="cpu"))
+            taken.append(_core.asarray(_np.require(_np.broadcast_to(a, shape), requirements="C"), device=device))
     return arrs, shape, taken
 
 
@@ -267,32 +270,35 @@ class Generator:
 
     def gamma(self, shape, scale=1.0, size=None, *, device=None):
         """Gamma floats (Marsaglia-Tsang), one counter value per element."""
-        arrs, oshape, taken = _params(size, shape, scale)
+        dev = _target(device)
+        arrs, oshape, taken = _params(size, shape, scale, device=dev)
         if _np.any(arrs[0] < 0):
             raise ValueError("shape < 0")
         if _np.any(arrs[1] < 0):
             raise ValueError("scale < 0")
-        return _on(self._fill("gamma", oshape, "float64", a=taken[0], b=taken[1]), device)
+        return self._fill("gamma", oshape, "float64", device=dev, a=taken[0], b=taken[1])
 
     def beta(self, a, b, size=None, *, device=None):
         """Beta floats (Johnk's algorithm for a, b <= 1, else a ratio of gammas)."""
-        arrs, shape, taken = _params(size, a, b)
+        dev = _target(device)
+        arrs, shape, taken = _params(size, a, b, device=dev)
         if _np.any(arrs[0] <= 0):
             raise ValueError("a <= 0")
         if _np.any(arrs[1] <= 0):
             raise ValueError("b <= 0")
-        return _on(self._fill("beta", shape, "float64", a=taken[0], b=taken[1]), device)
+        return self._fill("beta", shape, "float64", device=dev, a=taken[0], b=taken[1])
 
     # ------------------------------------------------------------ integers
 
     def poisson(self, lam=1.0, size=None, *, device=None):
         """Poisson int64s (multiplication for lam < 10, else PTRS)."""
-        arrs, shape, taken = _params(size, lam)
+        dev = _target(device)
+        arrs, shape, taken = _params(size, lam, device=dev)
         if _np.any(arrs[0] < 0) or _np.any(_np.isnan(arrs[0])):
             raise ValueError("lam < 0 or lam is NaN")
         if _np.any(arrs[0] > _POISSON_LAM_MAX):
             raise ValueError("lam value too large")
-        return _on(self._fill("poisson", shape, "int64", a=taken[0]), device)
+        return self._fill("poisson", shape, "int64", device=dev, a=taken[0])
 
     def binomial(self, n, p, size=None, *, device=None):
         """Binomial int64s (inversion for n*p <= 30, else BTPE)."""
@@ -307,8 +313,9 @@ class Generator:
         p_arr = _host(p, _np.float64)
         if _np.any(p_arr < 0) or _np.any(p_arr > 1) or _np.any(_np.isnan(p_arr)):
             raise ValueError("p < 0, p > 1 or p is NaN")
-        _, shape, taken = _params(size, n_arr, p_arr)
-        return _on(self._fill("binomial", shape, "int64", a=taken[0], b=taken[1]), device)
+        dev = _target(device)
+        _, shape, taken = _params(size, n_arr, p_arr, device=dev)
+        return self._fill("binomial", shape, "int64", device=dev, a=taken[0], b=taken[1])
 
     def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
         """Integers in [low, high) ([low, high] with endpoint) without modulo

@@ -157,11 +157,13 @@ typedef struct ck_searchsorted_desc {
     int64_t *out;
 } ck_searchsorted_desc;
 
-/* A fill with one of the simple random distributions (bits, uniform,
- * normal, exponential, integers: the per-block ones of
- * include/cudakit_random.h) of n contiguous elements of type; block b of
- * the stream (key, ctr + b) makes elements [b*per, b*per + per), as the
- * CPU's src/ops/random.c, through the same src/ops/random_formulas.h. */
+/* A random fill of n contiguous elements of type, through the same
+ * src/ops/random_formulas.h as the CPU's src/ops/random.c.  The simple
+ * distributions (bits, uniform, normal, exponential, integers): block b of
+ * the stream (key, ctr + b) makes elements [b*per, b*per + per).  The
+ * heavy ones (gamma, beta, poisson, binomial: per 0): element i draws from
+ * its own stream (key, ctr, i) with parameters a, b (or a_arr[i], b_arr[i],
+ * arrays on the fill's device). */
 typedef struct ck_random_desc {
     ck_device dev;
     ck_random_dist dist;
@@ -172,6 +174,8 @@ typedef struct ck_random_desc {
     uint64_t nblocks;
     uint32_t key[2], ctr[4];
     uint64_t low, range;      /* integers (range 0: 2^64) */
+    double a, b;              /* heavy distributions' parameters ... */
+    const double *a_arr, *b_arr;   /* ... or one per element (NULL: a, b) */
 } ck_random_desc;
 
 typedef struct ck_backend_iface {

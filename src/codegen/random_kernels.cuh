@@ -10,9 +10,34 @@
  *   CK_RBOOL 1 for bool (stores v != 0)
  *   CK_RVEC  1 when a block's elements may be stored as one aligned vector
  * One thread computes one block: 4 words from one Philox call, stored
- * together.
+ * together.  The heavy distributions (CK_RD 5 gamma, 6 beta, 7 poisson,
+ * 8 binomial) are ck_rng_heavy: one thread per element, each from its own
+ * stream, as the CPU's fill_heavy.
  */
 
+#if CK_RD >= 5
+extern "C" __global__ void __launch_bounds__(256) ck_rng_heavy(long long n, CK_RT *out,
+        uint32_t k0, uint32_t k1, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
+        double a, double b, const double *a_arr, const double *b_arr)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint32_t key[2] = {k0, k1};
+    const uint32_t base[4] = {c0, c1, c2, c3};
+    ck_rng_stream s;
+    ck_rng_stream_init(&s, key, base, (uint64_t)i);
+    double pa = a_arr ? a_arr[i] : a, pb = b_arr ? b_arr[i] : b;
+#if CK_RD == 5
+    out[i] = ck_rng_gamma(&s, pa) * pb;
+#elif CK_RD == 6
+    out[i] = ck_rng_beta(&s, pa, pb);
+#elif CK_RD == 7
+    out[i] = ck_rng_poisson(&s, pa);
+#else
+    out[i] = ck_rng_binomial(&s, (int64_t)pa, pb);
+#endif
+}
+#else
 struct __align__(CK_RVEC ? sizeof(CK_RT) * CK_RPER : sizeof(CK_RT)) ck_rvec { CK_RT v[CK_RPER]; };
 
 extern "C" __global__ void __launch_bounds__(256) ck_rng_fill(unsigned long long nblk, long long n, CK_RT *out,
@@ -65,3 +90,4 @@ extern "C" __global__ void __launch_bounds__(256) ck_rng_fill(unsigned long long
             if (e0 + j < n) out[e0 + j] = r.v[j];
     }
 }
+#endif

@@ -169,7 +169,7 @@ ck_status ck_random_fill(ck_array *out, ck_random_dist dist, const uint32_t key[
                             ck_dtype_get_info(out->dtype)->name);
     if (out->buf->device.type != CK_DEVICE_CPU) {
         const ck_backend_iface *be = ck_backend_for(out->buf->device);
-        if (is_heavy(dist) || !be->random) {
+        if (!be->random) {
             char dev[32];
             ck_device_str(out->buf->device, dev, sizeof dev);
             return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "random distribution %d is not implemented on the %s device",
@@ -188,6 +188,10 @@ ck_status ck_random_fill(ck_array *out, ck_random_dist dist, const uint32_t key[
         memcpy(d.ctr, ctr, sizeof d.ctr);
         d.low = params->low;
         d.range = params->range;
+        d.a = params->a;
+        d.b = params->b;
+        d.a_arr = params->a_arr;
+        d.b_arr = params->b_arr;
         ck_status s = d.nblocks ? be->random(&d) : CK_OK;
         if (s == CK_OK && blocks) *blocks = d.nblocks;
         return s;

@@ -66,9 +66,9 @@ static int param_from_obj(PyObject *o, const ck_array *out, double *v, const dou
     if (CkArray_Check(o)) {
         const ck_array *a = CK_ARR(o);
         if (a->dtype != CK_FLOAT64 || !(a->flags & CK_ARRAY_C_CONTIGUOUS) ||
-            ck_array_device(a).type != CK_DEVICE_CPU || a->size != out->size) {
-            PyErr_SetString(PyExc_ValueError, "random parameter arrays must be float64, C-contiguous, on the CPU "
-                                              "and of the output's size");
+            !ck_device_equal(ck_array_device(a), ck_array_device(out)) || a->size != out->size) {
+            PyErr_SetString(PyExc_ValueError, "random parameter arrays must be float64, C-contiguous, on the "
+                                              "output's device and of the output's size");
             return -1;
         }
         *arr = (const double *)a->data;

@@ -66,6 +66,18 @@ int main(void)
             compile(ck_cuda_random_source_for_test(fills[i].dist, fills[i].t, fills[i].per, vec), what, rng_kernels, 2);
             nrng++;
         }
+    /* gamma, beta (float64), poisson, binomial (int64): a thread per element */
+    static const char *const heavy_kernels[] = {"ck_rng_heavy", "ck_rng_philox", "ck_rng_stream_init"};
+    static const struct { int dist; ck_dtype t; } heavy[] = {
+        {CK_RANDOM_GAMMA, CK_FLOAT64}, {CK_RANDOM_BETA, CK_FLOAT64},
+        {CK_RANDOM_POISSON, CK_INT64}, {CK_RANDOM_BINOMIAL, CK_INT64},
+    };
+    for (size_t i = 0; i < sizeof heavy / sizeof heavy[0]; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "rng_heavy_%d", heavy[i].dist);
+        compile(ck_cuda_random_source_for_test(heavy[i].dist, heavy[i].t, 0, 0), what, heavy_kernels, 3);
+        nrng++;
+    }
     printf("%d sort modules, %d random fills: %d failures\n", nsort, nrng, failures);
     return failures ? 1 : 0;
 }

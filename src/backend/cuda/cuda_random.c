@@ -54,14 +54,36 @@ char *ck_cuda_random_source_for_test(int dist, ck_dtype t, int per, int vec)
     return rng_source(&sp);
 }
 
+/* gamma, beta, poisson, binomial: a thread per element, its own stream */
+static ck_status heavy(const ck_random_desc *d, int dev)
+{
+    if (d->dist > CK_RANDOM_BINOMIAL)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "random distribution %d is not implemented on the GPU", (int)d->dist);
+    rng_spec sp = {(int)d->dist, d->type, 0, 0};
+    uint64_t key = (0x43ull << 56) | (1ull << 40) | ((uint64_t)sp.dist << 16) | ((uint64_t)sp.t << 8);
+    CUfunction f;
+    ck_status s = ck_cuda_get_kernel(dev, key, rng_source, &sp, "ck_rng_heavy", &f);
+    if (s != CK_OK) return s;
+    long long n = d->n;
+    char *out = d->data;
+    uint32_t k0 = d->key[0], k1 = d->key[1], c0 = d->ctr[0], c1 = d->ctr[1], c2 = d->ctr[2], c3 = d->ctr[3];
+    double a = d->a, b = d->b;
+    const double *aa = d->a_arr, *ba = d->b_arr;
+    void *args[] = {&n, &out, &k0, &k1, &c0, &c1, &c2, &c3, &a, &b, &aa, &ba};
+    uint64_t grid = ((uint64_t)n + 255) / 256;
+    if (grid > 0x7FFFFFFFu)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "a random fill of more than 2**39 elements on the GPU");
+    CK_CHECK_CU(ck_cu.cuLaunchKernel(f, (unsigned)grid, 1, 1, 256, 1, 1, 0, ck_cuda_current_stream(dev), args, NULL));
+    return CK_OK;
+}
+
 ck_status ck_cuda_random(const ck_random_desc *d)
 {
     if (d->n <= 0 || d->nblocks == 0) return CK_OK;
-    if (d->dist > CK_RANDOM_INTEGERS)
-        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "random distribution %d is not implemented on the GPU", (int)d->dist);
     int dev = d->dev.index;
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
+    if (d->dist > CK_RANDOM_INTEGERS) return heavy(d, dev);
     int isz = ck_dtype_get_info(d->type)->itemsize;
     int vbytes = isz * d->per;
     rng_spec sp = {(int)d->dist, d->type, d->per, 0};
