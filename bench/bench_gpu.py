@@ -3,7 +3,8 @@
     python3 bench/bench_gpu.py [--out bench/results/FILE.md]
 
 Per-call figures: a Python loop of 20,000 calls then a synchronize, best of
-5.  Bandwidth figures: CUDA events around 20 calls after warm-up, median of
+7 rounds, the libraries' rounds interleaved (this host's launch cost drifts
+by a quarter between runs: bench/probe_launch.cu).  Bandwidth figures: CUDA events around 20 calls after warm-up, median of
 5; bytes counted as read + written.  Each library runs the same operation
 on its own arrays of the same size.  A library that is missing is skipped.
 """
@@ -53,6 +54,24 @@ def per_call_us(fn, sync, calls=20000, repeats=5):
         sync()
         best = min(best, (time.perf_counter() - t0) / calls)
     return best * 1e6
+
+
+def per_call_us_side_by_side(fns, calls=20000, repeats=7):
+    """per_call_us for several libraries, their rounds interleaved so that
+    all see the same state of a noisy host: best round of each."""
+    for fn, sync in fns.values():
+        for _ in range(200):
+            fn()
+        sync()
+    best = {name: float("inf") for name in fns}
+    for _ in range(repeats):
+        for name, (fn, sync) in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            best[name] = min(best[name], (time.perf_counter() - t0) / calls)
+    return {name: t * 1e6 for name, t in best.items()}
 
 
 def ck_sync():
@@ -135,30 +154,17 @@ def main():
         vals["torch"] = import_ms("torch")
     record("import (process, ms)", "ms", vals, False)
 
-    # per-call overhead, 1000 float32
+    # per-call overhead, 1000 float32 (the libraries' rounds interleaved)
     x = ck.arange(1000, dtype=ck.float32, device="cuda")
-    vals = {"cudakit": per_call_us(lambda: x + 1, ck_sync)}
-    if torch is not None:
-        tx = torch.arange(1000, dtype=torch.float32, device="cuda")
-        vals["torch"] = per_call_us(lambda: tx + 1, torch.cuda.synchronize)
-    if cp is not None:
-        cx = cp.arange(1000, dtype=cp.float32)
-        vals["cupy"] = per_call_us(lambda: cx + 1, cp.cuda.Device().synchronize)
-    record("x + 1, 1000 float32, per call", "us", vals, False)
-
-    vals = {"cudakit": per_call_us(lambda: x + x, ck_sync)}
-    if torch is not None:
-        vals["torch"] = per_call_us(lambda: tx + tx, torch.cuda.synchronize)
-    if cp is not None:
-        vals["cupy"] = per_call_us(lambda: cx + cx, cp.cuda.Device().synchronize)
-    record("x + y, 1000 float32, per call", "us", vals, False)
-
-    vals = {"cudakit": per_call_us(lambda: x.sum(), ck_sync)}
-    if torch is not None:
-        vals["torch"] = per_call_us(lambda: tx.sum(), torch.cuda.synchronize)
-    if cp is not None:
-        vals["cupy"] = per_call_us(lambda: cx.sum(), cp.cuda.Device().synchronize)
-    record("x.sum(), 1000 float32, per call", "us", vals, False)
+    tx = torch.arange(1000, dtype=torch.float32, device="cuda") if torch is not None else None
+    cx = cp.arange(1000, dtype=cp.float32) if cp is not None else None
+    for label, op in (("x + 1", lambda a: a + 1), ("x + y", lambda a: a + a), ("x.sum()", lambda a: a.sum())):
+        fns = {"cudakit": (lambda: op(x), ck_sync)}
+        if torch is not None:
+            fns["torch"] = (lambda: op(tx), torch.cuda.synchronize)
+        if cp is not None:
+            fns["cupy"] = (lambda: op(cx), cp.cuda.Device().synchronize)
+        record(f"{label}, 1000 float32, per call", "us", per_call_us_side_by_side(fns), False)
     del x
     compare_allocators()
 

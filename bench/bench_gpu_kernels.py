@@ -126,38 +126,30 @@ def elementwise_first_call():
 
 
 def per_call():
+    """Per-call time of a RawKernel launch, the libraries' rounds interleaved
+    (this host's launch cost drifts between runs) and best of 7."""
     n = 1024
     calls = 20000
-    res = {}
     tag = "percall"
     k = ck.RawKernel(SRC % tag, "axpy_" + tag)
     x, y = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
-    k(4, 256, (x, y, n))
-    sync_ck()
-    best = None
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            k(4, 256, (x, y, n))
-        sync_ck()
-        t = (time.perf_counter() - t0) / calls
-        best = t if best is None else min(best, t)
-    res["cudakit"] = best * 1e6
+    runs = {"cudakit": (lambda: k(4, 256, (x, y, n)), sync_ck)}
     if cp is not None:
         kc = cp.RawKernel(SRC % tag, "axpy_" + tag)
         xc, yc = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
-        kc((4,), (256,), (xc, yc, n))
-        sync_cp()
-        best = None
-        for _ in range(5):
+        runs["cupy"] = (lambda: kc((4,), (256,), (xc, yc, n)), sync_cp)
+    for fn, sync in runs.values():
+        fn()
+        sync()
+    best = {name: float("inf") for name in runs}
+    for _ in range(7):
+        for name, (fn, sync) in runs.items():
             t0 = time.perf_counter()
             for _ in range(calls):
-                kc((4,), (256,), (xc, yc, n))
-            sync_cp()
-            t = (time.perf_counter() - t0) / calls
-            best = t if best is None else min(best, t)
-        res["cupy"] = best * 1e6
-    record("RawKernel launch, 2 arrays + int, per call", "us", res)
+                fn()
+            sync()
+            best[name] = min(best[name], (time.perf_counter() - t0) / calls)
+    record("RawKernel launch, 2 arrays + int, per call", "us", {name: t * 1e6 for name, t in best.items()})
 
 
 def fuse_big():
