@@ -54,6 +54,7 @@ bench-gpu:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
+	-nvcc -O2 -o build/probe_launch bench/probe_launch.cu -lcuda && build/probe_launch 2>&1 | tee $(OUT)/probe-launch.log
 	-set -o pipefail; python3 bench/bench_gpu_fft_solver.py --out $(OUT)/bench-gpu-fft-solver.md 2>&1 | tee $(OUT)/bench-gpu-fft-solver.log
 	-set -o pipefail; python3 bench/bench_gpu_kernels.py --out $(OUT)/bench-gpu-kernels.md 2>&1 | tee $(OUT)/bench-gpu-kernels.log
 	-set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
