@@ -106,9 +106,11 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     unsigned n = (unsigned)n64;
     size_t ksz = key_bytes(d->type) > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
     unsigned nb = (n + RX_TILE - 1) / RX_TILE, m = 256u * nb, nc = (m + SCAN_CHUNK - 1) / SCAN_CHUNK;
-    /* the values of one row of integers come back from their keys: no
-     * element numbers to carry */
-    int keys_only = !d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type);
+    /* the values of one row of integers, or of floats sorted ascending,
+     * come back from their keys: no element numbers to carry */
+    int fkeys = !d->idx && d->nrows == 1 && !d->descending &&
+                (d->type == CK_FLOAT16 || d->type == CK_FLOAT32 || d->type == CK_FLOAT64);
+    int keys_only = fkeys || (!d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type));
     size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4, sz_cnt = (size_t)m * 4;
     size_t sz_sums = (size_t)nc * 4, sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
     char *k0 = NULL, *k1 = NULL, *p0 = NULL, *p1 = NULL, *cnt = NULL, *sums = NULL, *tmp = NULL;
@@ -121,7 +123,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     }
     long long len = d->len, rs = d->row_stride, es = d->elem_stride;
     long long irs = d->idx_row_stride, ies = d->idx_elem_stride;
-    int desc = d->descending, with_pay = !keys_only;
+    int desc = d->descending, with_pay = !keys_only, kdesc = desc | (fkeys ? 2 : 0);
     char *data = d->data;
     unsigned gstride = ck_cuda_grid_for(dev, n, 256);
     int cplx = ck_dtype_is_complex(d->type);
@@ -129,7 +131,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     if (!cplx) { words[0] = 1; nwords = 1; }
     for (int wi = 0; wi < nwords; wi++) {
         int w = words[wi], init = wi == 0;
-        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &k0, &w, &desc, &init};
+        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &k0, &w, &kdesc, &init};
         LAUNCH(fns[K_KEYS], gstride, 256, 0, kargs, "sort keys");
         int bits = w == 2 ? 2 : 8 * key_bytes(d->type);
         for (int shift = 0; shift < bits; shift += 8) {
