@@ -150,19 +150,36 @@ static __device__ __forceinline__ ck_kt ck_raw_fkey(const char *p)
 
 /* keys[i] = word of element pay[i]; init: pay[i] = i first.  Element e is
  * (row e / len, column e % len).  desc & 2 (floats, one row, no payload):
- * the keys-only transform above. */
+ * the keys-only transform above.  andor (or NULL; set to ~0, 0 before):
+ * the AND and the OR of all the keys, so the host can skip the passes of
+ * a digit that every key shares. */
 extern "C" __global__ void ck_sk_keys(ck_u32 n, long long len, const char *data, long long rs, long long es,
-                                      ck_u32 *pay, ck_kt *keys, int word, int desc, int init)
+                                      ck_u32 *pay, ck_kt *keys, int word, int desc, int init,
+                                      unsigned long long *andor)
 {
+    ck_u64 ka = ~0ull, ko = 0;
     CK_GRID_LOOP(i, n) {
         ck_u32 e = init ? (ck_u32)i : pay[i];
         if (init && pay) pay[i] = e;
         /* every count fits 32 bits (the driver checks n < 2^32): cheap division */
         ck_u32 r = (ck_u64)len >= n ? 0u : e / (ck_u32)len, j = e - r * (ck_u32)len;
+        ck_kt k;
 #if CK_SK_T >= 9 && CK_SK_T <= 11
-        if (desc & 2) { keys[i] = ck_raw_fkey(data + r * rs + j * es); continue; }
+        if (desc & 2) k = ck_raw_fkey(data + r * rs + j * es);
+        else
 #endif
-        keys[i] = ck_word(data + r * rs + j * es, word, desc);
+        k = ck_word(data + r * rs + j * es, word, desc);
+        keys[i] = k;
+        ka &= (ck_u64)k;
+        ko |= (ck_u64)k;
+    }
+    if (andor) {   /* every thread of the block gets here */
+        for (int o = 16; o; o >>= 1) {
+            ka &= __shfl_xor_sync(0xffffffffu, ka, o);
+            ko |= __shfl_xor_sync(0xffffffffu, ko, o);
+        }
+        if ((threadIdx.x & 31) == 0 && ka != ~0ull) atomicAnd(&andor[0], (unsigned long long)ka);
+        if ((threadIdx.x & 31) == 0 && ko) atomicOr(&andor[1], (unsigned long long)ko);
     }
 }
 
