@@ -11,7 +11,13 @@
  *    Several rows are kept apart by final passes over the row number of
  *    each element, which the stable passes leave in key order within a row.
  * The element numbers then give argsort's indices and, through a gather to
- * a scratch buffer, the sorted values.
+ * a scratch buffer, the sorted values.  One row of integers, or of floats
+ * sorted ascending for their values only, carries no element numbers: the
+ * values come back from the sorted keys.  For floats that sort uses the
+ * plain order-preserving bit transform, so -0.0 comes before +0.0 and NaNs
+ * lose their sign: values equal NumPy's, bits may differ from the CPU's.
+ * Passes of a digit that every key shares are skipped (long sorts learn
+ * which key bits vary from the keys kernel, with one host sync a word).
  */
 #include "cuda_internal.h"
 
