@@ -179,3 +179,20 @@ def test_searchsorted_long(device):
     a, av = ck.asarray(base, device=device), ck.asarray(v, device=device)
     for side in ("left", "right"):
         assert_same(ck.searchsorted(a, av, side=side), np.searchsorted(base, v, side=side))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sort_long_row_of_floats_values_only(device, dtype):
+    """A long single row of floats sorted for its values only takes the
+    GPU's keys-only radix sort: -0.0, +0.0, infinities and NaNs of both
+    signs come out equal to NumPy's (the signs of zeros and of NaNs may
+    differ there: the comparison is by value)."""
+    x = _sample(dtype, (50_000,), seed=41, dup=dtype == "float16")
+    x[::97] = -np.nan
+    x[5::89] = 0.0
+    a = ck.asarray(x, device=device)
+    got = ck.asnumpy(ck.sort(a))
+    want = np.sort(x)
+    assert_same(got, want)
+    assert np.isnan(got).sum() == np.isnan(want).sum()
+    assert_same(ck.sort(a[::-3]), np.sort(x[::-3]))

@@ -124,17 +124,62 @@ static __device__ __forceinline__ ck_kt ck_word(const char *p, int w, int desc)
 #define CK_GRID_LOOP(i, n) \
     for (ck_u64 i = (ck_u64)blockIdx.x * blockDim.x + threadIdx.x; i < (ck_u64)(n); i += (ck_u64)gridDim.x * blockDim.x)
 
-/* keys[i] = word of element pay[i]; init: pay[i] = i first.  Element e is
- * (row e / len, column e % len). */
-extern "C" __global__ void ck_sk_keys(ck_u32 n, long long len, const char *data, long long rs, long long es,
-                                      ck_u32 *pay, ck_kt *keys, int word, int desc, int init)
+#if CK_SK_T >= 9 && CK_SK_T <= 11
+/* The key of a keys-only sort of one row of floats (values only,
+ * ascending), undone by ck_sk_unkey: the plain order-preserving transform,
+ * so -0.0 sorts before +0.0 and NaNs after +inf by their bits, their sign
+ * dropped.  Values equal NumPy's; the order of -0.0 and +0.0 and the NaNs'
+ * sign may differ from the CPU's. */
+static __device__ __forceinline__ ck_kt ck_raw_fkey(const char *p)
 {
+#if CK_SK_T == 9
+    ck_u64 b = *(const unsigned short *)p;
+    const bool nan = (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu);
+#elif CK_SK_T == 10
+    ck_u64 b = *(const ck_u32 *)p;
+    const bool nan = (b & 0x7fffffffu) > 0x7f800000u;
+#else
+    ck_u64 b = *(const ck_u64 *)p;
+    const bool nan = (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+#endif
+    const ck_u64 sign = 1ull << (8 * CK_SK_ISZ - 1);
+    if (nan) b &= ~sign;
+    return (ck_kt)((b & sign) ? (~b & CK_SK_MASK) : (b | sign));
+}
+#endif
+
+/* keys[i] = word of element pay[i]; init: pay[i] = i first.  Element e is
+ * (row e / len, column e % len).  desc & 2 (floats, one row, no payload):
+ * the keys-only transform above.  andor (or NULL; set to ~0, 0 before):
+ * the AND and the OR of all the keys, so the host can skip the passes of
+ * a digit that every key shares. */
+extern "C" __global__ void ck_sk_keys(ck_u32 n, long long len, const char *data, long long rs, long long es,
+                                      ck_u32 *pay, ck_kt *keys, int word, int desc, int init,
+                                      unsigned long long *andor)
+{
+    ck_u64 ka = ~0ull, ko = 0;
     CK_GRID_LOOP(i, n) {
         ck_u32 e = init ? (ck_u32)i : pay[i];
         if (init && pay) pay[i] = e;
         /* every count fits 32 bits (the driver checks n < 2^32): cheap division */
         ck_u32 r = (ck_u64)len >= n ? 0u : e / (ck_u32)len, j = e - r * (ck_u32)len;
-        keys[i] = ck_word(data + r * rs + j * es, word, desc);
+        ck_kt k;
+#if CK_SK_T >= 9 && CK_SK_T <= 11
+        if (desc & 2) k = ck_raw_fkey(data + r * rs + j * es);
+        else
+#endif
+        k = ck_word(data + r * rs + j * es, word, desc);
+        keys[i] = k;
+        ka &= (ck_u64)k;
+        ko |= (ck_u64)k;
+    }
+    if (andor) {   /* every thread of the block gets here */
+        for (int o = 16; o; o >>= 1) {
+            ka &= __shfl_xor_sync(0xffffffffu, ka, o);
+            ko |= __shfl_xor_sync(0xffffffffu, ko, o);
+        }
+        if ((threadIdx.x & 31) == 0 && ka != ~0ull) atomicAnd(&andor[0], (unsigned long long)ka);
+        if ((threadIdx.x & 31) == 0 && ko) atomicOr(&andor[1], (unsigned long long)ko);
     }
 }
 
@@ -350,7 +395,8 @@ extern "C" __global__ void ck_sk_put(ck_u32 n, long long len, const ck_et *tmp, 
 #if !CK_SK_COMPLEX
 /* A keys-only sort of one row of integers: the values back from the keys
  * (the transforms are one-to-one there, and equal keys are equal values,
- * so the result is the stable one). */
+ * so the result is the stable one).  Floats (ascending only): the inverse
+ * of ck_raw_fkey. */
 extern "C" __global__ void ck_sk_unkey(ck_u32 n, const ck_kt *keys, char *data, long long es, int desc)
 {
     CK_GRID_LOOP(i, n) {
@@ -358,6 +404,9 @@ extern "C" __global__ void ck_sk_unkey(ck_u32 n, const ck_kt *keys, char *data, 
         if (desc) k ^= CK_SK_MASK;
 #if CK_SK_T == 1 || CK_SK_T == 3 || CK_SK_T == 5 || CK_SK_T == 7
         k ^= 1ull << (8 * CK_SK_ISZ - 1);
+#elif CK_SK_T >= 9 && CK_SK_T <= 11
+        const ck_u64 sg = 1ull << (8 * CK_SK_ISZ - 1);
+        k = (k & sg) ? (k ^ sg) : (~k & CK_SK_MASK);
 #endif
         *(ck_et *)(data + (long long)i * es) = (ck_et)k;
     }

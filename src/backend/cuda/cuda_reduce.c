@@ -388,56 +388,102 @@ static char *scan_source(const void *vspec)
         c, c, st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
         c, comb, c, s->op == CK_REDUCE_SUM ? "0" : "1", st, st, comb, comb);
     /* one long contiguous row (not complex): a single-pass scan with
-     * decoupled look-back.  Tiles are taken in order from a counter, so a
-     * tile only ever waits on tiles already running; each publishes its
-     * aggregate (flag 1), then, once it knows its prefix, its inclusive
-     * value (flag 2); a tile sums the aggregates back to the first
-     * inclusive value it meets.  Flags are read volatile, values after a
-     * fence through volatile (L1-bypassing) loads. */
-    if (ck_cuda_kind_letter(s->t) != 'C')
+     * decoupled look-back.  256 threads scan a tile of 4096 elements, 16 a
+     * thread: each warp loads its 512 coalesced into shared memory and
+     * reads back 16 consecutive ones a lane (a warp transpose, padded
+     * against bank conflicts); lanes scan serially, warps by shuffles, the
+     * block over the 8 warp totals.  Tiles are taken in order from a
+     * counter, so a tile only ever waits on tiles already running.  Each
+     * publishes its aggregate (flag 1), then, once it knows its prefix, its
+     * inclusive value (flag 2); warp 0 looks back over 32 predecessors at a
+     * time, summing the aggregates after the last inclusive value it sees.
+     * Compute types of 4 bytes or less pack (flag, value) in one 64-bit
+     * word, read and written whole; wider ones write the value, fence, then
+     * the flag, and a reader reads the flag, fences, then the value. */
+    if (ck_cuda_kind_letter(s->t) != 'C') {
+        int packed = s->t == CK_FLOAT16 || ck_dtype_get_info(s->t)->itemsize <= 4;
         ck_sbuf_printf(&b,
+            "#define CK_SOP(a, b) ((a) %s (b))\n#define CK_PAD(i) ((i) + ((i) >> 5))\n"
             "extern \"C\" __global__ void __launch_bounds__(256) ck_scan_lb(long long len, const %s *in, %s *out,\n"
-            "        unsigned *counter, int *flags, %s *aggs, %s *incls) {\n"
-            "    __shared__ %s tot[256];\n    __shared__ %s excl_sh;\n    __shared__ unsigned tile_sh;\n"
-            "    __shared__ %s buf[4096 + 128];\n"   /* the tile, padded against bank conflicts */
-            "    const %s ID = (%s)%s;\n"
+            "        unsigned *counter, unsigned long long *desc, int *flags, %s *aggs, %s *incls) {\n"
+            "    typedef %s CT;\n    const CT ID = (CT)%s;\n"
+            "    __shared__ CT buf[8][528];\n    __shared__ CT wsum[8];\n    __shared__ CT excl_sh;\n"
+            "    __shared__ unsigned tile_sh;\n"
+            "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
             "    if (threadIdx.x == 0) tile_sh = atomicAdd(counter, 1u);\n    __syncthreads();\n"
             "    const unsigned tile = tile_sh;\n"
-            "    const long long t0 = (long long)tile * 4096;\n"
-            "#define CK_PAD(i) ((i) + ((i) >> 5))\n"
-            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = r * 256 + threadIdx.x; long long j = t0 + i;\n"
-            "        buf[CK_PAD(i)] = j < len ? (%s)in[j] : ID; }\n"
+            "    const long long t0 = (long long)tile * 4096 + (long long)warp * 512;\n"
+            "    CT *wb = buf[warp];\n"
+            "    if (t0 + 512 <= len) {\n"
+            "#pragma unroll\n        for (int r = 0; r < 16; r++) wb[CK_PAD(r * 32 + lane)] = (CT)in[t0 + r * 32 + lane];\n"
+            "    } else {\n"
+            "#pragma unroll\n        for (int r = 0; r < 16; r++) { long long j = t0 + r * 32 + lane;\n"
+            "            wb[CK_PAD(r * 32 + lane)] = j < len ? (CT)in[j] : ID; }\n    }\n"
+            "    __syncwarp();\n"
+            "    CT v[16];\n    v[0] = wb[CK_PAD(lane * 16)];\n"
+            "#pragma unroll\n    for (int r = 1; r < 16; r++) v[r] = CK_SOP(v[r - 1], wb[CK_PAD(lane * 16 + r)]);\n"
+            "    CT x = v[15];\n"
+            "#pragma unroll\n    for (int o = 1; o < 32; o <<= 1) { CT y = (CT)__shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x = CK_SOP(y, x); }\n"
+            "    CT xex = (CT)__shfl_up_sync(0xffffffffu, x, 1);\n"
+            "    if (lane == 31) wsum[warp] = x;\n"
             "    __syncthreads();\n"
-            "    %s v[16], run = ID;\n"
-            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = threadIdx.x * 16 + r;\n"
-            "        run = run %s buf[CK_PAD(i)]; v[r] = run; }\n"
-            "    tot[threadIdx.x] = run; __syncthreads();\n"
-            "    for (int w = 1; w < 256; w <<= 1) {\n"
-            "        %s add = (int)threadIdx.x >= w ? tot[threadIdx.x - w] : ID;\n"
-            "        __syncthreads(); tot[threadIdx.x] = tot[threadIdx.x] %s add; __syncthreads();\n    }\n"
-            "    %s before = threadIdx.x ? tot[threadIdx.x - 1] : ID;\n"
-            "    if (threadIdx.x == 0) {\n"
-            "        %s agg = tot[255], excl = ID;\n"
+            "    CT agg = wsum[0], wpre = ID;\n"
+            "    for (int k = 1; k < 8; k++) agg = CK_SOP(agg, wsum[k]);\n"
+            "    for (int k = 0; k < warp; k++) wpre = k ? CK_SOP(wpre, wsum[k]) : wsum[0];\n",
+            comb, st, st, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1");
+        if (packed)
+            ck_sbuf_printf(&b,
+                "    union CkPk { CT v; unsigned u; };\n"
+                "#define CK_PUB(t, f, val) do { CkPk pk_; pk_.u = 0u; pk_.v = (val); \\\n"
+                "        atomicExch(&desc[t], ((unsigned long long)(f) << 32) | pk_.u); } while (0)\n"
+                "#define CK_GET(j, f, val) do { unsigned long long w_ = *(volatile unsigned long long *)&desc[j]; \\\n"
+                "        CkPk pk_; pk_.u = (unsigned)w_; f = (int)(w_ >> 32); val = pk_.v; } while (0)\n");
+        else
+            ck_sbuf_printf(&b,
+                "#define CK_PUB(t, f, val) do { *(volatile CT *)((f) == 2 ? &incls[t] : &aggs[t]) = (val); \\\n"
+                "        __threadfence(); atomicExch(&flags[t], (f)); } while (0)\n"
+                "#define CK_GET(j, f, val) do { f = *(volatile int *)&flags[j]; if (f) { __threadfence(); \\\n"
+                "        val = *(volatile CT *)(f == 2 ? &incls[j] : &aggs[j]); } } while (0)\n");
+        ck_sbuf_printf(&b,
+            "    if (warp == 0) {\n"
+            "        CT excl = ID;\n"
             "        if (tile == 0) {\n"
-            "            *(volatile %s *)&incls[0] = agg; __threadfence(); atomicExch(&flags[0], 2);\n"
+            "            if (lane == 0) CK_PUB(0, 2, agg);\n"
             "        } else {\n"
-            "            *(volatile %s *)&aggs[tile] = agg; __threadfence(); atomicExch(&flags[tile], 1);\n"
-            "            long long j = (long long)tile - 1;\n"
+            "            if (lane == 0) CK_PUB(tile, 1, agg);\n"
+            "            long long end = tile;\n"   /* tiles [end, tile) are in excl */
             "            for (;;) {\n"
-            "                int f;\n                do { f = *(volatile int *)&flags[j]; } while (f == 0);\n"
-            "                __threadfence();\n"
-            "                if (f == 2) { excl = *(volatile %s *)&incls[j] %s excl; break; }\n"
-            "                excl = *(volatile %s *)&aggs[j] %s excl; j--;\n            }\n"
-            "            *(volatile %s *)&incls[tile] = excl %s agg; __threadfence(); atomicExch(&flags[tile], 2);\n"
-            "        }\n        excl_sh = excl;\n    }\n"
+            "                long long j = end - 32 + lane;\n"
+            "                int f = 2; CT val = ID;\n"
+            "                if (j >= 0) CK_GET(j, f, val);\n"
+            "                while (__any_sync(0xffffffffu, f == 0)) { if (f == 0) CK_GET(j, f, val); }\n"
+            "                unsigned m2 = __ballot_sync(0xffffffffu, f == 2);\n"
+            "                int hi = m2 ? 31 - __clz((int)m2) : -1;\n"
+            "                CT w = lane >= hi ? val : ID;\n"
+            "#pragma unroll\n                for (int o = 1; o < 32; o <<= 1) {\n"
+            "                    CT y = (CT)__shfl_down_sync(0xffffffffu, w, o); if (lane + o < 32) w = CK_SOP(w, y); }\n"
+            "                w = (CT)__shfl_sync(0xffffffffu, w, 0);\n"
+            "                excl = end == (long long)tile ? w : CK_SOP(w, excl);\n"
+            "                if (m2) break;\n"
+            "                end -= 32;\n            }\n"
+            "            if (lane == 0) CK_PUB(tile, 2, CK_SOP(excl, agg));\n"
+            "        }\n"
+            "        if (lane == 0) excl_sh = excl;\n    }\n"
             "    __syncthreads();\n"
-            "    %s pre = excl_sh %s before;\n"
-            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = threadIdx.x * 16 + r; buf[CK_PAD(i)] = pre %s v[r]; }\n"
-            "    __syncthreads();\n"
-            "#pragma unroll\n    for (int r = 0; r < 16; r++) { int i = r * 256 + threadIdx.x; long long j = t0 + i;\n"
-            "        if (j < len) out[j] = (%s)buf[CK_PAD(i)]; }\n}\n#undef CK_PAD\n",
-            st, st, c, c, c, c, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, comb, c, comb, c, c, c, c, c,
-            comb, c, comb, c, comb, c, comb, comb, st);
+            "    CT pre = tile ? excl_sh : ID;\n"
+            "    if (warp) pre = tile ? CK_SOP(pre, wpre) : wpre;\n"
+            "    if (lane) pre = (tile || warp) ? CK_SOP(pre, xex) : xex;\n"
+            "    const bool first = !tile && !warp && !lane;\n"
+            "#pragma unroll\n    for (int r = 0; r < 16; r++) wb[CK_PAD(lane * 16 + r)] = first ? v[r] : CK_SOP(pre, v[r]);\n"
+            "    __syncwarp();\n"
+            "    if (t0 + 512 <= len) {\n"
+            "#pragma unroll\n        for (int r = 0; r < 16; r++) out[t0 + r * 32 + lane] = (%s)wb[CK_PAD(r * 32 + lane)];\n"
+            "    } else {\n"
+            "#pragma unroll\n        for (int r = 0; r < 16; r++) { long long j = t0 + r * 32 + lane;\n"
+            "            if (j < len) out[j] = (%s)wb[CK_PAD(r * 32 + lane)]; }\n    }\n"
+            "}\n#undef CK_PUB\n#undef CK_GET\n#undef CK_PAD\n#undef CK_SOP\n",
+            st, st);
+    }
     if (b.failed) {
         free(b.s);
         ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
@@ -456,8 +502,10 @@ static ck_status scan_long_rows(const ck_scan_desc *d, const scan_spec *sp, uint
     ck_status s = ck_cuda_get_kernel(dev, key, scan_source, sp, "ck_scan_lb", &f);
     if (s != CK_OK) return s;
     long long len = d->len, ntiles = (len + 4095) / 4096;
-    /* counter, flags, then the aggregates and inclusive values (8 bytes each) */
-    size_t off_flags = 16, off_aggs = off_flags + ((size_t)ntiles * 4 + 15) / 16 * 16;
+    /* counter (16 bytes), then one 8-byte word a tile: the packed (flag,
+     * value) descriptors, or for wide types the int flags; both start at 0.
+     * Then the aggregates and inclusive values of wide types (8 bytes each). */
+    size_t off_desc = 16, off_aggs = off_desc + (size_t)ntiles * 8;
     size_t off_incls = off_aggs + (size_t)ntiles * 8, nbytes = off_incls + (size_t)ntiles * 8;
     char *ws = ck_cuda_alloc(d->dev, nbytes);
     if (!ws) return ck_error_status();
@@ -475,8 +523,9 @@ static ck_status scan_long_rows(const ck_scan_desc *d, const scan_spec *sp, uint
         if (r != CUDA_SUCCESS) break;
         const char *in = d->in + io;
         char *out = d->out + oo;
-        char *counter = ws, *flags = ws + off_flags, *aggs = ws + off_aggs, *incls = ws + off_incls;
-        void *args[] = {&len, &in, &out, &counter, &flags, &aggs, &incls};
+        char *counter = ws, *desc = ws + off_desc, *flags = ws + off_desc, *aggs = ws + off_aggs,
+             *incls = ws + off_incls;
+        void *args[] = {&len, &in, &out, &counter, &desc, &flags, &aggs, &incls};
         r = ck_cu.cuLaunchKernel(f, (unsigned)ntiles, 1, 1, 256, 1, 1, 0, st, args, NULL);
     }
     ck_cuda_free(d->dev, ws, nbytes);

@@ -11,7 +11,13 @@
  *    Several rows are kept apart by final passes over the row number of
  *    each element, which the stable passes leave in key order within a row.
  * The element numbers then give argsort's indices and, through a gather to
- * a scratch buffer, the sorted values.
+ * a scratch buffer, the sorted values.  One row of integers, or of floats
+ * sorted ascending for their values only, carries no element numbers: the
+ * values come back from the sorted keys.  For floats that sort uses the
+ * plain order-preserving bit transform, so -0.0 comes before +0.0 and NaNs
+ * lose their sign: values equal NumPy's, bits may differ from the CPU's.
+ * Passes of a digit that every key shares are skipped (long sorts learn
+ * which key bits vary from the keys kernel, with one host sync a word).
  */
 #include "cuda_internal.h"
 
@@ -106,22 +112,27 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     unsigned n = (unsigned)n64;
     size_t ksz = key_bytes(d->type) > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
     unsigned nb = (n + RX_TILE - 1) / RX_TILE, m = 256u * nb, nc = (m + SCAN_CHUNK - 1) / SCAN_CHUNK;
-    /* the values of one row of integers come back from their keys: no
-     * element numbers to carry */
-    int keys_only = !d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type);
+    /* the values of one row of integers, or of floats sorted ascending,
+     * come back from their keys: no element numbers to carry */
+    int fkeys = !d->idx && d->nrows == 1 && !d->descending &&
+                (d->type == CK_FLOAT16 || d->type == CK_FLOAT32 || d->type == CK_FLOAT64);
+    int keys_only = fkeys || (!d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type));
     size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4, sz_cnt = (size_t)m * 4;
     size_t sz_sums = (size_t)nc * 4, sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
-    char *k0 = NULL, *k1 = NULL, *p0 = NULL, *p1 = NULL, *cnt = NULL, *sums = NULL, *tmp = NULL;
+    char *k0 = NULL, *k1 = NULL, *p0 = NULL, *p1 = NULL, *cnt = NULL, *sums = NULL, *tmp = NULL, *ao = NULL;
+    /* long sorts of keys of 4 bytes or more learn which bits vary (one
+     * host sync a key word) and skip the passes of constant digits */
+    int skip = n64 >= ((int64_t)1 << 16) && key_bytes(d->type) >= 4;
     if (!(k0 = ck_cuda_alloc(d->dev, sz_keys)) || !(k1 = ck_cuda_alloc(d->dev, sz_keys)) ||
         (sz_pay && !(p0 = ck_cuda_alloc(d->dev, sz_pay))) || (sz_pay && !(p1 = ck_cuda_alloc(d->dev, sz_pay))) ||
         !(cnt = ck_cuda_alloc(d->dev, sz_cnt)) || !(sums = ck_cuda_alloc(d->dev, sz_sums)) ||
-        (sz_tmp && !(tmp = ck_cuda_alloc(d->dev, sz_tmp)))) {
+        (sz_tmp && !(tmp = ck_cuda_alloc(d->dev, sz_tmp))) || (skip && !(ao = ck_cuda_alloc(d->dev, 16)))) {
         s = ck_error_status();
         goto done;
     }
     long long len = d->len, rs = d->row_stride, es = d->elem_stride;
     long long irs = d->idx_row_stride, ies = d->idx_elem_stride;
-    int desc = d->descending, with_pay = !keys_only;
+    int desc = d->descending, with_pay = !keys_only, kdesc = desc | (fkeys ? 2 : 0);
     char *data = d->data;
     unsigned gstride = ck_cuda_grid_for(dev, n, 256);
     int cplx = ck_dtype_is_complex(d->type);
@@ -129,10 +140,25 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     if (!cplx) { words[0] = 1; nwords = 1; }
     for (int wi = 0; wi < nwords; wi++) {
         int w = words[wi], init = wi == 0;
-        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &k0, &w, &desc, &init};
+        char *aow = w == 2 ? NULL : ao;
+        uint64_t vary = ~0ull;
+        if (aow) {
+            CUresult r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)aow, 0xFFFFFFFFu, 2, st);
+            if (r == CUDA_SUCCESS) r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)(aow + 8), 0, 2, st);
+            if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemsetD32Async (sort)", __func__, __FILE__, __LINE__); goto done; }
+        }
+        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &k0, &w, &kdesc, &init, &aow};
         LAUNCH(fns[K_KEYS], gstride, 256, 0, kargs, "sort keys");
+        if (aow) {
+            uint64_t h[2];
+            CUresult r = ck_cu.cuMemcpyDtoHAsync_v2(h, (CUdeviceptr)(uintptr_t)aow, 16, st);
+            if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st);
+            if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemcpyDtoHAsync (sort)", __func__, __FILE__, __LINE__); goto done; }
+            vary = h[0] ^ h[1];
+        }
         int bits = w == 2 ? 2 : 8 * key_bytes(d->type);
         for (int shift = 0; shift < bits; shift += 8) {
+            if (!((vary >> shift) & 255u)) continue;   /* every key has this digit */
             int mode = 0;
             void *hargs[] = {&n, &k0, &p0, &mode, &len, &shift, &cnt, &nb};
             LAUNCH(fns[K_HIST], nb, 256, 0, hargs, "sort histogram");
@@ -186,6 +212,7 @@ done:
     if (cnt) ck_cuda_free(d->dev, cnt, sz_cnt);
     if (sums) ck_cuda_free(d->dev, sums, sz_sums);
     if (tmp) ck_cuda_free(d->dev, tmp, sz_tmp);
+    if (ao) ck_cuda_free(d->dev, ao, 16);
     return s;
 }
 
