@@ -628,3 +628,12 @@ def test_gpu_heavy_distributions_follow_the_cpu(name, draw):
     same = np.isclose(hc, hg, rtol=1e-12, atol=0)
     assert same.mean() > 0.99, same.mean()
     assert gc.state == gg.state
+
+
+def test_heavy_distributions_follow_their_parameters_device(device):
+    """A parameter array on a device puts the draw there (as for every op)."""
+    g = ck.random.default_rng(9)
+    lam = ck.asarray(np.linspace(0.5, 20.0, 64), device=device)
+    for x in (g.gamma(lam, 1.0), g.poisson(lam), g.beta(lam, 2.0),
+              g.binomial(ck.asarray(np.arange(64), device=device), 0.5)):
+        assert x.device.type == device and x.shape == (64,)

@@ -125,6 +125,16 @@ def _target(device):
     return _core.empty((0,), dtype="uint8", device=device).device
 
 
+def _param_target(device, *params):
+    """The device of a draw: ``device``, else that of the first parameter
+    that is a cudakit array, else the default one."""
+    if device is None:
+        for v in params:
+            if isinstance(v, _core.ndarray):
+                return v.device
+    return _target(device)
+
+
 def _host(x, dtype=None):
     """An array-like as a NumPy array (CPU copy for device arrays)."""
     if isinstance(x, _core.ndarray):
@@ -270,7 +280,7 @@ class Generator:
 
     def gamma(self, shape, scale=1.0, size=None, *, device=None):
         """Gamma floats (Marsaglia-Tsang), one counter value per element."""
-        dev = _target(device)
+        dev = _param_target(device, shape, scale)
         arrs, oshape, taken = _params(size, shape, scale, device=dev)
         if _np.any(arrs[0] < 0):
             raise ValueError("shape < 0")
@@ -280,7 +290,7 @@ class Generator:
 
     def beta(self, a, b, size=None, *, device=None):
         """Beta floats (Johnk's algorithm for a, b <= 1, else a ratio of gammas)."""
-        dev = _target(device)
+        dev = _param_target(device, a, b)
         arrs, shape, taken = _params(size, a, b, device=dev)
         if _np.any(arrs[0] <= 0):
             raise ValueError("a <= 0")
@@ -292,7 +302,7 @@ class Generator:
 
     def poisson(self, lam=1.0, size=None, *, device=None):
         """Poisson int64s (multiplication for lam < 10, else PTRS)."""
-        dev = _target(device)
+        dev = _param_target(device, lam)
         arrs, shape, taken = _params(size, lam, device=dev)
         if _np.any(arrs[0] < 0) or _np.any(_np.isnan(arrs[0])):
             raise ValueError("lam < 0 or lam is NaN")
@@ -313,7 +323,7 @@ class Generator:
         p_arr = _host(p, _np.float64)
         if _np.any(p_arr < 0) or _np.any(p_arr > 1) or _np.any(_np.isnan(p_arr)):
             raise ValueError("p < 0, p > 1 or p is NaN")
-        dev = _target(device)
+        dev = _param_target(device, n, p)
         _, shape, taken = _params(size, n_arr, p_arr, device=dev)
         return self._fill("binomial", shape, "int64", device=dev, a=taken[0], b=taken[1])
 
