@@ -10,7 +10,7 @@ OUT ?= build/out
 SHELL := /bin/bash
 .PHONY: demo test install test-python test-c test-gpu bench bench-gpu bench-gpu-blas bench-gpu-index sanitize clean
 
-$(VENV)/.deps: pyproject.toml
+$(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22"
