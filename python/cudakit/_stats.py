@@ -118,16 +118,24 @@ def _unique1d(ar, return_index, return_inverse, return_counts, equal_nan):
             neq = _core.logical_and(neq, _core.logical_not(_core.logical_and(nan[1:], nan[:-1])))
         mask[1:] = neq
     idx = _core.flatnonzero(mask)
-    ret = [_core.take(s, idx)]
+    return [_core.take(s, idx)] + _unique_extras(mask, idx, perm if need_perm else None, shape, return_index,
+                                                  return_inverse, return_counts)
+
+
+def _unique_extras(mask, idx, perm, inverse_shape, return_index, return_inverse, return_counts):
+    """What unique returns beside the values, from the sorted order perm,
+    the mask of the sorted entries that start a new value and its indices."""
+    n = mask.shape[0]
+    ret = []
     if return_index:
         ret.append(_core.take(perm, idx))
     if return_inverse:
-        inv = _core.empty((n,), dtype=_core.int64, device=a.device)
+        inv = _core.empty((n,), dtype=_core.int64, device=mask.device)
         if n:
             inv[perm] = _core.cumsum(mask, dtype=_core.int64) - 1
-        ret.append(inv.reshape(shape))
+        ret.append(inv.reshape(inverse_shape))
     if return_counts:
-        ends = _core.concatenate((idx, _core.asarray([n], dtype=_core.int64, device=a.device)))
+        ends = _core.concatenate((idx, _core.asarray([n], dtype=_core.int64, device=mask.device)))
         ret.append(ends[1:] - ends[:-1])
     return ret
 
@@ -161,18 +169,8 @@ def _unique_axis(a, axis, return_index, return_inverse, return_counts):
         mask[1:] = _core.any(_core.not_equal(s[1:], s[:-1]), axis=1)
     idx = _core.flatnonzero(mask)
     vals = _core.take(s, idx, axis=0).reshape((idx.shape[0],) + moved.shape[1:])
-    ret = [_core.moveaxis(vals, 0, axis)]
-    if return_index:
-        ret.append(_core.take(perm, idx))
-    if return_inverse:
-        inv = _core.empty((n,), dtype=_core.int64, device=a.device)
-        if n:
-            inv[perm] = _core.cumsum(mask, dtype=_core.int64) - 1
-        ret.append(inv)
-    if return_counts:
-        ends = _core.concatenate((idx, _core.asarray([n], dtype=_core.int64, device=a.device)))
-        ret.append(ends[1:] - ends[:-1])
-    return ret
+    return [_core.moveaxis(vals, 0, axis)] + _unique_extras(mask, idx, perm, (n,), return_index, return_inverse,
+                                                             return_counts)
 
 
 UniqueAllResult = _collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
