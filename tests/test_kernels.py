@@ -127,6 +127,10 @@ def test_rawkernel_attributes(kdev):
                 "max_dynamic_shared_size_bytes"):
         assert isinstance(at[key], int) and at[key] >= 0
     assert k.max_block_size(kdev) == at["max_threads_per_block"] >= 64
+    default = k.attributes()   # the properties read the default device's
+    for key in ("max_threads_per_block", "num_regs", "shared_size_bytes", "const_size_bytes", "local_size_bytes",
+                "ptx_version", "binary_version", "max_dynamic_shared_size_bytes"):
+        assert getattr(k, key) == default[key], key
     min_grid, block = k.suggested_block_size(device=kdev)
     assert min_grid >= 1 and 1 <= block <= at["max_threads_per_block"]
     k._set_max_dynamic_shared(kdev, 1024)

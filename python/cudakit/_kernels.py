@@ -146,6 +146,11 @@ def _check_backend(backend, translate_cucomplex, jitify):
         raise NotImplementedError("jitify=True is not supported")
 
 
+def _attribute(name):
+    """A read-only kernel attribute on the default device."""
+    return property(lambda self: self._attributes(None)[name], doc=f"The kernel's {name} on the default device.")
+
+
 class RawKernel(_core._Kernel):
     """A CUDA C kernel from source: ``RawKernel(code, name, options=())``.
 
@@ -175,33 +180,13 @@ class RawKernel(_core._Kernel):
         """The function's attributes on a device, as a dict."""
         return self._attributes(device)
 
-    @property
-    def max_threads_per_block(self):
-        return self._attributes(None)["max_threads_per_block"]
-
-    @property
-    def num_regs(self):
-        return self._attributes(None)["num_regs"]
-
-    @property
-    def shared_size_bytes(self):
-        return self._attributes(None)["shared_size_bytes"]
-
-    @property
-    def const_size_bytes(self):
-        return self._attributes(None)["const_size_bytes"]
-
-    @property
-    def local_size_bytes(self):
-        return self._attributes(None)["local_size_bytes"]
-
-    @property
-    def ptx_version(self):
-        return self._attributes(None)["ptx_version"]
-
-    @property
-    def binary_version(self):
-        return self._attributes(None)["binary_version"]
+    max_threads_per_block = _attribute("max_threads_per_block")
+    num_regs = _attribute("num_regs")
+    shared_size_bytes = _attribute("shared_size_bytes")
+    const_size_bytes = _attribute("const_size_bytes")
+    local_size_bytes = _attribute("local_size_bytes")
+    ptx_version = _attribute("ptx_version")
+    binary_version = _attribute("binary_version")
 
     @property
     def max_dynamic_shared_size_bytes(self):
