@@ -50,15 +50,9 @@ ck_status ck_cublas_load(void)
             snprintf(reason_, sizeof reason_, "%s", ck_error_message());
         } else {
             int missing = 0;
-#define CK_CUBLAS_LOAD_(name, ver, req, params)                                                  \
-            {                                                                                     \
-                void *f = dlsym(lib, #name);                                                      \
-                if (f) *(void **)&ck_cublas.name = f;                                             \
-                else if ((req) && !missing) {                                                     \
-                    missing = 1;                                                                  \
-                    snprintf(reason_, sizeof reason_, "the cuBLAS library lacks the required symbol %s", #name); \
-                }                                                                                 \
-            }
+#define CK_CUBLAS_LOAD_(name, ver, req, params) \
+            ck_platform_bind(lib, #name, (void **)&ck_cublas.name, req, "the cuBLAS library", &missing, reason_, \
+                             sizeof reason_);
             void *lib = h;
             CK_CUBLAS_SYMBOLS(CK_CUBLAS_LOAD_)
             lib = lt;

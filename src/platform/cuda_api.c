@@ -98,6 +98,18 @@ void *ck_platform_open_library(const char *base, const char *const *sonames)
 static int cu_state_;            /* 0 not tried, 1 ok, -1 failed */
 static char cu_reason_[512];
 
+void ck_platform_bind(void *lib, const char *name, void **slot, int required, const char *what, int *missing,
+                      char *reason, size_t reason_len)
+{
+    void *f = dlsym(lib, name);
+    if (f) {
+        *slot = f;
+    } else if (required && !*missing) {
+        *missing = 1;
+        snprintf(reason, reason_len, "%s lacks the required symbol %s", what, name);
+    }
+}
+
 ck_status ck_cu_load(void)
 {
     if (cu_state_ == 1) return CK_OK;
@@ -164,17 +176,15 @@ ck_status ck_nvrtc_load(void)
         if (!h) {
             s = ck_error_status();
         } else {
-#define CK_NVRTC_LOAD_(name, ver, req, params)                                      \
-            {                                                                       \
-                void *f = dlsym(h, #name);                                          \
-                if (f) *(void **)&ck_nvrtc.name = f;                                \
-                else if (req && s == CK_OK)                                         \
-                    s = ck_error_set(CK_ERR_DEVICE, "NVRTC lacks the required symbol %s", #name); \
-            }
+            int missing = 0;
+            char why[256];
+#define CK_NVRTC_LOAD_(name, ver, req, params) \
+            ck_platform_bind(h, #name, (void **)&ck_nvrtc.name, req, "NVRTC", &missing, why, sizeof why);
             CK_NVRTC_SYMBOLS(CK_NVRTC_LOAD_)
 #undef CK_NVRTC_LOAD_
             *(void **)&nvrtc_errstr_ = dlsym(h, "nvrtcGetErrorString");
-            if (s == CK_OK) nvrtc_state_ = 1;
+            if (missing) s = ck_error_set(CK_ERR_DEVICE, "%s", why);
+            else nvrtc_state_ = 1;
         }
     }
     pthread_mutex_unlock(&load_mu);

@@ -182,6 +182,12 @@ void ck_platform_add_search_dir(const char *dir);
 /* dlopen a CUDA library by base name ("nvrtc", "cublas") with the search
  * order above; NULL and an error set when not found. */
 void *ck_platform_open_library(const char *base, const char *const *sonames);
+/* Point *slot at lib's symbol name (a slot left on its stub when lib
+ * lacks it).  A required symbol that is missing sets *missing and, for the
+ * first one, writes "<what> lacks the required symbol <name>" to reason.
+ * Each library's X-macro table calls this once per symbol. */
+void ck_platform_bind(void *lib, const char *name, void **slot, int required, const char *what, int *missing,
+                      char *reason, size_t reason_len);
 
 /* Record a failed driver call: "cuMemAlloc_v2(...) failed: CUDA_ERROR_OUT_OF_MEMORY
  * (out of memory) in func at file:line"; returns CK_ERR_DEVICE (or

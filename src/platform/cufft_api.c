@@ -39,15 +39,8 @@ ck_status ck_cufft_load(void)
             snprintf(reason_, sizeof reason_, "%s", ck_error_message());
         } else {
             int missing = 0;
-#define CK_CUFFT_LOAD_(name, req, params)                                           \
-            {                                                                       \
-                void *f = dlsym(h, #name);                                          \
-                if (f) *(void **)&ck_cufft.name = f;                                \
-                else if (req && !missing) {                                         \
-                    missing = 1;                                                    \
-                    snprintf(reason_, sizeof reason_, "cuFFT lacks the required symbol %s", #name); \
-                }                                                                   \
-            }
+#define CK_CUFFT_LOAD_(name, req, params) \
+            ck_platform_bind(h, #name, (void **)&ck_cufft.name, req, "cuFFT", &missing, reason_, sizeof reason_);
             CK_CUFFT_SYMBOLS(CK_CUFFT_LOAD_)
 #undef CK_CUFFT_LOAD_
             if (!missing) state_ = 1;

@@ -73,15 +73,8 @@ ck_status ck_cusolver_load(void)
             snprintf(reason_, sizeof reason_, "%s%s%s", ck_error_message(), why ? ": " : "", why ? why : "");
         } else {
             int missing = 0;
-#define CK_CUSOLVER_LOAD_(name, req, params)                                        \
-            {                                                                       \
-                void *f = dlsym(h, #name);                                          \
-                if (f) *(void **)&ck_cusolver.name = f;                             \
-                else if (req && !missing) {                                         \
-                    missing = 1;                                                    \
-                    snprintf(reason_, sizeof reason_, "cuSOLVER lacks the required symbol %s", #name); \
-                }                                                                   \
-            }
+#define CK_CUSOLVER_LOAD_(name, req, params) \
+            ck_platform_bind(h, #name, (void **)&ck_cusolver.name, req, "cuSOLVER", &missing, reason_, sizeof reason_);
             CK_CUSOLVER_SYMBOLS(CK_CUSOLVER_LOAD_)
 #undef CK_CUSOLVER_LOAD_
             CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_S], S, orgqr, syevd, syevjBatched);
