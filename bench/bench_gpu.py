@@ -56,11 +56,11 @@ def per_call_us(fn, sync, calls=20000, repeats=5):
     return best * 1e6
 
 
-def per_call_us_side_by_side(fns, calls=20000, repeats=7):
+def per_call_us_side_by_side(fns, calls=20000, repeats=7, warmup=200):
     """per_call_us for several libraries, their rounds interleaved so that
     all see the same state of a noisy host: best round of each."""
     for fn, sync in fns.values():
-        for _ in range(200):
+        for _ in range(warmup):
             fn()
         sync()
     best = {name: float("inf") for name in fns}
@@ -78,10 +78,11 @@ def ck_sync():
     ck.cuda.synchronize()
 
 
-def _event_time_ms(fn, new_event, elapsed_ms, sync, reps=20, repeats=5):
+def _event_time_ms(fn, new_event, elapsed_ms, sync, reps=20, repeats=5, warmup=1):
     """Median over repeats of the per-call time of reps calls between two
-    events of the library itself."""
-    fn()
+    events of the library itself, after warmup calls."""
+    for _ in range(warmup):
+        fn()
     sync()
     s, e = new_event(), new_event()
     out = []
@@ -95,17 +96,19 @@ def _event_time_ms(fn, new_event, elapsed_ms, sync, reps=20, repeats=5):
     return statistics.median(out)
 
 
-def ck_time_ms(fn):
-    return _event_time_ms(fn, ck.cuda.Event, lambda s, e: s.elapsed_time(e), ck.cuda.synchronize)
+def ck_time_ms(fn, reps=20, warmup=1):
+    return _event_time_ms(fn, ck.cuda.Event, lambda s, e: s.elapsed_time(e), ck.cuda.synchronize, reps,
+                          warmup=warmup)
 
 
-def torch_time_ms(fn):
+def torch_time_ms(fn, reps=20, warmup=1):
     return _event_time_ms(fn, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e),
-                          torch.cuda.synchronize)
+                          torch.cuda.synchronize, reps, warmup=warmup)
 
 
-def cupy_time_ms(fn):
-    return _event_time_ms(fn, cp.cuda.Event, cp.cuda.get_elapsed_time, lambda: cp.cuda.Device().synchronize())
+def cupy_time_ms(fn, reps=20, warmup=1):
+    return _event_time_ms(fn, cp.cuda.Event, cp.cuda.get_elapsed_time, lambda: cp.cuda.Device().synchronize(),
+                          reps, warmup=warmup)
 
 
 def import_ms(module, runs=7):

@@ -14,7 +14,6 @@ A library that is missing is skipped.
 """
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 
@@ -22,6 +21,7 @@ import numpy as np
 
 import cudakit as ck
 from _report import write_results
+from bench_gpu import ck_time_ms, cupy_time_ms, torch_time_ms  # the event timing of every GPU bench
 
 try:
     import torch
@@ -41,34 +41,6 @@ def record(name, unit, values):
     print(f"{name:48s} [{unit}] {txt}", flush=True)
 
 
-def event_ms(fn, new_event, elapsed_ms, sync, reps, repeats=5):
-    fn()
-    sync()
-    s, e = new_event(), new_event()
-    out = []
-    for _ in range(repeats):
-        s.record()
-        for _ in range(reps):
-            fn()
-        e.record()
-        e.synchronize()
-        out.append(elapsed_ms(s, e) / reps)
-    return statistics.median(out)
-
-
-def ck_ms(fn, reps):
-    return event_ms(fn, ck.cuda.Event, lambda s, e: s.elapsed_time(e), ck.cuda.synchronize, reps)
-
-
-def torch_ms(fn, reps):
-    return event_ms(fn, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e),
-                    torch.cuda.synchronize, reps)
-
-
-def cupy_ms(fn, reps):
-    return event_ms(fn, cp.cuda.Event, cp.cuda.get_elapsed_time, lambda: cp.cuda.Device().synchronize(), reps)
-
-
 def tflops(flop, ms):
     return flop / (ms * 1e-3) / 1e12
 
@@ -86,13 +58,13 @@ def product(shape_a, shape_b, dtype, tf32, reps, label, flop, cupy_tf32=None):
     vals = {}
     ck.cuda.matmul.allow_tf32 = tf32
     x, y = ck.asarray(a, device="cuda"), ck.asarray(b, device="cuda")
-    vals["cudakit"] = tflops(flop, ck_ms(lambda: x @ y, reps))
+    vals["cudakit"] = tflops(flop, ck_time_ms(lambda: x @ y, reps))
     ck.cuda.matmul.allow_tf32 = False
     x = y = None  # free before the next library allocates
     if torch is not None:
         torch.backends.cuda.matmul.allow_tf32 = tf32
         tx, ty = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-        vals["torch"] = tflops(flop, torch_ms(lambda: tx @ ty, reps))
+        vals["torch"] = tflops(flop, torch_time_ms(lambda: tx @ ty, reps))
         torch.backends.cuda.matmul.allow_tf32 = False
         tx = ty = None
         torch.cuda.empty_cache()
@@ -101,7 +73,7 @@ def product(shape_a, shape_b, dtype, tf32, reps, label, flop, cupy_tf32=None):
             vals["cupy"] = cupy_tf32
         elif not tf32:
             cx, cy = cp.asarray(a), cp.asarray(b)
-            vals["cupy"] = tflops(flop, cupy_ms(lambda: cx @ cy, reps))
+            vals["cupy"] = tflops(flop, cupy_time_ms(lambda: cx @ cy, reps))
             cx = cy = None
             cp.get_default_memory_pool().free_all_blocks()
     record(label, "TFLOP/s", vals)
@@ -125,7 +97,7 @@ def cupy_tf32_child(n, reps):
 def _cupy_tf32_figure(n, reps):
     a, b = inputs((n, n), np.float32, 1), inputs((n, n), np.float32, 2)
     cx, cy = cp.asarray(a), cp.asarray(b)
-    return tflops(2.0 * n ** 3, cupy_ms(lambda: cx @ cy, reps))
+    return tflops(2.0 * n ** 3, cupy_time_ms(lambda: cx @ cy, reps))
 
 
 def check_once(n=512):

@@ -33,6 +33,7 @@ import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
 from _report import write_results  # noqa: E402
+from bench_gpu import per_call_us_side_by_side  # noqa: E402
 
 try:
     import cupy as cp
@@ -67,61 +68,51 @@ def sync_cp():
     cp.cuda.Device().synchronize()
 
 
+def _median_ms(once, sync, runs=7):
+    """Median wall time of once(k) for k in range(runs), each followed by a
+    synchronize: once builds something new (a kernel) and runs it."""
+    sync()
+    ts = []
+    for k in range(runs):
+        t0 = time.perf_counter()
+        once(k)
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
 def first_compile():
     n = 1 << 16
-    res = {}
     x, y = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
-    sync_ck()
-    ts = []
-    for _ in range(7):
+
+    def ck_once(_):
         tag = uuid.uuid4().hex[:12]
-        t0 = time.perf_counter()
-        k = ck.RawKernel(SRC % tag, "axpy_" + tag)
-        k((n + 255) // 256, 256, (x, y, n))
-        sync_ck()
-        ts.append(time.perf_counter() - t0)
-    res["cudakit"] = statistics.median(ts) * 1e3
+        ck.RawKernel(SRC % tag, "axpy_" + tag)((n + 255) // 256, 256, (x, y, n))
+
+    res = {"cudakit": _median_ms(ck_once, sync_ck)}
     if cp is not None:
         xc, yc = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
-        sync_cp()
-        ts = []
-        for _ in range(7):
+
+        def cp_once(_):
             tag = uuid.uuid4().hex[:12]
-            t0 = time.perf_counter()
-            k = cp.RawKernel(SRC % tag, "axpy_" + tag)
-            k(((n + 255) // 256,), (256,), (xc, yc, np.int32(n)))
-            sync_cp()
-            ts.append(time.perf_counter() - t0)
-        res["cupy"] = statistics.median(ts) * 1e3
+            cp.RawKernel(SRC % tag, "axpy_" + tag)(((n + 255) // 256,), (256,), (xc, yc, np.int32(n)))
+
+        res["cupy"] = _median_ms(cp_once, sync_cp)
     record("RawKernel first compile + launch", "ms", res)
 
 
 def elementwise_first_call():
     n = 1 << 16
-    res = {}
-    x = ck.ones(n, dtype=ck.float32)
-    sync_ck()
-    ts = []
-    for k in range(7):
-        c = 1.0 + k + np.random.random()
-        t0 = time.perf_counter()
-        ek = ck.ElementwiseKernel("T x", "T y", f"y = x * {c!r}f + 1", "ew_" + uuid.uuid4().hex[:8])
-        ek(x)
-        sync_ck()
-        ts.append(time.perf_counter() - t0)
-    res["cudakit"] = statistics.median(ts) * 1e3
+
+    def once(lib, x):
+        def run(k):
+            c = 1.0 + k + np.random.random()   # a new kernel each time
+            lib.ElementwiseKernel("T x", "T y", f"y = x * {c!r}f + 1", "ew_" + uuid.uuid4().hex[:8])(x)
+        return run
+
+    res = {"cudakit": _median_ms(once(ck, ck.ones(n, dtype=ck.float32)), sync_ck)}
     if cp is not None:
-        xc = cp.ones(n, dtype=cp.float32)
-        sync_cp()
-        ts = []
-        for k in range(7):
-            c = 1.0 + k + np.random.random()
-            t0 = time.perf_counter()
-            ek = cp.ElementwiseKernel("T x", "T y", f"y = x * {c!r}f + 1", "ew_" + uuid.uuid4().hex[:8])
-            ek(xc)
-            sync_cp()
-            ts.append(time.perf_counter() - t0)
-        res["cupy"] = statistics.median(ts) * 1e3
+        res["cupy"] = _median_ms(once(cp, cp.ones(n, dtype=cp.float32)), sync_cp)
     record("ElementwiseKernel first call", "ms", res)
 
 
@@ -129,7 +120,6 @@ def per_call():
     """Per-call time of a RawKernel launch, the libraries' rounds interleaved
     (this host's launch cost drifts between runs) and best of 7."""
     n = 1024
-    calls = 20000
     tag = "percall"
     k = ck.RawKernel(SRC % tag, "axpy_" + tag)
     x, y = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
@@ -138,18 +128,7 @@ def per_call():
         kc = cp.RawKernel(SRC % tag, "axpy_" + tag)
         xc, yc = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
         runs["cupy"] = (lambda: kc((4,), (256,), (xc, yc, n)), sync_cp)
-    for fn, sync in runs.values():
-        fn()
-        sync()
-    best = {name: float("inf") for name in runs}
-    for _ in range(7):
-        for name, (fn, sync) in runs.items():
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            sync()
-            best[name] = min(best[name], (time.perf_counter() - t0) / calls)
-    record("RawKernel launch, 2 arrays + int, per call", "us", {name: t * 1e6 for name, t in best.items()})
+    record("RawKernel launch, 2 arrays + int, per call", "us", per_call_us_side_by_side(runs, warmup=1))
 
 
 def fuse_big():
