@@ -2,91 +2,35 @@
  * element-wise kernel per (op, loop dtype) in each operand layout, every
  * cast, fill and iota, and the reductions and scans of every dtype. */
 #include "cudakit.h"
-#include "../../src/codegen/cuda_codegen.h"
-#include "../../src/runtime/kcache.h"
 #include "../../src/platform/cuda_api.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "ck_nvrtc_batch.h"
 
 char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout);
 char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout);
 
-static int failures;
-
-/* Kernels are compiled in batches: each generated program minus the shared
- * prelude goes into its own namespace (with its macros undefined after it)
- * and its extern "C" entry points get unique names, so one NVRTC run
- * checks a hundred kernels. */
-static ck_sbuf batch_;
-static int batch_count_, batch_id_;
-static char batch_names_[4096];
-
-static void flush(void)
-{
-    if (!batch_count_) return;
-    ck_sbuf prog = {0};
-    ck_sbuf_prelude(&prog);
-    ck_sbuf_printf(&prog, "%s", batch_.s);
-    ck_kernel_image img;
-    char name[32];
-    snprintf(name, sizeof name, "batch%d", batch_id_++);
-    /* PTX only: the front end is what a generated kernel can get wrong,
-     * and skipping the assembler keeps this test short */
-    const char *opts[] = {"--gpu-architecture=compute_90"};
-    if (ck_kernel_compile(prog.s, name, opts, 1, 90, &img) != CK_OK) {
-        printf("FAIL batch of: %s\n%s\n", batch_names_, ck_error_message());
-        failures++;
-    } else {
-        ck_kernel_image_free(&img);
-    }
-    free(prog.s);
-    free(batch_.s);
-    memset(&batch_, 0, sizeof batch_);
-    batch_count_ = 0;
-    batch_names_[0] = 0;
-}
-
-static void replace_all(ck_sbuf *out, const char *text, const char *from, const char *to)
-{
-    size_t fl = strlen(from);
-    for (const char *p = text;;) {
-        const char *q = strstr(p, from);
-        if (!q) { ck_sbuf_printf(out, "%s", p); return; }
-        ck_sbuf_printf(out, "%.*s%s", (int)(q - p), p, to);
-        p = q + fl;
-    }
-}
-
 static void compile_one(const char *what, char *src)
 {
-    if (!src) { printf("FAIL %s: no source: %s\n", what, ck_error_message()); failures++; return; }
+    CHECK(src != NULL, "%s: no source: %s", what, ck_error_message());
+    if (!src) return;
     size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
     const char *body = src + pre;
-    int id = batch_count_ + batch_id_ * 1000;
-    char ns[32];
-    snprintf(ns, sizeof ns, "k%d", id);
-    ck_sbuf_printf(&batch_, "namespace %s {\n", ns);
+    int id = batch_next_id();
     /* entry points: ck_ew, ck_red_block, ck_red_thread, ck_red_final, ck_scan, ck_scan_lb */
-    ck_sbuf a = {0}, b = {0}, c = {0}, e = {0};
+    ck_sbuf a = {0}, b = {0}, c = {0}, e = {0}, prog = {0};
     char to[48];
     snprintf(to, sizeof to, "ck_ew_%d(", id);
-    replace_all(&a, body, "ck_ew(", to);
+    batch_replace_all(&a, body, "ck_ew(", to);
     snprintf(to, sizeof to, "ck_red_%d_", id);
-    replace_all(&b, a.s, "ck_red_", to);
+    batch_replace_all(&b, a.s, "ck_red_", to);
     snprintf(to, sizeof to, "ck_scan_%d(", id);
-    replace_all(&c, b.s, "ck_scan(", to);
+    batch_replace_all(&c, b.s, "ck_scan(", to);
     snprintf(to, sizeof to, "ck_scan_lb_%d(", id);
-    replace_all(&e, c.s, "ck_scan_lb(", to);
-    ck_sbuf_printf(&batch_, "%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n", e.s);
-    free(a.s); free(b.s); free(c.s); free(e.s);
+    batch_replace_all(&e, c.s, "ck_scan_lb(", to);
+    ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n",
+                   id, e.s);
+    batch_add(what, prog.s, 120);
+    free(a.s); free(b.s); free(c.s); free(e.s); free(prog.s);
     free(src);
-    if (strlen(batch_names_) + strlen(what) + 2 < sizeof batch_names_) {
-        strcat(batch_names_, what);
-        strcat(batch_names_, " ");
-    }
-    if (++batch_count_ == 120) flush();
 }
 
 int main(void)
@@ -187,7 +131,7 @@ int main(void)
         compile_one("scan_prod", ck_cuda_scan_source_for_test(CK_REDUCE_PROD, (ck_dtype)t, 1));
         n += 2;
     }
-    flush();
-    printf("%d kernels compiled, %d batches failed\n", n, failures);
+    batch_flush(0);
+    printf("%d kernels compiled, %d failures\n", n, failures);
     return failures ? 1 : 0;
 }

@@ -6,49 +6,11 @@
  * batches (the front end is what a generated kernel gets wrong); one batch
  * goes through the whole compiler to a cubin.  Keys are checked distinct. */
 #include "cudakit.h"
-#include "../../src/codegen/cuda_codegen.h"
 #include "../../src/codegen/cuda_index_codegen.h"
-#include "../../src/runtime/kcache.h"
 #include "../../src/platform/cuda_api.h"
-#include "ck_test.h"
+#include "ck_nvrtc_batch.h"
 
-#include <string.h>
-
-static ck_sbuf batch_;
-static int batch_count_, batch_id_, compiled_;
-static char batch_names_[8192];
-
-static void flush(int cubin)
-{
-    if (!batch_count_) return;
-    ck_sbuf prog = {0};
-    ck_sbuf_prelude(&prog);
-    ck_sbuf_printf(&prog, "%s", batch_.s);
-    ck_kernel_image img;
-    char name[32];
-    snprintf(name, sizeof name, "ixbatch%d", batch_id_++);
-    const char *opts[] = {"--gpu-architecture=compute_90"};
-    ck_status s = cubin ? ck_kernel_compile(prog.s, name, NULL, 0, 90, &img)
-                        : ck_kernel_compile(prog.s, name, opts, 1, 90, &img);
-    CHECK(s == CK_OK, "batch of: %s\n%s", batch_names_, ck_error_message());
-    if (s == CK_OK) ck_kernel_image_free(&img);
-    free(prog.s);
-    free(batch_.s);
-    memset(&batch_, 0, sizeof batch_);
-    batch_count_ = 0;
-    batch_names_[0] = 0;
-}
-
-static void replace_all(ck_sbuf *out, const char *text, const char *from, const char *to)
-{
-    size_t fl = strlen(from);
-    for (const char *p = text;;) {
-        const char *q = strstr(p, from);
-        if (!q) { ck_sbuf_printf(out, "%s", p); return; }
-        ck_sbuf_printf(out, "%.*s%s", (int)(q - p), p, to);
-        p = q + fl;
-    }
-}
+static int compiled_;
 
 /* keys seen, to check that no two specs share one */
 static uint64_t keys_[4096];
@@ -68,21 +30,18 @@ static void add(const char *what, const ck_cuda_ix_spec *sp)
     CHECK(strstr(src, name) != NULL, "%s: no kernel named %s", what, name);
     size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
     CHECK(strlen(src) > pre, "%s: source shorter than the prelude", what);
-    int id = batch_id_ * 1000 + batch_count_;
+    int id = batch_next_id();
     char from[48], to[48];
     snprintf(from, sizeof from, "%s(", name);
     snprintf(to, sizeof to, "%s_%d(", name, id);
-    ck_sbuf body = {0};
-    replace_all(&body, src + pre, from, to);
-    ck_sbuf_printf(&batch_, "namespace ix%d {\n%s\n}\n", id, body.s);
+    ck_sbuf body = {0}, prog = {0};
+    batch_replace_all(&body, src + pre, from, to);
+    ck_sbuf_printf(&prog, "namespace ix%d {\n%s\n}\n", id, body.s);
+    batch_add(what, prog.s, 100);
     free(body.s);
+    free(prog.s);
     free(src);
-    if (strlen(batch_names_) + strlen(what) + 2 < sizeof batch_names_) {
-        strcat(batch_names_, what);
-        strcat(batch_names_, " ");
-    }
     compiled_++;
-    if (++batch_count_ == 100) flush(0);
 }
 
 int main(void)
@@ -109,7 +68,7 @@ int main(void)
         }
         ck_cuda_ix_spec sel = {.kind = CK_IXK_SELECT, .ndim = 2, .contig = 1, .unit = 4, .units = 1};
         add("cubin_select", &sel);
-        flush(1);
+        batch_flush(1);
     }
 
     /* dtypes by their element width: bool, int16, float32, float64,
@@ -180,7 +139,7 @@ int main(void)
     ck_cuda_ix_spec bad = {.kind = 15};
     CHECK(ck_cuda_ix_source(&bad) == NULL, "an unknown kernel kind must fail");
     ck_error_clear();
-    flush(0);
+    batch_flush(0);
     printf("%d indexing kernels compiled, %d failures\n", compiled_, failures);
     return failures ? 1 : 0;
 }

@@ -1,0 +1,70 @@
+/* Compiling many generated kernels in few NVRTC runs, for the codegen
+ * tests: each program minus the shared prelude goes into its own namespace
+ * (with its extern "C" entry points renamed by the caller so they are
+ * unique), and one NVRTC run checks a hundred kernels.  One copy per test
+ * program, after ck_test.h. */
+#ifndef CK_NVRTC_BATCH_H
+#define CK_NVRTC_BATCH_H
+
+#include <string.h>
+
+#include "ck_test.h"
+#include "../../src/codegen/cuda_codegen.h"
+#include "../../src/runtime/kcache.h"
+
+static ck_sbuf batch_;
+static int batch_count_, batch_id_;
+static char batch_names_[8192];
+
+/* Compile the batch: PTX for compute_90 (the front end is what a generated
+ * kernel can get wrong, and skipping the assembler keeps the tests short),
+ * or with cubin set the whole compiler down to a cubin. */
+static void batch_flush(int cubin)
+{
+    if (!batch_count_) return;
+    ck_sbuf prog = {0};
+    ck_sbuf_prelude(&prog);
+    ck_sbuf_printf(&prog, "%s", batch_.s);
+    ck_kernel_image img;
+    char name[32];
+    snprintf(name, sizeof name, "batch%d", batch_id_++);
+    const char *opts[] = {"--gpu-architecture=compute_90"};
+    ck_status s = cubin ? ck_kernel_compile(prog.s, name, NULL, 0, 90, &img)
+                        : ck_kernel_compile(prog.s, name, opts, 1, 90, &img);
+    CHECK(s == CK_OK, "batch of: %s\n%s", batch_names_, ck_error_message());
+    if (s == CK_OK) ck_kernel_image_free(&img);
+    free(prog.s);
+    free(batch_.s);
+    memset(&batch_, 0, sizeof batch_);
+    batch_count_ = 0;
+    batch_names_[0] = 0;
+}
+
+/* out gets text with every from replaced by to. */
+static void batch_replace_all(ck_sbuf *out, const char *text, const char *from, const char *to)
+{
+    size_t fl = strlen(from);
+    for (const char *p = text;;) {
+        const char *q = strstr(p, from);
+        if (!q) { ck_sbuf_printf(out, "%s", p); return; }
+        ck_sbuf_printf(out, "%.*s%s", (int)(q - p), p, to);
+        p = q + fl;
+    }
+}
+
+/* A number no other program of the batches has, for renaming entry points. */
+static int batch_next_id(void) { return batch_id_ * 1000 + batch_count_; }
+
+/* Add one program, named what in failure messages; the batch is compiled
+ * (as PTX) when it holds per programs. */
+static void batch_add(const char *what, const char *program, int per)
+{
+    ck_sbuf_printf(&batch_, "%s", program);
+    if (strlen(batch_names_) + strlen(what) + 2 < sizeof batch_names_) {
+        strcat(batch_names_, what);
+        strcat(batch_names_, " ");
+    }
+    if (++batch_count_ == per) batch_flush(0);
+}
+
+#endif
