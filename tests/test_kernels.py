@@ -184,6 +184,31 @@ def test_sourcemodule_pycuda_style(kdev):
     assert_same(dest, a * b)
 
 
+OPTIONAL_OUT = r"""
+extern "C" __global__ void scale(const float *x, float *y, float *sum_or_null, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+    if (sum_or_null && i < n) atomicAdd(sum_or_null, x[i]);
+}
+"""
+
+
+def test_none_is_a_null_pointer(device):
+    """None passes a null pointer, as a kernel with an optional output
+    expects; the kernel sees it as null and skips the output."""
+    k = ck.RawKernel(OPTIONAL_OUT, "scale")
+    h = np.arange(5, dtype=np.float32)
+    x, y = arr(h, device), ck.zeros(5, dtype=ck.float32, device=device)
+    k((1,), (32,), (x, y, None, 5))
+    assert_same(y, 2 * h)
+    total = ck.zeros(1, dtype=ck.float32, device=device)
+    k((1,), (32,), (x, y, total, 5))
+    assert_same(total, np.array([h.sum()], np.float32))
+    with pytest.raises(TypeError, match="cannot pass a NoneType"):
+        k((1,), (32,), (x, y, total, None))
+
+
 # ------------------------------------------------ checks before any compile
 
 def test_argument_checks(device):

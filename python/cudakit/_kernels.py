@@ -14,6 +14,8 @@ Arguments of a launch (the rule, checked in C before the launch):
   ``double*`` float64, ``int*`` int32, ``long long*``/``int64_t*`` int64,
   ``unsigned char*``/``uint8_t*`` uint8, ``bool*`` bool, ...; ``void*`` and
   ``char*`` take any array), else ``TypeError``;
+* ``None`` passes a null pointer (to a pointer parameter, or one of
+  unknown type);
 * a NumPy scalar passes its typed value (converted to the parameter's type
   when the signature is known and the cast is same-kind);
 * a Python scalar passed to a parameter of known type is converted to that

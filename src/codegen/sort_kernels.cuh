@@ -46,8 +46,6 @@ struct ck_et { ck_u64 a, b; };
 #define CK_RX_THREADS 256
 #define CK_RX_ITEMS 16
 #define CK_RX_TILE (CK_RX_THREADS * CK_RX_ITEMS)
-#define CK_SCAN_PER 8
-#define CK_SCAN_CHUNK (CK_RX_THREADS * CK_SCAN_PER)
 
 static __device__ __forceinline__ ck_u64 ck_fkey(ck_u64 bits, int nbits, bool nan)
 {
@@ -148,227 +146,312 @@ static __device__ __forceinline__ ck_kt ck_raw_fkey(const char *p)
 }
 #endif
 
-/* keys[i] = word of element pay[i]; init: pay[i] = i first.  Element e is
- * (row e / len, column e % len).  desc & 2 (floats, one row, no payload):
- * the keys-only transform above.  andor (or NULL; set to ~0, 0 before):
- * the AND and the OR of all the keys, so the host can skip the passes of
- * a digit that every key shares. */
-extern "C" __global__ void ck_sk_keys(ck_u32 n, long long len, const char *data, long long rs, long long es,
-                                      ck_u32 *pay, ck_kt *keys, int word, int desc, int init,
-                                      unsigned long long *andor)
+/* The key of one element as a sort's first pass reads it: kdesc & 2, the
+ * keys-only float transform above; otherwise the key word 1 (one-word
+ * keys), xor'ed for descending when kdesc & 1. */
+static __device__ __forceinline__ ck_kt ck_in_key(const char *p, int kdesc)
 {
-    ck_u64 ka = ~0ull, ko = 0;
-    CK_GRID_LOOP(i, n) {
-        ck_u32 e = init ? (ck_u32)i : pay[i];
-        if (init && pay) pay[i] = e;
-        /* every count fits 32 bits (the driver checks n < 2^32): cheap division */
-        ck_u32 r = (ck_u64)len >= n ? 0u : e / (ck_u32)len, j = e - r * (ck_u32)len;
-        ck_kt k;
 #if CK_SK_T >= 9 && CK_SK_T <= 11
-        if (desc & 2) k = ck_raw_fkey(data + r * rs + j * es);
-        else
+    if (kdesc & 2) return ck_raw_fkey(p);
 #endif
-        k = ck_word(data + r * rs + j * es, word, desc);
-        keys[i] = k;
-        ka &= (ck_u64)k;
-        ko |= (ck_u64)k;
-    }
-    if (andor) {   /* every thread of the block gets here */
-        for (int o = 16; o; o >>= 1) {
-            ka &= __shfl_xor_sync(0xffffffffu, ka, o);
-            ko |= __shfl_xor_sync(0xffffffffu, ko, o);
-        }
-        if ((threadIdx.x & 31) == 0 && ka != ~0ull) atomicAnd(&andor[0], (unsigned long long)ka);
-        if ((threadIdx.x & 31) == 0 && ko) atomicOr(&andor[1], (unsigned long long)ko);
-    }
+    return ck_word(p, 1, kdesc & 1);
 }
 
-/* The digit of position i of a pass: of the key (mode 0) or of the row
- * of the element number (mode 1: the final passes of a batched sort). */
-static __device__ __forceinline__ ck_u32 ck_digit(const ck_kt *keys, const ck_u32 *pay, ck_u64 i, int mode,
-                                                  long long len, int shift)
+#if !CK_SK_COMPLEX
+/* The value back from a keys-only sort's key (ck_in_key undone): integers'
+ * transforms are one-to-one; floats are keyed by ck_raw_fkey. */
+static __device__ __forceinline__ ck_et ck_out_val(ck_u64 k, int desc)
 {
-    if (mode == 0) return (ck_u32)(keys[i] >> shift) & 255u;
-    return (pay[i] / (ck_u32)len >> shift) & 255u;
+    if (desc) k ^= CK_SK_MASK;
+#if CK_SK_T == 1 || CK_SK_T == 3 || CK_SK_T == 5 || CK_SK_T == 7
+    k ^= 1ull << (8 * CK_SK_ISZ - 1);
+#elif CK_SK_T >= 9 && CK_SK_T <= 11
+    const ck_u64 sg = 1ull << (8 * CK_SK_ISZ - 1);
+    k = (k & sg) ? (k ^ sg) : (~k & CK_SK_MASK);
+#endif
+    return (ck_et)k;
 }
+#endif
 
-/* counts[d * nblocks + b]: elements of digit d in tile b */
-extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_hist(ck_u32 n, const ck_kt *keys, const ck_u32 *pay,
-                                                                    int mode, long long len, int shift,
-                                                                    ck_u32 *counts, ck_u32 nblocks)
+/* Digit histograms of a key word: CK_SK_NP passes of 8 bits (the top word
+ * of a complex key, 1), counted by a block in CK_SK_HC interleaved copies
+ * so that lanes of one digit mostly hit different words, then added to
+ * hist[pass * 256 + digit]. */
+#define CK_SK_NP CK_SK_KB
+#define CK_SK_HC (CK_SK_KB >= 8 ? 4 : 8)
+
+/* keys[i] = word of element pay[i] (keys may be NULL: histograms only);
+ * init: pay[i] = i first.  Element e is (row e / len, column e % len).
+ * hist (or NULL, zeroed before): the word's digit histograms, from which
+ * the host learns which passes every key shares (and skips them) and each
+ * pass its digits' global offsets. */
+extern "C" __global__ void __launch_bounds__(256) ck_sk_keys(ck_u32 n, long long len, const char *data, long long rs,
+                                                             long long es, ck_u32 *pay, ck_kt *keys, int word,
+                                                             int kdesc, int init, ck_u32 *hist)
 {
-    __shared__ ck_u32 h[256];
-    h[threadIdx.x] = 0;
-    __syncthreads();
-    ck_u64 base = (ck_u64)blockIdx.x * CK_RX_TILE;
-#pragma unroll 4
-    for (int k = 0; k < CK_RX_ITEMS; k++) {
-        ck_u64 i = base + (ck_u64)k * CK_RX_THREADS + threadIdx.x;
-        if (i < n) atomicAdd(&h[ck_digit(keys, pay, i, mode, len, shift)], 1u);
+    __shared__ ck_u32 h[CK_SK_NP * 256 * CK_SK_HC];
+    const int np = word == 2 ? 1 : CK_SK_NP, copy = threadIdx.x % CK_SK_HC;
+    if (hist) {
+        for (int j = threadIdx.x; j < np * 256 * CK_SK_HC; j += blockDim.x) h[j] = 0;
+        __syncthreads();
     }
-    __syncthreads();
-    counts[(ck_u64)threadIdx.x * nblocks + blockIdx.x] = h[threadIdx.x];
-}
-
-/* Exclusive scan of a thread's CK_SCAN_PER values across a 256-thread
- * block; returns the block's total. */
-static __device__ ck_u32 ck_block_exscan(ck_u32 *v, ck_u32 *sh)
-{
-    ck_u32 s = 0;
+    const ck_u64 stride = (ck_u64)gridDim.x * blockDim.x;
+    /* four elements a step, their loads first */
+    for (ck_u64 i0 = (ck_u64)blockIdx.x * blockDim.x + threadIdx.x; i0 < n; i0 += 4 * stride) {
+        ck_kt k[4];
 #pragma unroll
-    for (int r = 0; r < CK_SCAN_PER; r++) { ck_u32 t = v[r]; v[r] = s; s += t; }
-    sh[threadIdx.x] = s;
-    __syncthreads();
-    for (int w = 1; w < CK_RX_THREADS; w <<= 1) {
-        ck_u32 add = (int)threadIdx.x >= w ? sh[threadIdx.x - w] : 0u;
-        __syncthreads();
-        sh[threadIdx.x] += add;
-        __syncthreads();
-    }
-    ck_u32 before = threadIdx.x ? sh[threadIdx.x - 1] : 0u, total = sh[CK_RX_THREADS - 1];
-    __syncthreads();
+        for (int u = 0; u < 4; u++) {
+            const ck_u64 i = i0 + u * stride;
+            if (i >= n) break;
+            ck_u32 e = init ? (ck_u32)i : pay[i];
+            /* every count fits 32 bits (the driver checks n < 2^32): cheap division */
+            ck_u32 r = (ck_u64)len >= n ? 0u : e / (ck_u32)len, j = e - r * (ck_u32)len;
+            const char *p = data + r * rs + j * es;
+            k[u] = word == 1 ? ck_in_key(p, kdesc) : ck_word(p, word, kdesc & 1);
+        }
 #pragma unroll
-    for (int r = 0; r < CK_SCAN_PER; r++) v[r] += before;
-    return total;
-}
-
-/* three kernels: chunk totals, an exclusive scan of them (one block), the
- * chunks' exclusive scans plus their offsets */
-extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scan_sums(ck_u32 m, const ck_u32 *a, ck_u32 *sums)
-{
-    __shared__ ck_u32 sh[CK_RX_THREADS];
-    ck_u64 base = (ck_u64)blockIdx.x * CK_SCAN_CHUNK;
-    ck_u32 s = 0;
-    for (int r = 0; r < CK_SCAN_PER; r++) {
-        ck_u64 i = base + (ck_u64)r * CK_RX_THREADS + threadIdx.x;
-        if (i < m) s += a[i];
+        for (int u = 0; u < 4; u++) {
+            const ck_u64 i = i0 + u * stride;
+            if (i >= n) break;
+            if (init && pay) pay[i] = (ck_u32)i;
+            if (keys) keys[i] = k[u];
+            if (hist)
+                for (int p = 0; p < np; p++)
+                    atomicAdd(&h[(p * 256 + (ck_u32)((ck_u64)k[u] >> (8 * p) & 255u)) * CK_SK_HC + copy], 1u);
+        }
     }
-    sh[threadIdx.x] = s;
-    __syncthreads();
-    for (int w = CK_RX_THREADS / 2; w > 0; w >>= 1) {
-        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+    if (hist) {
         __syncthreads();
-    }
-    if (threadIdx.x == 0) sums[blockIdx.x] = sh[0];
-}
-
-extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scan_top(ck_u32 nc, ck_u32 *sums)
-{
-    __shared__ ck_u32 sh[CK_RX_THREADS];
-    ck_u32 carry = 0;
-    for (ck_u64 base = 0; base < nc; base += CK_SCAN_CHUNK) {
-        ck_u32 v[CK_SCAN_PER];
-        for (int r = 0; r < CK_SCAN_PER; r++) {
-            ck_u64 i = base + (ck_u64)threadIdx.x * CK_SCAN_PER + r;
-            v[r] = i < nc ? sums[i] : 0u;
+        for (int j = threadIdx.x; j < np * 256; j += blockDim.x) {
+            ck_u32 s = 0;
+            for (int c = 0; c < CK_SK_HC; c++) s += h[j * CK_SK_HC + c];
+            if (s) atomicAdd(&hist[j], s);
         }
-        ck_u32 total = ck_block_exscan(v, sh);
-        for (int r = 0; r < CK_SCAN_PER; r++) {
-            ck_u64 i = base + (ck_u64)threadIdx.x * CK_SCAN_PER + r;
-            if (i < nc) sums[i] = v[r] + carry;
-        }
-        carry += total;
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scan_apply(ck_u32 m, ck_u32 *a, const ck_u32 *sums)
+/* The row digits' histograms of a batched sort's final passes: row r
+ * brings len elements of digit (r >> 8p) & 255 to pass p. */
+extern "C" __global__ void ck_rx_rowhist(long long nrows, long long len, int np, ck_u32 *hist)
 {
-    __shared__ ck_u32 sh[CK_RX_THREADS];
-    ck_u64 base = (ck_u64)blockIdx.x * CK_SCAN_CHUNK + (ck_u64)threadIdx.x * CK_SCAN_PER;
-    ck_u32 v[CK_SCAN_PER];
-    for (int r = 0; r < CK_SCAN_PER; r++) v[r] = base + r < m ? a[base + r] : 0u;
-    ck_block_exscan(v, sh);
-    ck_u32 off = sums[blockIdx.x];
-    for (int r = 0; r < CK_SCAN_PER; r++)
-        if (base + r < m) a[base + r] = v[r] + off;
+    __shared__ ck_u32 h[4 * 256];
+    for (int j = threadIdx.x; j < 4 * 256; j += blockDim.x) h[j] = 0;
+    __syncthreads();
+    CK_GRID_LOOP(r, nrows)
+        for (int p = 0; p < np; p++) atomicAdd(&h[p * 256 + (ck_u32)(r >> (8 * p) & 255u)], (ck_u32)len);
+    __syncthreads();
+    for (int j = threadIdx.x; j < np * 256; j += blockDim.x)
+        if (h[j]) atomicAdd(&hist[j], h[j]);
 }
 
-/* The stable scatter of one pass.  Warp w of a tile owns its 512
- * consecutive elements, 32 at a time in order; __match_any_sync ranks the
- * lanes of one digit and a per-warp count carries the rank across steps.
- * The warps' counts scanned in warp order, and the digits' totals scanned,
- * give each element its place in the tile sorted by digit; the tile is
- * reordered so in shared memory (keys, then element numbers) and written
- * out in order, so that each digit's run goes out as consecutive stores at
- * the tile's offset for that digit (the scanned counts). */
-extern "C" __global__ void __launch_bounds__(CK_RX_THREADS) ck_rx_scatter(ck_u32 n, const ck_kt *keys, const ck_u32 *pay,
-                                                                       ck_kt *keys_out, ck_u32 *pay_out, int mode,
-                                                                       long long len, int shift,
-                                                                       const ck_u32 *offsets, ck_u32 nblocks,
-                                                                       int with_pay)
+/* ---- ranking a tile by one 8-bit digit (the sort passes and the row sort)
+ *
+ * A tile is CK_RX_THREADS * ITEMS keys held warp-striped: item i of lane l
+ * of warp w is tile element w * 32 * ITEMS + i * 32 + l, so that loads and
+ * stores of an item are coalesced and ranking the items in (warp, item,
+ * lane) order is ranking them in element order: the ranks are stable. */
+#define CK_RX_WARPS (CK_RX_THREADS / 32)
+
+/* Exclusive scan of one value per thread of the block (256 threads);
+ * sh: CK_RX_WARPS words of shared memory.  Two barriers. */
+static __device__ __forceinline__ ck_u32 ck_bscan(ck_u32 v, ck_u32 *sh)
 {
-    __shared__ ck_u32 wh[CK_RX_THREADS / 32][256];
-    __shared__ ck_u32 bofs[256], lstart[256];
-    __shared__ ck_u64 sbuf[CK_RX_TILE];
-    __shared__ unsigned char sdig[CK_RX_TILE];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int w = 0; w < CK_RX_THREADS / 32; w++) wh[w][threadIdx.x] = 0;
-    bofs[threadIdx.x] = offsets[(ck_u64)threadIdx.x * nblocks + blockIdx.x];
+    ck_u32 x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        ck_u32 y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) sh[warp] = x;
     __syncthreads();
-    const ck_u64 tile0 = (ck_u64)blockIdx.x * CK_RX_TILE;
-    const int count = (ck_u64)n - tile0 < CK_RX_TILE ? (int)((ck_u64)n - tile0) : CK_RX_TILE;
-    const int base = warp * (32 * CK_RX_ITEMS) + lane;
-    ck_u32 rank[CK_RX_ITEMS], dig[CK_RX_ITEMS];
+    ck_u32 before = 0;
+    for (int w = 0; w < warp; w++) before += sh[w];
+    __syncthreads();
+    return before + x - v;
+}
+
+/* Rank the tile's keys by digit (key >> shift) & 255: pos[i] becomes item
+ * i's place in the tile stably sorted by that digit (items at or past
+ * count take no place).  Returns the tile's count of digit threadIdx.x
+ * (the block has one thread per digit) and leaves in lst[d] the place
+ * where digit d's run starts.  wh: CK_RX_WARPS * 256 words of shared
+ * memory, free again when this returns (callers may alias it); sh:
+ * CK_RX_WARPS words.  A warp ranks 32 keys at a time: eight ballots find
+ * the lanes sharing each lane's digit, the lowest of them adds their
+ * number to the warp's count of the digit, and each lane's rank is that
+ * count before plus the peers below it.  The warps' counts, scanned in
+ * warp order per digit, and the digits' totals, scanned, place them. */
+template <int ITEMS>
+static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS], int shift, int count,
+                                                      ck_u32 (&pos)[ITEMS], ck_u32 *wh, ck_u32 *lst, ck_u32 *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = threadIdx.x;
     const ck_u32 lt = (1u << lane) - 1u;
+    ck_u32 *mine = wh + warp * 256;
+    __syncthreads();   /* whoever used wh's memory before is done */
+    for (int j = t; j < CK_RX_WARPS * 256; j += CK_RX_THREADS) wh[j] = 0;
+    __syncthreads();
+    const int base = warp * 32 * ITEMS + lane;
 #pragma unroll
-    for (int k = 0; k < CK_RX_ITEMS; k++) {
-        int li = base + k * 32;
-        bool ok = li < count;
-        ck_u32 d = ok ? ck_digit(keys, pay, tile0 + li, mode, len, shift) : 256u;
-        ck_u32 peers = __match_any_sync(0xffffffffu, d);
-        ck_u32 before = ok ? wh[warp][d] : 0u;
-        __syncwarp();
-        if (ok && (ck_u32)(__ffs(peers) - 1) == (ck_u32)lane) wh[warp][d] = before + __popc(peers);
-        __syncwarp();
-        rank[k] = before + __popc(peers & lt);
-        dig[k] = d;
-    }
-    __syncthreads();
-    {   /* per digit: the warps' counts -> exclusive prefix over warps; the
-         * digits' totals -> exclusive prefix over digits (lstart) */
-        ck_u32 s = 0;
-        for (int w = 0; w < CK_RX_THREADS / 32; w++) { ck_u32 t = wh[w][threadIdx.x]; wh[w][threadIdx.x] = s; s += t; }
-        lstart[threadIdx.x] = s;
-        __syncthreads();
-        for (int w = 1; w < 256; w <<= 1) {
-            ck_u32 add = (int)threadIdx.x >= w ? lstart[threadIdx.x - w] : 0u;
-            __syncthreads();
-            lstart[threadIdx.x] += add;
-            __syncthreads();
-        }
-        ck_u32 incl = lstart[threadIdx.x];
-        __syncthreads();
-        lstart[threadIdx.x] = incl - s;
-    }
-    __syncthreads();
+    for (int i = 0; i < ITEMS; i++) {
+        const bool ok = base + i * 32 < count;
+        const ck_u32 d = (ck_u32)((ck_u64)key[i] >> shift) & 255u;
+        ck_u32 peers = __ballot_sync(0xffffffffu, ok);
 #pragma unroll
-    for (int k = 0; k < CK_RX_ITEMS; k++) {
-        int li = base + k * 32;
-        if (li < count) {
-            ck_u32 d = dig[k];
-            rank[k] += lstart[d] + wh[warp][d];   /* the place in the tile */
-            sdig[rank[k]] = (unsigned char)d;
-            if (mode == 0) sbuf[rank[k]] = keys[tile0 + li];
+        for (int b = 0; b < 8; b++) {
+            const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
+            peers &= bit ? m : ~m;
         }
+        const int leader = (__ffs(peers) - 1) & 31;
+        ck_u32 before = 0;
+        if (ok && lane == leader) before = atomicAdd(&mine[d], (ck_u32)__popc(peers));
+        before = __shfl_sync(0xffffffffu, before, leader);
+        pos[i] = before + __popc(peers & lt);
     }
     __syncthreads();
-    if (mode == 0)
-        for (int j = threadIdx.x; j < count; j += CK_RX_THREADS) {
-            ck_u32 d = sdig[j];
-            keys_out[bofs[d] + (ck_u32)j - lstart[d]] = (ck_kt)sbuf[j];
-        }
-    if (!with_pay) return;   /* keys only: nothing more to move */
+    ck_u32 s = 0;
+    for (int w = 0; w < CK_RX_WARPS; w++) {
+        ck_u32 c = wh[w * 256 + t];
+        wh[w * 256 + t] = s;
+        s += c;
+    }
+    lst[t] = ck_bscan(s, sh);
     __syncthreads();
 #pragma unroll
-    for (int k = 0; k < CK_RX_ITEMS; k++) {
-        int li = base + k * 32;
-        if (li < count) ((ck_u32 *)sbuf)[rank[k]] = pay[tile0 + li];
+    for (int i = 0; i < ITEMS; i++) {
+        const ck_u32 d = (ck_u32)((ck_u64)key[i] >> shift) & 255u;
+        pos[i] += lst[d] + mine[d];
     }
+    __syncthreads();   /* wh is the caller's again */
+    return s;
+}
+
+/* ---- one pass of the LSD radix sort over all elements (onesweep)
+ *
+ * Each block takes the next tile (a counter, so tiles start in order),
+ * ranks it, and publishes per digit its count (status word: flag 1) and,
+ * once the counts of all tiles before it are known by walking back over
+ * their words (decoupled look-back), its inclusive count (flag 2).  A
+ * digit's elements of this tile then go to the digit's start (the scanned
+ * global histogram) plus the elements of that digit in earlier tiles plus
+ * their rank: the tile is reordered in shared memory so the stores of a
+ * digit's run are consecutive.  Status words carry the pass's number
+ * (epoch) so one zeroing serves every pass of a sort.
+ *
+ * mode 0 sorts by the keys (and moves the element numbers when pay_out);
+ * mode 1 by the row of each element number (pay / len), moving those
+ * only.  raw_in: the first pass reads the elements themselves
+ * (contiguous) through ck_in_key; raw_out: the last writes the values back
+ * (ck_out_val) instead of keys. */
+#define CK_ST_FLAG_AGG (1ull << 62)
+#define CK_ST_FLAG_INC (2ull << 62)
+#define CK_ST_EPOCH(e) ((ck_u64)(e) << 56)
+#define CK_ST_EPOCH_MASK (63ull << 56)
+
+/* blocks a multiprocessor should hold: caps the registers of the tile
+ * kernels (their 16 keys, ranks and element numbers a thread) */
+#define CK_RX_MINB (CK_SK_K64 ? 2 : 3)
+
+template <bool PAY>
+static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *keys, const ck_u32 *pay,
+                                                       ck_kt *keys_out, ck_u32 *pay_out, int mode, long long len,
+                                                       int shift, const ck_u32 *hist, unsigned long long *status,
+                                                       ck_u32 *counter, int epoch, const char *raw_in, char *raw_out,
+                                                       int kdesc)
+{
+    __shared__ ck_u32 wh[CK_RX_WARPS * 256], lst[256], gdel[256], sh[CK_RX_WARPS], tile_sh;
+    __shared__ ck_kt sbuf[CK_RX_TILE];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = threadIdx.x;
+    if (t == 0) tile_sh = atomicAdd(counter, 1u);
+    /* the digits' global starts (ck_bscan's barriers publish tile_sh too) */
+    const ck_u32 gstart = ck_bscan(hist[t], sh);
+    const ck_u32 tile = tile_sh;
+    const ck_u64 tile0 = (ck_u64)tile * CK_RX_TILE;
+    const int count = (ck_u64)n - tile0 < CK_RX_TILE ? (int)((ck_u64)n - tile0) : CK_RX_TILE;
+    const int base = warp * 32 * CK_RX_ITEMS + lane;
+    ck_kt key[CK_RX_ITEMS];
+    ck_u32 pv[CK_RX_ITEMS], pos[CK_RX_ITEMS];
+#pragma unroll
+    for (int i = 0; i < CK_RX_ITEMS; i++) {
+        const int li = base + i * 32;
+        const bool ok = li < count;
+        const ck_u64 g = tile0 + li;
+        if (mode) {
+            pv[i] = ok ? pay[g] : 0u;
+            key[i] = (ck_kt)(pv[i] / (ck_u32)len);
+        } else {
+            key[i] = !ok ? (ck_kt)0 : raw_in ? ck_in_key(raw_in + g * CK_SK_ISZ, kdesc) : keys[g];
+            pv[i] = ok && PAY ? pay[g] : 0u;
+        }
+    }
+    const ck_u32 c = ck_tile_rank<CK_RX_ITEMS>(key, shift, count, pos, wh, lst, sh);
+    /* publish, look back, publish the inclusive count */
+    volatile unsigned long long *st = status;
+    const ck_u64 ep = CK_ST_EPOCH(epoch);
+    st[(ck_u64)tile * 256 + t] = (tile ? CK_ST_FLAG_AGG : CK_ST_FLAG_INC) | ep | c;
+    ck_u32 before = 0;
+    if (tile) {
+        for (long long p = (long long)tile - 1; p >= 0;) {
+            const ck_u64 v = st[(ck_u64)p * 256 + t];
+            if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) continue;   /* not yet published */
+            before += (ck_u32)v;
+            if ((v >> 62) == 2) break;
+            p--;
+        }
+        st[(ck_u64)tile * 256 + t] = CK_ST_FLAG_INC | ep | (before + c);
+    }
+    gdel[t] = gstart + before - lst[t];   /* tile place j of digit d goes to gdel[d] + j */
+#pragma unroll
+    for (int i = 0; i < CK_RX_ITEMS; i++)
+        if (base + i * 32 < count) sbuf[pos[i]] = key[i];
     __syncthreads();
-    for (int j = threadIdx.x; j < count; j += CK_RX_THREADS) {
-        ck_u32 d = sdig[j];
-        pay_out[bofs[d] + (ck_u32)j - lstart[d]] = ((const ck_u32 *)sbuf)[j];
+    ck_u32 dig[CK_RX_ITEMS];
+#pragma unroll
+    for (int r = 0; r < CK_RX_ITEMS; r++) {
+        const int j = r * CK_RX_THREADS + t;
+        if (j < count) {
+            const ck_kt k = sbuf[j];
+            const ck_u32 d = (ck_u32)((ck_u64)k >> shift) & 255u;
+            dig[r] = d;
+            if (mode == 0) {
+#if !CK_SK_COMPLEX
+                if (raw_out) ((ck_et *)raw_out)[gdel[d] + j] = ck_out_val(k, kdesc & 1);
+                else
+#endif
+                keys_out[gdel[d] + j] = k;
+            }
+        }
     }
+    if (!PAY) return;
+    __syncthreads();
+    ck_u32 *sp = (ck_u32 *)sbuf;
+#pragma unroll
+    for (int i = 0; i < CK_RX_ITEMS; i++)
+        if (base + i * 32 < count) sp[pos[i]] = pv[i];
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < CK_RX_ITEMS; r++) {
+        const int j = r * CK_RX_THREADS + t;
+        if (j < count) pay_out[gdel[dig[r]] + j] = sp[j];
+    }
+}
+
+/* keys only (mode 0), and with the element numbers (mode 0 or 1) */
+extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_MINB + 1)
+ck_rx_pass(ck_u32 n, const ck_kt *keys, ck_kt *keys_out, int shift, const ck_u32 *hist, unsigned long long *status,
+           ck_u32 *counter, int epoch, const char *raw_in, char *raw_out, int kdesc)
+{
+    ck_rx_pass_body<false>(n, keys, NULL, keys_out, NULL, 0, 0, shift, hist, status, counter, epoch, raw_in, raw_out,
+                           kdesc);
+}
+
+extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_MINB)
+ck_rx_pass_pay(ck_u32 n, const ck_kt *keys, const ck_u32 *pay, ck_kt *keys_out, ck_u32 *pay_out, int mode,
+               long long len, int shift, const ck_u32 *hist, unsigned long long *status, ck_u32 *counter, int epoch)
+{
+    ck_rx_pass_body<true>(n, keys, pay, keys_out, pay_out, mode, len, shift, hist, status, counter, epoch, NULL, NULL,
+                          0);
 }
 
 /* After the passes: position i of row r holds element pay[i] (of row r). */
@@ -393,36 +476,24 @@ extern "C" __global__ void ck_sk_put(ck_u32 n, long long len, const ck_et *tmp, 
 }
 
 #if !CK_SK_COMPLEX
-/* A keys-only sort of one row of integers: the values back from the keys
- * (the transforms are one-to-one there, and equal keys are equal values,
- * so the result is the stable one).  Floats (ascending only): the inverse
- * of ck_raw_fkey. */
+/* A keys-only sort of one row: the values back from the sorted keys
+ * (ck_out_val), equal keys being equal values, so the result is the
+ * stable one. */
 extern "C" __global__ void ck_sk_unkey(ck_u32 n, const ck_kt *keys, char *data, long long es, int desc)
 {
-    CK_GRID_LOOP(i, n) {
-        ck_u64 k = keys[i];
-        if (desc) k ^= CK_SK_MASK;
-#if CK_SK_T == 1 || CK_SK_T == 3 || CK_SK_T == 5 || CK_SK_T == 7
-        k ^= 1ull << (8 * CK_SK_ISZ - 1);
-#elif CK_SK_T >= 9 && CK_SK_T <= 11
-        const ck_u64 sg = 1ull << (8 * CK_SK_ISZ - 1);
-        k = (k & sg) ? (k ^ sg) : (~k & CK_SK_MASK);
-#endif
-        *(ck_et *)(data + (long long)i * es) = (ck_et)k;
-    }
+    CK_GRID_LOOP(i, n) *(ck_et *)(data + (long long)i * es) = ck_out_val(keys[i], desc);
 }
 
-/* Rows of up to 4096 elements: a block per row, a bitonic sort of
+/* Short rows (up to 256 elements): a block per row, a bitonic sort of
  * (key, column) pairs in shared memory (P, a power of two >= len, slots;
  * the padding sorts last).  The column breaks ties, so the order is the
- * stable one.  blockDim.x * 4 >= P. */
-extern "C" __global__ void __launch_bounds__(1024) ck_sk_block(long long nrows, int len, int P, char *data,
-                                                              long long rs, long long es, int desc, long long *idx,
-                                                              long long irs, long long ies, int sort_values)
+ * stable one.  blockDim.x * 2 == P. */
+extern "C" __global__ void __launch_bounds__(128) ck_sk_block(long long nrows, int len, int P, char *data,
+                                                             long long rs, long long es, int desc, long long *idx,
+                                                             long long irs, long long ies, int sort_values)
 {
-    extern __shared__ ck_u64 ck_smem[];
-    ck_kt *sk = (ck_kt *)ck_smem;
-    ck_u32 *si = (ck_u32 *)(sk + P);
+    __shared__ ck_kt sk[256];
+    __shared__ ck_u32 si[256];
     const int T = blockDim.x, tid = threadIdx.x;
     for (long long r = blockIdx.x; r < nrows; r += gridDim.x) {
         char *row = data + r * rs;
@@ -444,16 +515,90 @@ extern "C" __global__ void __launch_bounds__(1024) ck_sk_block(long long nrows, 
                 __syncthreads();
             }
         }
-        ck_et v[4];
+        ck_et v[2];
         if (sort_values)
-            for (int j = tid, k = 0; j < len && k < 4; j += T, k++) v[k] = *(const ck_et *)(row + (long long)si[j] * es);
+            for (int j = tid, k = 0; j < len && k < 2; j += T, k++) v[k] = *(const ck_et *)(row + (long long)si[j] * es);
         __syncthreads();
-        for (int j = tid, k = 0; j < len && k < 4; j += T, k++) {
+        for (int j = tid, k = 0; j < len && k < 2; j += T, k++) {
             if (idx) idx[r * irs + j * ies] = si[j];
             if (sort_values) *(ck_et *)(row + j * es) = v[k];
         }
         __syncthreads();
     }
+}
+
+/* Rows of up to CK_RX_THREADS * ITEMS elements: a block per row, an LSD
+ * radix sort of the row's (key, column) pairs in shared memory, a pass per
+ * key byte ranked by ck_tile_rank (stable, so ties keep column order).
+ * Positions past len hold the largest key and sort after every element.
+ * The rank's scratch (wh) and the columns (si) share their memory: each
+ * is in use only while the other is not. */
+template <int ITEMS>
+static __device__ __forceinline__ void ck_rows_sort(long long nrows, int len, char *data, long long rs, long long es,
+                                                    int desc, long long *idx, long long irs, long long ies,
+                                                    int sort_values, ck_kt *sk, ck_u32 *wh, ck_u32 *lst, ck_u32 *sh)
+{
+    unsigned short *si = (unsigned short *)wh;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int base = warp * 32 * ITEMS + lane;
+    for (long long r = blockIdx.x; r < nrows; r += gridDim.x) {
+        char *row = data + r * rs;
+        ck_kt key[ITEMS];
+        ck_u32 col[ITEMS], pos[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const int li = base + i * 32;
+            key[i] = li < len ? ck_word(row + li * es, 1, desc) : ~(ck_kt)0;
+            col[i] = (ck_u32)li;
+        }
+        for (int shift = 0; shift < 8 * CK_SK_KB; shift += 8) {
+            ck_tile_rank<ITEMS>(key, shift, CK_RX_THREADS * ITEMS, pos, wh, lst, sh);
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                sk[pos[i]] = key[i];
+                si[pos[i]] = (unsigned short)col[i];
+            }
+            __syncthreads();
+            if (shift + 8 >= 8 * CK_SK_KB) break;   /* the last pass's order stays in shared memory */
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                key[i] = sk[base + i * 32];
+                col[i] = si[base + i * 32];
+            }
+        }
+        /* the values in sorted order over the keys (no longer needed, and
+         * as wide as the values), as the whole row is read before it is
+         * written */
+        ck_et *sv = (ck_et *)sk;
+        if (sort_values)
+            for (int j = threadIdx.x; j < len; j += CK_RX_THREADS) sv[j] = *(const ck_et *)(row + (long long)si[j] * es);
+        __syncthreads();
+        for (int j = threadIdx.x; j < len; j += CK_RX_THREADS) {
+            if (idx) idx[r * irs + j * ies] = si[j];
+            if (sort_values) *(ck_et *)(row + j * es) = sv[j];
+        }
+    }
+}
+
+/* wh doubles as the columns' store: the larger of the two */
+#define CK_ROWS_WH(ITEMS) (CK_RX_WARPS * 256 > CK_RX_THREADS * (ITEMS) / 2 ? CK_RX_WARPS * 256 : CK_RX_THREADS * (ITEMS) / 2)
+
+extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_MINB)
+ck_sk_rows4(long long nrows, int len, char *data, long long rs, long long es, int desc, long long *idx, long long irs,
+            long long ies, int sort_values)
+{
+    __shared__ ck_kt sk[CK_RX_THREADS * 4];
+    __shared__ ck_u32 wh[CK_ROWS_WH(4)], lst[256], sh[CK_RX_WARPS];
+    ck_rows_sort<4>(nrows, len, data, rs, es, desc, idx, irs, ies, sort_values, sk, wh, lst, sh);
+}
+
+extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_MINB)
+ck_sk_rows16(long long nrows, int len, char *data, long long rs, long long es, int desc, long long *idx, long long irs,
+             long long ies, int sort_values)
+{
+    __shared__ ck_kt sk[CK_RX_THREADS * 16];
+    __shared__ ck_u32 wh[CK_ROWS_WH(16)], lst[256], sh[CK_RX_WARPS];
+    ck_rows_sort<16>(nrows, len, data, rs, es, desc, idx, irs, ies, sort_values, sk, wh, lst, sh);
 }
 #endif
 

@@ -584,10 +584,12 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
                 return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd is a %s array but the parameter "
                                     "points to %s", k->name, i, ck_dtype_get_info(a->dtype)->name, param_desc(t));
             vals[i].p = a->data;
+        } else if (o == Py_None && kind != PK_SCALAR) {
+            vals[i].p = NULL;   /* None: a null pointer */
         } else {
             if (kind == PK_POINTER)
-                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd must be an array (the parameter is "
-                                    "a pointer), got %.100s", k->name, i, Py_TYPE(o)->tp_name);
+                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd must be an array or None (the "
+                                    "parameter is a pointer), got %.100s", k->name, i, Py_TYPE(o)->tp_name);
             if (marshal_scalar(o, t, &vals[i], (int)i) < 0) return NULL;
         }
         params[i] = &vals[i];

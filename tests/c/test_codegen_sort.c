@@ -33,16 +33,16 @@ int main(void)
         printf("skipped: %s\n", ck_error_message());
         return 0;
     }
-    static const char *const sort_kernels[] = {"ck_sk_keys", "ck_rx_hist", "ck_rx_scan_sums", "ck_rx_scan_top",
-                                               "ck_rx_scan_apply", "ck_rx_scatter", "ck_sk_out", "ck_sk_put", "ck_ss",
-                                               "ck_sk_unkey", "ck_sk_block"};
+    static const char *const sort_kernels[] = {"ck_sk_keys", "ck_rx_rowhist", "ck_rx_pass", "ck_rx_pass_pay",
+                                               "ck_sk_out", "ck_sk_put", "ck_ss", "ck_sk_unkey", "ck_sk_block",
+                                               "ck_sk_rows4", "ck_sk_rows16"};
     int nsort = 0;
     for (int t = 0; t < CK_NTYPES; t++) {
         char what[64];
         snprintf(what, sizeof what, "sort_%s", ck_dtype_get_info((ck_dtype)t)->name);
         /* complex keys take three words: no block sort, no keys-only sort */
         compile(ck_cuda_sort_source_for_test((ck_dtype)t), what, sort_kernels,
-                ck_dtype_is_complex((ck_dtype)t) ? 9 : 11);
+                ck_dtype_is_complex((ck_dtype)t) ? 7 : 11);
         nsort++;
     }
     static const char *const rng_kernels[] = {"ck_rng_fill", "ck_rng_philox"};

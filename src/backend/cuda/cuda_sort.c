@@ -1,23 +1,29 @@
 /*
  * Sort, argsort and searchsorted on the GPU (kernels: src/codegen/sort_kernels.cuh).
  *
- * Two paths, both giving the CPU's stable order bit for bit:
- *  - rows of up to 4096 elements (a 4096 x 4096 matrix along its last axis):
- *    a block per row, bitonic sort of (key, column) in shared memory;
+ * Three paths, all giving the CPU's stable order bit for bit:
+ *  - rows of up to 256 elements: a block per row, a bitonic sort of
+ *    (key, column) in shared memory;
+ *  - rows of up to 4096 (a 4096 x 4096 matrix along its last axis): a block
+ *    per row, an LSD radix sort in shared memory;
  *  - longer rows (and complex): an LSD radix sort over all rows at once of
- *    (key word, element number) pairs, 8-bit digits, each pass three steps
- *    (per-tile digit counts, a scan of the counts, a stable scatter ranked
- *    with warp matches).  Complex keys are three words, sorted lo, hi, top.
- *    Several rows are kept apart by final passes over the row number of
- *    each element, which the stable passes leave in key order within a row.
+ *    (key word, element number) pairs, 8-bit digits.  One kernel computes
+ *    a key word and the histograms of all its digits; each pass is then
+ *    one kernel (onesweep: tiles ranked in shared memory, their digit
+ *    offsets found by decoupled look-back, a stable scatter).  Complex keys
+ *    are three words, sorted lo, hi, top.  Several rows are kept apart by
+ *    final passes over the row number of each element, which the stable
+ *    passes leave in key order within a row.
  * The element numbers then give argsort's indices and, through a gather to
  * a scratch buffer, the sorted values.  One row of integers, or of floats
  * sorted ascending for their values only, carries no element numbers: the
- * values come back from the sorted keys.  For floats that sort uses the
- * plain order-preserving bit transform, so -0.0 comes before +0.0 and NaNs
- * lose their sign: values equal NumPy's, bits may differ from the CPU's.
- * Passes of a digit that every key shares are skipped (long sorts learn
- * which key bits vary from the keys kernel, with one host sync a word).
+ * values come back from the sorted keys, and when the row is contiguous
+ * the first pass reads the values and the last writes them (no key
+ * buffers filled or read back).  For floats that sort uses the plain
+ * order-preserving bit transform, so -0.0 comes before +0.0 and NaNs lose
+ * their sign: values equal NumPy's, bits may differ from the CPU's.
+ * Passes of a digit that every key shares are skipped (long sorts read the
+ * histograms back: one host sync a key word).
  */
 #include "cuda_internal.h"
 
@@ -26,16 +32,17 @@
 
 #define CK_SORT_FAMILY 0x42ull
 #define RX_TILE 4096u
-#define SCAN_CHUNK 2048u
-#define BLOCK_SORT_MAX 4096
+#define BITONIC_MAX 256
+#define ROWS4_MAX 1024
+#define ROWS16_MAX 4096
 
 typedef struct sort_spec { ck_dtype t; } sort_spec;
 
-/* the module's entry points; the last two are not built for complex */
-enum { K_KEYS, K_HIST, K_SUMS, K_TOP, K_APPLY, K_SCATTER, K_OUT, K_PUT, K_SS, K_UNKEY, K_BLOCK, K_N };
-static const char *const kernel_names_[K_N] = {"ck_sk_keys", "ck_rx_hist", "ck_rx_scan_sums", "ck_rx_scan_top",
-                                               "ck_rx_scan_apply", "ck_rx_scatter", "ck_sk_out", "ck_sk_put",
-                                               "ck_ss", "ck_sk_unkey", "ck_sk_block"};
+/* the module's entry points; the last four are not built for complex */
+enum { K_KEYS, K_ROWHIST, K_PASS, K_PASS_PAY, K_OUT, K_PUT, K_SS, K_UNKEY, K_BLOCK, K_ROWS4, K_ROWS16, K_N };
+static const char *const kernel_names_[K_N] = {"ck_sk_keys", "ck_rx_rowhist", "ck_rx_pass", "ck_rx_pass_pay",
+                                               "ck_sk_out", "ck_sk_put", "ck_ss", "ck_sk_unkey", "ck_sk_block",
+                                               "ck_sk_rows4", "ck_sk_rows16"};
 
 static int key_bytes(ck_dtype t)
 {
@@ -86,23 +93,63 @@ static unsigned pow2_at_least(int64_t n)
     return p;
 }
 
-static ck_status block_sort(const ck_sort_desc *d, CUfunction f, int dev, CUstream st)
+/* A block per row: the bitonic kernel or a row radix sort. */
+static ck_status block_sort(const ck_sort_desc *d, CUfunction *fns, CUstream st)
 {
     ck_status s = CK_OK;
-    unsigned P = pow2_at_least(d->len < 2 ? 2 : d->len);
-    unsigned T = P / 2 < 32 ? 32 : P / 2 > 1024 ? 1024 : P / 2;
-    unsigned shmem = P * (unsigned)((key_bytes(d->type) > 4 ? 8 : 4) + 4);
     long long nrows = d->nrows, irs = d->idx_row_stride, ies = d->idx_elem_stride;
     long long rs = d->row_stride, es = d->elem_stride;
-    int len = (int)d->len, Pi = (int)P, desc = d->descending, sv = d->sort_values;
+    int len = (int)d->len, desc = d->descending, sv = d->sort_values;
     char *data = d->data;
     int64_t *idx = d->idx;
-    void *args[] = {&nrows, &len, &Pi, &data, &rs, &es, &desc, &idx, &irs, &ies, &sv};
     unsigned grid = nrows < 0x7FFFFFFFLL ? (unsigned)nrows : 0x7FFFFFFFu;
-    (void)dev;
-    LAUNCH(f, grid, T, shmem, args, "block sort");
+    if (d->len <= BITONIC_MAX) {
+        unsigned P = pow2_at_least(d->len < 2 ? 2 : d->len);
+        unsigned T = P / 2 < 32 ? 32 : P / 2;
+        int Pi = (int)P;
+        void *args[] = {&nrows, &len, &Pi, &data, &rs, &es, &desc, &idx, &irs, &ies, &sv};
+        LAUNCH(fns[K_BLOCK], grid, T, 0, args, "block sort");
+    } else {
+        void *args[] = {&nrows, &len, &data, &rs, &es, &desc, &idx, &irs, &ies, &sv};
+        LAUNCH(fns[d->len <= ROWS4_MAX ? K_ROWS4 : K_ROWS16], grid, 256, 0, args, "row sort");
+    }
 done:
     return s;
+}
+
+/* The scratch of a long sort, one pool block carved up. */
+typedef struct rx_bufs {
+    char *block;
+    size_t size;
+    char *k0, *k1, *p0, *p1, *tmp;
+    uint32_t *hist, *counters;      /* [4 words][8 passes][256]; [64] */
+    unsigned long long *status;     /* [tiles][256] */
+} rx_bufs;
+
+static size_t align256(size_t n) { return (n + 255) & ~(size_t)255; }
+
+#define RX_HIST_WORDS (4 * 8 * 256)
+#define RX_COUNTERS 64
+
+static ck_status rx_alloc(rx_bufs *b, ck_device dev, size_t sz_keys, size_t sz_pay, size_t sz_tmp, unsigned ntiles,
+                          int two_key_buffers)
+{
+    size_t sz_zero = (RX_HIST_WORDS + RX_COUNTERS) * 4 + (size_t)ntiles * 256 * 8;
+    size_t off[6], total = 0;
+    size_t sizes[6] = {sz_zero, sz_keys, two_key_buffers ? sz_keys : 0, sz_pay, sz_pay, sz_tmp};
+    for (int i = 0; i < 6; i++) { off[i] = total; total += align256(sizes[i]); }
+    memset(b, 0, sizeof *b);
+    if (!(b->block = ck_cuda_alloc(dev, total))) return ck_error_status();
+    b->size = total;
+    b->hist = (uint32_t *)(b->block + off[0]);
+    b->counters = b->hist + RX_HIST_WORDS;
+    b->status = (unsigned long long *)(b->block + off[0] + (RX_HIST_WORDS + RX_COUNTERS) * 4);
+    b->k0 = sizes[1] ? b->block + off[1] : NULL;
+    b->k1 = sizes[2] ? b->block + off[2] : NULL;
+    b->p0 = sz_pay ? b->block + off[3] : NULL;
+    b->p1 = sz_pay ? b->block + off[4] : NULL;
+    b->tmp = sz_tmp ? b->block + off[5] : NULL;
+    return CK_OK;
 }
 
 static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUstream st)
@@ -110,83 +157,99 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     ck_status s = CK_OK;
     int64_t n64 = d->nrows * d->len;
     unsigned n = (unsigned)n64;
-    size_t ksz = key_bytes(d->type) > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
-    unsigned nb = (n + RX_TILE - 1) / RX_TILE, m = 256u * nb, nc = (m + SCAN_CHUNK - 1) / SCAN_CHUNK;
+    const int kb = key_bytes(d->type);
+    size_t ksz = kb > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
+    unsigned ntiles = (n + RX_TILE - 1) / RX_TILE;
     /* the values of one row of integers, or of floats sorted ascending,
      * come back from their keys: no element numbers to carry */
     int fkeys = !d->idx && d->nrows == 1 && !d->descending &&
                 (d->type == CK_FLOAT16 || d->type == CK_FLOAT32 || d->type == CK_FLOAT64);
     int keys_only = fkeys || (!d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type));
-    size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4, sz_cnt = (size_t)m * 4;
-    size_t sz_sums = (size_t)nc * 4, sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
-    char *k0 = NULL, *k1 = NULL, *p0 = NULL, *p1 = NULL, *cnt = NULL, *sums = NULL, *tmp = NULL, *ao = NULL;
-    /* long sorts of keys of 4 bytes or more learn which bits vary (one
-     * host sync a key word) and skip the passes of constant digits */
-    int skip = n64 >= ((int64_t)1 << 16) && key_bytes(d->type) >= 4;
-    if (!(k0 = ck_cuda_alloc(d->dev, sz_keys)) || !(k1 = ck_cuda_alloc(d->dev, sz_keys)) ||
-        (sz_pay && !(p0 = ck_cuda_alloc(d->dev, sz_pay))) || (sz_pay && !(p1 = ck_cuda_alloc(d->dev, sz_pay))) ||
-        !(cnt = ck_cuda_alloc(d->dev, sz_cnt)) || !(sums = ck_cuda_alloc(d->dev, sz_sums)) ||
-        (sz_tmp && !(tmp = ck_cuda_alloc(d->dev, sz_tmp))) || (skip && !(ao = ck_cuda_alloc(d->dev, 16)))) {
-        s = ck_error_status();
-        goto done;
-    }
+    /* ... and when the row is contiguous, the passes read and write it */
+    int raw = keys_only && d->elem_stride == (int64_t)isz;
+    size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4;
+    size_t sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
+    rx_bufs b;
+    if ((s = rx_alloc(&b, d->dev, sz_keys, sz_pay, sz_tmp, ntiles, 1)) != CK_OK) return s;
+    CUresult r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)b.hist, 0,
+                                        RX_HIST_WORDS + RX_COUNTERS + (size_t)ntiles * 256 * 2, st);
+    if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemsetD32Async (sort)", __func__, __FILE__, __LINE__); goto done; }
     long long len = d->len, rs = d->row_stride, es = d->elem_stride;
     long long irs = d->idx_row_stride, ies = d->idx_elem_stride;
-    int desc = d->descending, with_pay = !keys_only, kdesc = desc | (fkeys ? 2 : 0);
-    char *data = d->data;
+    int desc = d->descending, kdesc = desc | (fkeys ? 2 : 0), epoch = 0, mode = 0;
+    char *data = d->data, *k0 = b.k0, *k1 = b.k1, *p0 = b.p0, *p1 = b.p1, *none = NULL;
+    /* the keys kernel: four elements a thread a step, and few enough blocks
+     * that adding their histograms up stays cheap */
+    unsigned kgrid = ck_cuda_grid_for(dev, (n + 3) / 4, 256), kcap = (unsigned)ck_cuda_devices[dev].sm_count * 6;
+    if (kcap && kgrid > kcap) kgrid = kcap;
     unsigned gstride = ck_cuda_grid_for(dev, n, 256);
+    /* long sorts read each word's histograms back and skip the passes of
+     * digits every key shares */
+    int skip = n64 >= ((int64_t)1 << 16);
     int cplx = ck_dtype_is_complex(d->type);
     int words[3] = {0, 1, 2}, nwords = 3;
     if (!cplx) { words[0] = 1; nwords = 1; }
     for (int wi = 0; wi < nwords; wi++) {
-        int w = words[wi], init = wi == 0;
-        char *aow = w == 2 ? NULL : ao;
-        uint64_t vary = ~0ull;
-        if (aow) {
-            CUresult r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)aow, 0xFFFFFFFFu, 2, st);
-            if (r == CUDA_SUCCESS) r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)(aow + 8), 0, 2, st);
-            if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemsetD32Async (sort)", __func__, __FILE__, __LINE__); goto done; }
-        }
-        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &k0, &w, &kdesc, &init, &aow};
-        LAUNCH(fns[K_KEYS], gstride, 256, 0, kargs, "sort keys");
-        if (aow) {
-            uint64_t h[2];
-            CUresult r = ck_cu.cuMemcpyDtoHAsync_v2(h, (CUdeviceptr)(uintptr_t)aow, 16, st);
+        int w = words[wi], init = wi == 0, np = w == 2 ? 1 : kb;
+        uint32_t *hist = b.hist + wi * 8 * 256;
+        char *kout = raw ? NULL : k0;
+        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &kout, &w, &kdesc, &init, &hist};
+        LAUNCH(fns[K_KEYS], kgrid, 256, 0, kargs, "sort keys");
+        int shifts[8], npass = 0;
+        if (skip) {
+            uint32_t h[8 * 256];
+            r = ck_cu.cuMemcpyDtoHAsync_v2(h, (CUdeviceptr)(uintptr_t)hist, (size_t)np * 256 * 4, st);
             if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st);
             if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemcpyDtoHAsync (sort)", __func__, __FILE__, __LINE__); goto done; }
-            vary = h[0] ^ h[1];
+            for (int p = 0; p < np; p++) {
+                int shared = 0;
+                for (int dg = 0; dg < 256 && !shared; dg++) shared = h[p * 256 + dg] == n;
+                if (!shared) shifts[npass++] = 8 * p;
+            }
+        } else {
+            for (int p = 0; p < np; p++) shifts[npass++] = 8 * p;
         }
-        int bits = w == 2 ? 2 : 8 * key_bytes(d->type);
-        for (int shift = 0; shift < bits; shift += 8) {
-            if (!((vary >> shift) & 255u)) continue;   /* every key has this digit */
-            int mode = 0;
-            void *hargs[] = {&n, &k0, &p0, &mode, &len, &shift, &cnt, &nb};
-            LAUNCH(fns[K_HIST], nb, 256, 0, hargs, "sort histogram");
-            void *sargs[] = {&m, &cnt, &sums};
-            LAUNCH(fns[K_SUMS], nc, 256, 0, sargs, "sort scan");
-            void *targs[] = {&nc, &sums};
-            LAUNCH(fns[K_TOP], 1, 256, 0, targs, "sort scan");
-            LAUNCH(fns[K_APPLY], nc, 256, 0, sargs, "sort scan");
-            void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shift, &cnt, &nb, &with_pay};
-            LAUNCH(fns[K_SCATTER], nb, 256, 0, xargs, "sort scatter");
+        /* raw: the first pass reads the values; the last writes them back
+         * unless it is also the first (no pass in place) */
+        if (raw && npass == 0) goto done;   /* every key equal: the values are sorted */
+        for (int j = 0; j < npass; j++) {
+            epoch++;
+            const char *rin = raw && j == 0 ? data : NULL;
+            char *rout = raw && j == npass - 1 && j > 0 ? data : NULL;
+            uint32_t *h = hist + (shifts[j] / 8) * 256, *ctr = b.counters + epoch;
+            if (keys_only) {
+                void *xargs[] = {&n, &k0, &k1, &shifts[j], &h, &b.status, &ctr, &epoch, &rin, &rout, &kdesc};
+                LAUNCH(fns[K_PASS], ntiles, 256, 0, xargs, "sort pass");
+            } else {
+                void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shifts[j], &h, &b.status, &ctr, &epoch};
+                LAUNCH(fns[K_PASS_PAY], ntiles, 256, 0, xargs, "sort pass");
+            }
             char *t = k0; k0 = k1; k1 = t;
             t = p0; p0 = p1; p1 = t;
         }
+        if (raw) {
+            if (npass == 1) {   /* the keys of the one pass back to values */
+                void *uargs[] = {&n, &k0, &data, &es, &desc};
+                LAUNCH(fns[K_UNKEY], gstride, 256, 0, uargs, "sort output");
+            }
+            goto done;
+        }
     }
     if (d->nrows > 1) {
-        int rbits = 0;
+        int rbits = 0, np = 0;
         while (rbits < 63 && ((int64_t)1 << rbits) < d->nrows) rbits++;
-        for (int shift = 0; shift < rbits; shift += 8) {
-            int mode = 1;
-            void *hargs[] = {&n, &k0, &p0, &mode, &len, &shift, &cnt, &nb};
-            LAUNCH(fns[K_HIST], nb, 256, 0, hargs, "sort histogram");
-            void *sargs[] = {&m, &cnt, &sums};
-            LAUNCH(fns[K_SUMS], nc, 256, 0, sargs, "sort scan");
-            void *targs[] = {&nc, &sums};
-            LAUNCH(fns[K_TOP], 1, 256, 0, targs, "sort scan");
-            LAUNCH(fns[K_APPLY], nc, 256, 0, sargs, "sort scan");
-            void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shift, &cnt, &nb, &with_pay};
-            LAUNCH(fns[K_SCATTER], nb, 256, 0, xargs, "sort scatter");
+        np = (rbits + 7) / 8;
+        uint32_t *hist = b.hist + 3 * 8 * 256;
+        long long nrows = d->nrows;
+        void *hargs[] = {&nrows, &len, &np, &hist};
+        LAUNCH(fns[K_ROWHIST], ck_cuda_grid_for(dev, nrows, 256), 256, 0, hargs, "sort row histogram");
+        mode = 1;
+        for (int p = 0; p < np; p++) {
+            epoch++;
+            int shift = 8 * p;
+            uint32_t *h = hist + p * 256, *ctr = b.counters + epoch;
+            void *xargs[] = {&n, &k0, &p0, &none, &p1, &mode, &len, &shift, &h, &b.status, &ctr, &epoch};
+            LAUNCH(fns[K_PASS_PAY], ntiles, 256, 0, xargs, "sort row pass");
             char *t = p0; p0 = p1; p1 = t;
         }
     }
@@ -196,23 +259,16 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     } else {
         int64_t *idx = d->idx;
         int sv = d->sort_values;
-        void *oargs[] = {&n, &len, &p0, &data, &rs, &es, &tmp, &idx, &irs, &ies, &sv};
+        void *oargs[] = {&n, &len, &p0, &data, &rs, &es, &b.tmp, &idx, &irs, &ies, &sv};
         LAUNCH(fns[K_OUT], gstride, 256, 0, oargs, "sort output");
         if (sv) {
-            void *pargs[] = {&n, &len, &tmp, &data, &rs, &es};
+            void *pargs[] = {&n, &len, &b.tmp, &data, &rs, &es};
             LAUNCH(fns[K_PUT], gstride, 256, 0, pargs, "sort output");
         }
     }
 done:
-    /* the pool is stream-ordered: the blocks are reused only after the kernels */
-    if (k0) ck_cuda_free(d->dev, k0, sz_keys);
-    if (k1) ck_cuda_free(d->dev, k1, sz_keys);
-    if (p0) ck_cuda_free(d->dev, p0, sz_pay);
-    if (p1) ck_cuda_free(d->dev, p1, sz_pay);
-    if (cnt) ck_cuda_free(d->dev, cnt, sz_cnt);
-    if (sums) ck_cuda_free(d->dev, sums, sz_sums);
-    if (tmp) ck_cuda_free(d->dev, tmp, sz_tmp);
-    if (ao) ck_cuda_free(d->dev, ao, 16);
+    /* the pool is stream-ordered: the block is reused only after the kernels */
+    ck_cuda_free(d->dev, b.block, b.size);
     return s;
 }
 
@@ -231,7 +287,7 @@ ck_status ck_cuda_sort(const ck_sort_desc *d)
     s = get_fns(dev, d->type, fns);
     if (s != CK_OK) return s;
     CUstream st = ck_cuda_current_stream(dev);
-    if (!ck_dtype_is_complex(d->type) && d->len <= BLOCK_SORT_MAX) return block_sort(d, fns[K_BLOCK], dev, st);
+    if (!ck_dtype_is_complex(d->type) && d->len <= ROWS16_MAX) return block_sort(d, fns, st);
     return radix_sort(d, fns, dev, st);
 }
 
