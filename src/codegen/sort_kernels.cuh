@@ -15,6 +15,7 @@
 
 typedef unsigned int ck_u32;
 typedef unsigned long long ck_u64;
+struct alignas(16) ck_v16 { ck_u64 a, b; };
 #if CK_SK_K64
 typedef ck_u64 ck_kt;
 #else
@@ -196,8 +197,23 @@ extern "C" __global__ void __launch_bounds__(256) ck_sk_keys(ck_u32 n, long long
         __syncthreads();
     }
     const ck_u64 stride = (ck_u64)gridDim.x * blockDim.x;
+    ck_u64 done = 0;
+    if (hist && !keys && !pay && es == CK_SK_ISZ && (ck_u64)len >= n && !((unsigned long long)data & 15)) {
+        /* histograms of a contiguous row only: 16-byte loads */
+        const int per = 16 / CK_SK_ISZ;
+        const ck_u64 nv = n / per;
+        for (ck_u64 v = (ck_u64)blockIdx.x * blockDim.x + threadIdx.x; v < nv; v += stride) {
+            const ck_v16 q = ((const ck_v16 *)data)[v];
+#pragma unroll
+            for (int e = 0; e < per; e++) {
+                const ck_u64 k = (ck_u64)ck_in_key((const char *)&q + e * CK_SK_ISZ, kdesc);
+                for (int p = 0; p < np; p++) atomicAdd(&h[(p * 256 + (ck_u32)(k >> (8 * p) & 255u)) * CK_SK_HC + copy], 1u);
+            }
+        }
+        done = nv * per;
+    }
     /* four elements a step, their loads first */
-    for (ck_u64 i0 = (ck_u64)blockIdx.x * blockDim.x + threadIdx.x; i0 < n; i0 += 4 * stride) {
+    for (ck_u64 i0 = done + (ck_u64)blockIdx.x * blockDim.x + threadIdx.x; i0 < n; i0 += 4 * stride) {
         ck_kt k[4];
 #pragma unroll
         for (int u = 0; u < 4; u++) {
@@ -330,7 +346,8 @@ static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS],
 /* ---- one pass of the LSD radix sort over all elements (onesweep)
  *
  * Each block takes the next tile (a counter, so tiles start in order),
- * ranks it, and publishes per digit its count (status word: flag 1) and,
+ * counts its digits, publishes per digit its count (status word: flag 1),
+ * ranks the tile and,
  * once the counts of all tiles before it are known by walking back over
  * their words (decoupled look-back), its inclusive count (flag 2).  A
  * digit's elements of this tile then go to the digit's start (the scanned
@@ -363,8 +380,13 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
     __shared__ ck_u32 wh[CK_RX_WARPS * 256], lst[256], gdel[256], sh[CK_RX_WARPS], tile_sh;
     __shared__ ck_kt sbuf[CK_RX_TILE];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = threadIdx.x;
+    /* the tile's digit counts, first, in sbuf (free until the scatter):
+     * four copies a digit against lanes of one digit colliding */
+    ck_u32 *cnt = (ck_u32 *)sbuf;
     if (t == 0) tile_sh = atomicAdd(counter, 1u);
-    /* the digits' global starts (ck_bscan's barriers publish tile_sh too) */
+    for (int j = t; j < 4 * 256; j += CK_RX_THREADS) cnt[j] = 0;
+    /* the digits' global starts (ck_bscan's barriers publish tile_sh and
+     * the zeroing too) */
     const ck_u32 gstart = ck_bscan(hist[t], sh);
     const ck_u32 tile = tile_sh;
     const ck_u64 tile0 = (ck_u64)tile * CK_RX_TILE;
@@ -385,11 +407,19 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
             pv[i] = ok && PAY ? pay[g] : 0u;
         }
     }
-    const ck_u32 c = ck_tile_rank<CK_RX_ITEMS>(key, shift, count, pos, wh, lst, sh);
-    /* publish, look back, publish the inclusive count */
+#pragma unroll
+    for (int i = 0; i < CK_RX_ITEMS; i++)
+        if (base + i * 32 < count) atomicAdd(&cnt[((ck_u32)((ck_u64)key[i] >> shift) & 255u) * 4 + (lane & 3)], 1u);
+    __syncthreads();
+    const ck_u32 c = cnt[4 * t] + cnt[4 * t + 1] + cnt[4 * t + 2] + cnt[4 * t + 3];
+    /* publish the counts before ranking, so that by the time this tile
+     * and its successors look back, the tiles before have mostly
+     * published their inclusive counts */
     volatile unsigned long long *st = status;
     const ck_u64 ep = CK_ST_EPOCH(epoch);
     st[(ck_u64)tile * 256 + t] = (tile ? CK_ST_FLAG_AGG : CK_ST_FLAG_INC) | ep | c;
+    ck_tile_rank<CK_RX_ITEMS>(key, shift, count, pos, wh, lst, sh);
+    /* look back, publish the inclusive count */
     ck_u32 before = 0;
     if (tile) {
         for (long long p = (long long)tile - 1; p >= 0;) {

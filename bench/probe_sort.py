@@ -1,0 +1,75 @@
+"""Where the GPU sort's time goes: each kernel of a keys-only sort of 2^26
+float32 (src/codegen/sort_kernels.cuh, driven as cuda_sort.c drives it),
+timed alone with CUDA events, next to CuPy's whole sort.  A second copy of
+the module with the look-back's waiting taken out (wrong results, timing
+only) shows what the look-back costs.
+
+    python3 bench/probe_sort.py
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_gpu import ck, ck_time_ms, cp, cupy_time_ms  # noqa: E402
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "codegen", "sort_kernels.cuh")
+TILE = 4096
+
+
+def module(no_wait=False):
+    head = "#define CK_SK_T 10\n#define CK_SK_ISZ 4\n#define CK_SK_K64 0\n"
+    src = open(SRC).read()
+    if no_wait:
+        wait = "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) continue;"
+        assert wait in src
+        src = src.replace(wait, "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) break;")
+    return ck.RawModule(code=head + src)
+
+
+def timed(fn):
+    return ck_time_ms(fn, reps=10)
+
+
+def main():
+    n = 1 << 26
+    nb = -(-n // TILE)
+    h = np.random.default_rng(0).random(n).astype(np.float32)
+    for label, m in (("with look-back", module()), ("no waiting", module(True))):
+        data = ck.asarray(h, device="cuda")
+        hist = ck.zeros(8 * 256, dtype=ck.uint32, device="cuda")
+        status = ck.zeros(nb * 256, dtype=ck.uint64, device="cuda")
+        counters = ck.zeros(64, dtype=ck.uint32, device="cuda")
+        k0 = ck.empty(n, dtype=ck.uint32, device="cuda")
+        k1 = ck.empty(n, dtype=ck.uint32, device="cuda")
+        keys = m.get_function("ck_sk_keys")
+        pas = m.get_function("ck_rx_pass")
+        kgrid = ck.cuda.get_device_properties(0)["multi_processor_count"] * 6
+
+        def do_keys():
+            hist[...] = 0
+            keys((kgrid,), (256,), (np.uint32(n), np.int64(n), data, np.int64(0), np.int64(4), None, None,
+                                    np.int32(1), np.int32(2), np.int32(1), hist))
+        t_keys = timed(do_keys)
+        times = []
+        bufs = (k1, k0)   # pass p writes bufs[p % 2] and reads what pass p - 1 wrote (pass 0: the values)
+        for p in range(4):
+            def do_pass(p=p):
+                status[...] = 0
+                counters[...] = 0
+                pas((nb,), (256,), (np.uint32(n), bufs[(p + 1) % 2], bufs[p % 2], np.int32(8 * p), hist[p * 256:],
+                                    status, counters[1:], np.int32(1), data if p == 0 else None, None, np.int32(2)))
+            times.append(timed(do_pass))
+        zero = timed(lambda: (status.__setitem__(Ellipsis, 0), counters.__setitem__(Ellipsis, 0)))
+        print(f"{label}: keys+hist {t_keys:.3f} ms; passes (each with its status zeroing) "
+              + ", ".join(f"{t:.3f}" for t in times) + f" ms; zeroing alone {zero:.3f} ms", flush=True)
+    x = ck.asarray(h, device="cuda")
+    print(f"ck.sort whole: {timed(lambda: ck.sort(x)):.3f} ms", flush=True)
+    if cp is not None:
+        cx = cp.asarray(h)
+        print(f"cupy.sort whole: {cupy_time_ms(lambda: cp.sort(cx)):.3f} ms", flush=True)
+
+
+if __name__ == "__main__":
+    main()
