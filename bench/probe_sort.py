@@ -18,13 +18,31 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cod
 TILE = 4096
 
 
-def module(no_wait=False):
+BALLOTS = """        ck_u32 peers = __ballot_sync(0xffffffffu, ok);
+#pragma unroll
+        for (int b = 0; b < 8; b++) {
+            const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
+            peers &= bit ? m : ~m;
+        }
+"""
+# Variants of the module by text substitution (timing only where marked).
+VARIANTS = {
+    "as built": [],
+    "no look-back waiting (wrong results)": [("if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) continue;",
+                                              "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) break;")],
+    "__match_any_sync for the eight ballots": [(BALLOTS, "        const ck_u32 peers = __match_any_sync(0xffffffffu, "
+                                                         "ok ? d : 256u + lane);\n")],
+    "three blocks a multiprocessor, not four": [("__launch_bounds__(CK_RX_THREADS, CK_RX_MINB + 1)",
+                                                 "__launch_bounds__(CK_RX_THREADS, CK_RX_MINB)")],
+}
+
+
+def module(subs):
     head = "#define CK_SK_T 10\n#define CK_SK_ISZ 4\n#define CK_SK_K64 0\n"
     src = open(SRC).read()
-    if no_wait:
-        wait = "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) continue;"
-        assert wait in src
-        src = src.replace(wait, "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) break;")
+    for old, new in subs:
+        assert old in src, old
+        src = src.replace(old, new)
     return ck.RawModule(code=head + src)
 
 
@@ -36,7 +54,8 @@ def main():
     n = 1 << 26
     nb = -(-n // TILE)
     h = np.random.default_rng(0).random(n).astype(np.float32)
-    for label, m in (("with look-back", module()), ("no waiting", module(True))):
+    for label, subs in VARIANTS.items():
+        m = module(subs)
         data = ck.asarray(h, device="cuda")
         hist = ck.zeros(8 * 256, dtype=ck.uint32, device="cuda")
         status = ck.zeros(nb * 256, dtype=ck.uint64, device="cuda")
