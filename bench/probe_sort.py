@@ -32,8 +32,10 @@ VARIANTS = {
                                               "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) break;")],
     "__match_any_sync for the eight ballots": [(BALLOTS, "        const ck_u32 peers = __match_any_sync(0xffffffffu, "
                                                          "ok ? d : 256u + lane);\n")],
-    "three blocks a multiprocessor, not four": [("__launch_bounds__(CK_RX_THREADS, CK_RX_MINB + 1)",
-                                                 "__launch_bounds__(CK_RX_THREADS, CK_RX_MINB)")],
+    "three blocks a multiprocessor, not four": [("HEAD", "#define CK_RX_PASS_MINB 3\n")],
+    "12 keys a thread, five blocks": [("HEAD", "#define CK_RX_ITEMS 12\n#define CK_RX_PASS_MINB 5\n")],
+    "8 keys a thread, six blocks": [("HEAD", "#define CK_RX_ITEMS 8\n#define CK_RX_PASS_MINB 6\n")],
+    "24 keys a thread, three blocks": [("HEAD", "#define CK_RX_ITEMS 24\n#define CK_RX_PASS_MINB 3\n")],
 }
 
 
@@ -41,9 +43,19 @@ def module(subs):
     head = "#define CK_SK_T 10\n#define CK_SK_ISZ 4\n#define CK_SK_K64 0\n"
     src = open(SRC).read()
     for old, new in subs:
+        if old == "HEAD":
+            head += new
+            continue
         assert old in src, old
         src = src.replace(old, new)
     return ck.RawModule(code=head + src)
+
+
+def tile_of(subs):
+    for old, new in subs:
+        if old == "HEAD" and "CK_RX_ITEMS" in new:
+            return 256 * int(new.split("CK_RX_ITEMS")[1].split()[0])
+    return TILE
 
 
 def timed(fn):
@@ -52,10 +64,10 @@ def timed(fn):
 
 def main():
     n = 1 << 26
-    nb = -(-n // TILE)
     h = np.random.default_rng(0).random(n).astype(np.float32)
     for label, subs in VARIANTS.items():
         m = module(subs)
+        nb = -(-n // tile_of(subs))
         data = ck.asarray(h, device="cuda")
         hist = ck.zeros(8 * 256, dtype=ck.uint32, device="cuda")
         status = ck.zeros(nb * 256, dtype=ck.uint64, device="cuda")

@@ -45,7 +45,9 @@ struct ck_et { ck_u64 a, b; };
 
 /* radix passes: 8-bit digits, tiles of 4096 elements (256 threads x 16) */
 #define CK_RX_THREADS 256
+#ifndef CK_RX_ITEMS   /* (bench/probe_sort.py tries others; cuda_sort.c's RX_TILE is 256 x 16) */
 #define CK_RX_ITEMS 16
+#endif
 #define CK_RX_TILE (CK_RX_THREADS * CK_RX_ITEMS)
 
 static __device__ __forceinline__ ck_u64 ck_fkey(ck_u64 bits, int nbits, bool nan)
@@ -317,7 +319,7 @@ static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS],
 #pragma unroll
         for (int b = 0; b < 8; b++) {
             const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
-            peers &= bit ? m : ~m;
+            peers &= m ^ (bit - 1u);   /* the lanes whose bit b is this lane's */
         }
         const int leader = (__ffs(peers) - 1) & 31;
         ck_u32 before = 0;
@@ -394,18 +396,33 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
     const int base = warp * 32 * CK_RX_ITEMS + lane;
     ck_kt key[CK_RX_ITEMS];
     ck_u32 pv[CK_RX_ITEMS], pos[CK_RX_ITEMS];
+    /* one loop a source, the choice made once: all the loads issue first */
+#define CK_RX_LOAD(EXPR)                                                                                         \
+    _Pragma("unroll") for (int i = 0; i < CK_RX_ITEMS; i++) {                                                    \
+        const int li = base + i * 32;                                                                            \
+        const ck_u64 g = tile0 + li;                                                                             \
+        key[i] = li < count ? (EXPR) : (ck_kt)0;                                                                 \
+    }
+    if (PAY && mode) {
 #pragma unroll
-    for (int i = 0; i < CK_RX_ITEMS; i++) {
-        const int li = base + i * 32;
-        const bool ok = li < count;
-        const ck_u64 g = tile0 + li;
-        if (mode) {
-            pv[i] = ok ? pay[g] : 0u;
-            key[i] = (ck_kt)(pv[i] / (ck_u32)len);
-        } else {
-            key[i] = !ok ? (ck_kt)0 : raw_in ? ck_in_key(raw_in + g * CK_SK_ISZ, kdesc) : keys[g];
-            pv[i] = ok && PAY ? pay[g] : 0u;
-        }
+        for (int i = 0; i < CK_RX_ITEMS; i++) pv[i] = base + i * 32 < count ? pay[tile0 + base + i * 32] : 0u;
+#pragma unroll
+        for (int i = 0; i < CK_RX_ITEMS; i++) key[i] = (ck_kt)(pv[i] / (ck_u32)len);
+    } else if (!raw_in) {
+        CK_RX_LOAD(keys[g])
+    }
+#if CK_SK_T >= 9 && CK_SK_T <= 11
+    else if (kdesc & 2) {
+        CK_RX_LOAD(ck_raw_fkey(raw_in + g * CK_SK_ISZ))
+    }
+#endif
+    else {
+        CK_RX_LOAD(ck_word(raw_in + g * CK_SK_ISZ, 1, kdesc & 1))
+    }
+#undef CK_RX_LOAD
+    if (PAY && !mode) {
+#pragma unroll
+        for (int i = 0; i < CK_RX_ITEMS; i++) pv[i] = base + i * 32 < count ? pay[tile0 + base + i * 32] : 0u;
     }
 #pragma unroll
     for (int i = 0; i < CK_RX_ITEMS; i++)
@@ -468,7 +485,10 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
 }
 
 /* keys only (mode 0), and with the element numbers (mode 0 or 1) */
-extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_MINB + 1)
+#ifndef CK_RX_PASS_MINB
+#define CK_RX_PASS_MINB (CK_RX_MINB + 1)
+#endif
+extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_PASS_MINB)
 ck_rx_pass(ck_u32 n, const ck_kt *keys, ck_kt *keys_out, int shift, const ck_u32 *hist, unsigned long long *status,
            ck_u32 *counter, int epoch, const char *raw_in, char *raw_out, int kdesc)
 {
