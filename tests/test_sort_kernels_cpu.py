@@ -43,9 +43,10 @@ def key_dtype(dt):
     return np.uint64 if np.dtype(dt).itemsize > 4 else np.uint32
 
 
-def run_passes(m, dt, n, data, raw, kdesc, pay=None):
-    """The keys kernel, then one pass per varying digit; returns the final
-    (keys, element numbers)."""
+def run_passes(m, dt, n, data, raw, kdesc, pay=None, how=0):
+    """The keys kernel, then one pass per varying digit, ranked `how`
+    (0 ballots, 1 match; a keys-only sort's first pass by atomics, 2);
+    returns the final (keys, element numbers)."""
     kt, nb = key_dtype(dt), -(-n // TILE)
     np_ = np.dtype(dt).itemsize
     hist = dev(np.zeros(8 * 256, np.uint32))
@@ -67,18 +68,19 @@ def run_passes(m, dt, n, data, raw, kdesc, pay=None):
         if pay:
             m.get_function("ck_rx_pass_pay")((nb,), (256,), (
                 np.uint32(n), k0, p0, k1, p1, np.int32(0), np.int64(n), np.int32(shift), hview, status,
-                counters[epoch:], np.int32(epoch)))
+                counters[epoch:], np.int32(epoch), np.int32(how)))
             p0, p1 = p1, p0
         else:
             m.get_function("ck_rx_pass")((nb,), (256,), (
                 np.uint32(n), k0, k1, np.int32(shift), hview, status, counters[epoch:], np.int32(epoch), rin, rout,
-                np.int32(kdesc)))
+                np.int32(kdesc), np.int32(2 if j == 0 else how)))
         k0, k1 = k1, k0
     return k0, p0, shifts
 
 
+@pytest.mark.parametrize("how", [0, 1])
 @pytest.mark.parametrize("dt", ["float32", "int64", "int16"])
-def test_onesweep_keys_only_raw(dt):
+def test_onesweep_keys_only_raw(dt, how):
     """One contiguous row sorted by values only: the first pass reads the
     values, the last writes them back."""
     rng = np.random.default_rng(1)
@@ -93,19 +95,23 @@ def test_onesweep_keys_only_raw(dt):
     m = module(dt)
     data = dev(h.copy())
     kdesc = 2 if dt == "float32" else 0
-    k0, _, shifts = run_passes(m, dt, n, data, True, kdesc)
+    k0, _, shifts = run_passes(m, dt, n, data, True, kdesc, how=how)
     assert len(shifts) >= 2
     np.testing.assert_array_equal(ck.asnumpy(data), np.sort(h))
 
 
-def test_onesweep_argsort_with_element_numbers():
-    """(key, element number) passes give the stable argsort."""
+@pytest.mark.parametrize("how", [0, 1])
+def test_onesweep_argsort_with_element_numbers(how):
+    """(key, element number) passes give the stable argsort, ranked by
+    ballots or by match; atomics (unstable) are refused for them."""
     rng = np.random.default_rng(2)
     n = 2 * TILE + 77
     h = rng.integers(-50, 50, n).astype(np.int32)   # many ties: stability shows
     m = module("int32")
     data = dev(h)
-    _, p0, shifts = run_passes(m, "int32", n, data, False, 0, pay=True)
+    _, p0, shifts = run_passes(m, "int32", n, data, False, 0, pay=True, how=how)
+    np.testing.assert_array_equal(ck.asnumpy(p0), np.argsort(h, kind="stable"))
+    _, p0, shifts = run_passes(m, "int32", n, data, False, 0, pay=True, how=2)
     np.testing.assert_array_equal(ck.asnumpy(p0), np.argsort(h, kind="stable"))
 
 
@@ -128,7 +134,7 @@ def test_row_passes_keep_rows_apart():
     null = None
     m.get_function("ck_rx_pass_pay")((nb,), (256,), (
         np.uint32(n), null, p0, null, p1, np.int32(1), np.int64(length), np.int32(0), hist, status, counters,
-        np.int32(9)))
+        np.int32(9), np.int32(1)))
     got = ck.asnumpy(p1).reshape(rows, length) - (np.arange(rows) * length)[:, None]
     np.testing.assert_array_equal(got, np.argsort(h, axis=1, kind="stable"))
 

@@ -131,13 +131,17 @@ typedef struct ck_compress_desc {
  * unequal keys while keeping equal ones in input order (the array API's
  * stable descending).  idx, when not NULL, receives each row's argsort
  * (int64, addressed by idx_row_stride / idx_elem_stride in elements);
- * data is then left untouched when sort_values is 0. */
+ * data is then left untouched when sort_values is 0.  src, when not NULL
+ * (sorting values, rows contiguous one after another), holds the input:
+ * data is then written only, so a sort into a new array needs no copy
+ * first (a backend that cannot use it copies src to data and sorts there). */
 typedef struct ck_sort_desc {
     ck_device dev;
     ck_dtype type;
     int descending;
     int sort_values;
     int64_t nrows, len;
+    const char *src;
     char *data;
     int64_t row_stride, elem_stride;
     int64_t *idx;

@@ -295,12 +295,18 @@ static __device__ __forceinline__ ck_u32 ck_bscan(ck_u32 v, ck_u32 *sh)
  * (the block has one thread per digit) and leaves in lst[d] the place
  * where digit d's run starts.  wh: CK_RX_WARPS * 256 words of shared
  * memory, free again when this returns (callers may alias it); sh:
- * CK_RX_WARPS words.  A warp ranks 32 keys at a time: eight ballots find
- * the lanes sharing each lane's digit, the lowest of them adds their
- * number to the warp's count of the digit, and each lane's rank is that
- * count before plus the peers below it.  The warps' counts, scanned in
+ * CK_RX_WARPS words.  A warp ranks 32 keys at a time: eight ballots
+ * (CK_RANK_BALLOT) or a match instruction (CK_RANK_MATCH, cheaper when a
+ * warp's keys have few digits, dearer when many) find the lanes sharing
+ * each lane's digit, the lowest of them adds their number to the warp's
+ * count of the digit, and each lane's rank is that count before plus the
+ * peers below it.  CK_RANK_ATOMIC ranks by a shared atomic a key: not
+ * stable, for the first pass of a keys-only sort, where the order of
+ * equal digits does not matter.  The warps' counts, scanned in
  * warp order per digit, and the digits' totals, scanned, place them. */
-template <int ITEMS>
+enum { CK_RANK_BALLOT = 0, CK_RANK_MATCH = 1, CK_RANK_ATOMIC = 2 };
+
+template <int ITEMS, int HOW>
 static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS], int shift, int count,
                                                       ck_u32 (&pos)[ITEMS], ck_u32 *wh, ck_u32 *lst, ck_u32 *sh)
 {
@@ -315,11 +321,20 @@ static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS],
     for (int i = 0; i < ITEMS; i++) {
         const bool ok = base + i * 32 < count;
         const ck_u32 d = (ck_u32)((ck_u64)key[i] >> shift) & 255u;
-        ck_u32 peers = __ballot_sync(0xffffffffu, ok);
+        if (HOW == CK_RANK_ATOMIC) {   /* any order within a digit */
+            pos[i] = ok ? atomicAdd(&mine[d], 1u) : 0u;
+            continue;
+        }
+        ck_u32 peers;
+        if (HOW == CK_RANK_MATCH) {
+            peers = __match_any_sync(0xffffffffu, ok ? d : 256u + lane);
+        } else {
+            peers = __ballot_sync(0xffffffffu, ok);
 #pragma unroll
-        for (int b = 0; b < 8; b++) {
-            const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
-            peers &= m ^ (bit - 1u);   /* the lanes whose bit b is this lane's */
+            for (int b = 0; b < 8; b++) {
+                const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
+                peers &= m ^ (bit - 1u);   /* the lanes whose bit b is this lane's */
+            }
         }
         const int leader = (__ffs(peers) - 1) & 31;
         ck_u32 before = 0;
@@ -362,7 +377,7 @@ static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS],
  * mode 1 by the row of each element number (pay / len), moving those
  * only.  raw_in: the first pass reads the elements themselves
  * (contiguous) through ck_in_key; raw_out: the last writes the values back
- * (ck_out_val) instead of keys. */
+ * (ck_out_val) instead of keys.  how: ck_tile_rank's way of ranking. */
 #define CK_ST_FLAG_AGG (1ull << 62)
 #define CK_ST_FLAG_INC (2ull << 62)
 #define CK_ST_EPOCH(e) ((ck_u64)(e) << 56)
@@ -377,7 +392,7 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
                                                        ck_kt *keys_out, ck_u32 *pay_out, int mode, long long len,
                                                        int shift, const ck_u32 *hist, unsigned long long *status,
                                                        ck_u32 *counter, int epoch, const char *raw_in, char *raw_out,
-                                                       int kdesc)
+                                                       int kdesc, int how)
 {
     __shared__ ck_u32 wh[CK_RX_WARPS * 256], lst[256], gdel[256], sh[CK_RX_WARPS], tile_sh;
     __shared__ ck_kt sbuf[CK_RX_TILE];
@@ -435,7 +450,9 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
     volatile unsigned long long *st = status;
     const ck_u64 ep = CK_ST_EPOCH(epoch);
     st[(ck_u64)tile * 256 + t] = (tile ? CK_ST_FLAG_AGG : CK_ST_FLAG_INC) | ep | c;
-    ck_tile_rank<CK_RX_ITEMS>(key, shift, count, pos, wh, lst, sh);
+    if (how == CK_RANK_ATOMIC) ck_tile_rank<CK_RX_ITEMS, CK_RANK_ATOMIC>(key, shift, count, pos, wh, lst, sh);
+    else if (how == CK_RANK_MATCH) ck_tile_rank<CK_RX_ITEMS, CK_RANK_MATCH>(key, shift, count, pos, wh, lst, sh);
+    else ck_tile_rank<CK_RX_ITEMS, CK_RANK_BALLOT>(key, shift, count, pos, wh, lst, sh);
     /* look back, publish the inclusive count */
     ck_u32 before = 0;
     if (tile) {
@@ -490,18 +507,20 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
 #endif
 extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_PASS_MINB)
 ck_rx_pass(ck_u32 n, const ck_kt *keys, ck_kt *keys_out, int shift, const ck_u32 *hist, unsigned long long *status,
-           ck_u32 *counter, int epoch, const char *raw_in, char *raw_out, int kdesc)
+           ck_u32 *counter, int epoch, const char *raw_in, char *raw_out, int kdesc, int how)
 {
     ck_rx_pass_body<false>(n, keys, NULL, keys_out, NULL, 0, 0, shift, hist, status, counter, epoch, raw_in, raw_out,
-                           kdesc);
+                           kdesc, how);
 }
 
 extern "C" __global__ void __launch_bounds__(CK_RX_THREADS, CK_RX_MINB)
 ck_rx_pass_pay(ck_u32 n, const ck_kt *keys, const ck_u32 *pay, ck_kt *keys_out, ck_u32 *pay_out, int mode,
-               long long len, int shift, const ck_u32 *hist, unsigned long long *status, ck_u32 *counter, int epoch)
+               long long len, int shift, const ck_u32 *hist, unsigned long long *status, ck_u32 *counter, int epoch,
+               int how)
 {
+    /* element numbers carry the order of equal keys: stable ranks only */
     ck_rx_pass_body<true>(n, keys, pay, keys_out, pay_out, mode, len, shift, hist, status, counter, epoch, NULL, NULL,
-                          0);
+                          0, how == CK_RANK_MATCH ? CK_RANK_MATCH : CK_RANK_BALLOT);
 }
 
 /* After the passes: position i of row r holds element pay[i] (of row r). */
@@ -602,7 +621,7 @@ static __device__ __forceinline__ void ck_rows_sort(long long nrows, int len, ch
             col[i] = (ck_u32)li;
         }
         for (int shift = 0; shift < 8 * CK_SK_KB; shift += 8) {
-            ck_tile_rank<ITEMS>(key, shift, CK_RX_THREADS * ITEMS, pos, wh, lst, sh);
+            ck_tile_rank<ITEMS, CK_RANK_BALLOT>(key, shift, CK_RX_THREADS * ITEMS, pos, wh, lst, sh);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 sk[pos[i]] = key[i];

@@ -70,8 +70,20 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
     ck_status s = need_sort_slot(a, 0);
     if (s != CK_OK) return s;
     ck_array work, idx = {0};
-    s = axis_last_copy(&work, a, &axis, axis_none);
-    if (s != CK_OK) return s;
+    /* values of a C-contiguous array along its last axis (or all of it):
+     * the backend reads them where they are and writes a new array */
+    const char *src = NULL;
+    if (!arg && a->size > 0 && (a->flags & CK_ARRAY_C_CONTIGUOUS) &&
+        (axis_none || a->ndim == 1 || (a->ndim > 1 && (axis == -1 || axis == a->ndim - 1)))) {
+        int64_t n = a->size;
+        s = ck_array_empty(&work, axis_none ? 1 : a->ndim, axis_none ? &n : a->shape, a->dtype, ck_array_device(a));
+        if (s != CK_OK) return s;
+        src = a->data;
+        axis = axis_none ? 0 : a->ndim - 1;
+    } else {
+        s = axis_last_copy(&work, a, &axis, axis_none);
+        if (s != CK_OK) return s;
+    }
     int64_t len = work.ndim ? work.shape[work.ndim - 1] : 1;
     ck_sort_desc d;
     memset(&d, 0, sizeof d);
@@ -81,6 +93,7 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
     d.sort_values = !arg;
     d.len = len;
     d.nrows = len ? work.size / len : 0;
+    d.src = src;
     d.data = work.data;
     d.row_stride = len * ck_array_itemsize(&work);
     d.elem_stride = ck_array_itemsize(&work);

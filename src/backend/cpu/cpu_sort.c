@@ -183,6 +183,7 @@ static void sort_rows(void *vctx, int64_t begin, int64_t end, int worker)
 ck_status ck_cpu_sort(const ck_sort_desc *d)
 {
     if (d->nrows <= 0 || d->len <= 0) return CK_OK;
+    if (d->src) memcpy(d->data, d->src, (size_t)(d->nrows * d->len) * (size_t)ck_dtype_get_info(d->type)->itemsize);
     sort_ctx c = {d, key_bytes(d->type), ck_dtype_is_complex(d->type), ck_dtype_get_info(d->type)->itemsize, CK_OK};
     /* rows of a few thousand elements each are worth a thread */
     int64_t grain = d->len >= 4096 ? 1 : 4096 / d->len;

@@ -35,6 +35,12 @@
 #define BITONIC_MAX 256
 #define ROWS4_MAX 1024
 #define ROWS16_MAX 4096
+/* the passes' ways of ranking a tile (CK_RANK_* in the kernels): by
+ * ballots, by a match instruction when a digit takes at most
+ * RANK_MATCH_DIGITS values over all keys, by atomics (unstable) for the
+ * first pass of a keys-only sort */
+enum { RANK_BALLOT, RANK_MATCH, RANK_ATOMIC };
+#define RANK_MATCH_DIGITS 16
 
 typedef struct sort_spec { ck_dtype t; } sort_spec;
 
@@ -152,6 +158,24 @@ static ck_status rx_alloc(rx_bufs *b, ck_device dev, size_t sz_keys, size_t sz_p
     return CK_OK;
 }
 
+/* The values of one row of integers, or of floats sorted ascending, come
+ * back from their keys: no element numbers to carry (1: integers, 2:
+ * floats, keyed by the plain transform). */
+static int keys_only_kind(const ck_sort_desc *d)
+{
+    if (d->idx || d->nrows != 1) return 0;
+    if (d->type == CK_FLOAT16 || d->type == CK_FLOAT32 || d->type == CK_FLOAT64) return d->descending ? 0 : 2;
+    return ck_dtype_is_integer(d->type) ? 1 : 0;
+}
+
+/* ... and when the row is contiguous and long, the passes read and write
+ * the values themselves (and can read them from d->src) */
+static int raw_sort(const ck_sort_desc *d)
+{
+    return !ck_dtype_is_complex(d->type) && d->len > ROWS16_MAX && keys_only_kind(d) &&
+           d->elem_stride == (int64_t)ck_dtype_get_info(d->type)->itemsize;
+}
+
 static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUstream st)
 {
     ck_status s = CK_OK;
@@ -160,13 +184,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     const int kb = key_bytes(d->type);
     size_t ksz = kb > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
     unsigned ntiles = (n + RX_TILE - 1) / RX_TILE;
-    /* the values of one row of integers, or of floats sorted ascending,
-     * come back from their keys: no element numbers to carry */
-    int fkeys = !d->idx && d->nrows == 1 && !d->descending &&
-                (d->type == CK_FLOAT16 || d->type == CK_FLOAT32 || d->type == CK_FLOAT64);
-    int keys_only = fkeys || (!d->idx && d->nrows == 1 && ck_dtype_is_integer(d->type));
-    /* ... and when the row is contiguous, the passes read and write it */
-    int raw = keys_only && d->elem_stride == (int64_t)isz;
+    int fkeys = keys_only_kind(d) == 2, keys_only = keys_only_kind(d) != 0, raw = raw_sort(d);
     size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4;
     size_t sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
     rx_bufs b;
@@ -178,6 +196,9 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     long long irs = d->idx_row_stride, ies = d->idx_elem_stride;
     int desc = d->descending, kdesc = desc | (fkeys ? 2 : 0), epoch = 0, mode = 0;
     char *data = d->data, *k0 = b.k0, *k1 = b.k1, *p0 = b.p0, *p1 = b.p1, *none = NULL;
+    /* where the values are read: d->src (raw sorts only; other sorts had it
+     * copied to data) */
+    const char *in = raw && d->src ? d->src : data;
     /* the keys kernel: four elements a thread a step, and few enough blocks
      * that adding their histograms up stays cheap */
     unsigned kgrid = ck_cuda_grid_for(dev, (n + 3) / 4, 256), kcap = (unsigned)ck_cuda_devices[dev].sm_count * 6;
@@ -193,35 +214,52 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
         int w = words[wi], init = wi == 0, np = w == 2 ? 1 : kb;
         uint32_t *hist = b.hist + wi * 8 * 256;
         char *kout = raw ? NULL : k0;
-        void *kargs[] = {&n, &len, &data, &rs, &es, &p0, &kout, &w, &kdesc, &init, &hist};
+        void *kargs[] = {&n, &len, &in, &rs, &es, &p0, &kout, &w, &kdesc, &init, &hist};
         LAUNCH(fns[K_KEYS], kgrid, 256, 0, kargs, "sort keys");
-        int shifts[8], npass = 0;
+        int shifts[8], hows[8], npass = 0;
         if (skip) {
             uint32_t h[8 * 256];
             r = ck_cu.cuMemcpyDtoHAsync_v2(h, (CUdeviceptr)(uintptr_t)hist, (size_t)np * 256 * 4, st);
             if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st);
             if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemcpyDtoHAsync (sort)", __func__, __FILE__, __LINE__); goto done; }
             for (int p = 0; p < np; p++) {
-                int shared = 0;
-                for (int dg = 0; dg < 256 && !shared; dg++) shared = h[p * 256 + dg] == n;
-                if (!shared) shifts[npass++] = 8 * p;
+                int shared = 0, used = 0;
+                for (int dg = 0; dg < 256; dg++) {
+                    shared |= h[p * 256 + dg] == n;
+                    used += h[p * 256 + dg] != 0;
+                }
+                if (shared) continue;
+                hows[npass] = used <= RANK_MATCH_DIGITS ? RANK_MATCH : RANK_BALLOT;
+                shifts[npass++] = 8 * p;
             }
         } else {
-            for (int p = 0; p < np; p++) shifts[npass++] = 8 * p;
+            for (int p = 0; p < np; p++) {
+                hows[npass] = RANK_BALLOT;
+                shifts[npass++] = 8 * p;
+            }
         }
+        /* a keys-only sort's first pass needs no stable ranks */
+        if (keys_only && npass) hows[0] = RANK_ATOMIC;
         /* raw: the first pass reads the values; the last writes them back
          * unless it is also the first (no pass in place) */
-        if (raw && npass == 0) goto done;   /* every key equal: the values are sorted */
+        if (raw && npass == 0) {   /* every key equal: the values are sorted */
+            if (in != data) {
+                r = ck_cu.cuMemcpyDtoDAsync_v2((CUdeviceptr)(uintptr_t)data, (CUdeviceptr)(uintptr_t)in, n * isz, st);
+                if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemcpyDtoDAsync (sort)", __func__, __FILE__, __LINE__); goto done; }
+            }
+            goto done;
+        }
         for (int j = 0; j < npass; j++) {
             epoch++;
-            const char *rin = raw && j == 0 ? data : NULL;
+            const char *rin = raw && j == 0 ? in : NULL;
             char *rout = raw && j == npass - 1 && j > 0 ? data : NULL;
             uint32_t *h = hist + (shifts[j] / 8) * 256, *ctr = b.counters + epoch;
             if (keys_only) {
-                void *xargs[] = {&n, &k0, &k1, &shifts[j], &h, &b.status, &ctr, &epoch, &rin, &rout, &kdesc};
+                void *xargs[] = {&n, &k0, &k1, &shifts[j], &h, &b.status, &ctr, &epoch, &rin, &rout, &kdesc, &hows[j]};
                 LAUNCH(fns[K_PASS], ntiles, 256, 0, xargs, "sort pass");
             } else {
-                void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shifts[j], &h, &b.status, &ctr, &epoch};
+                void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shifts[j], &h, &b.status, &ctr, &epoch,
+                                 &hows[j]};
                 LAUNCH(fns[K_PASS_PAY], ntiles, 256, 0, xargs, "sort pass");
             }
             char *t = k0; k0 = k1; k1 = t;
@@ -248,7 +286,10 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
             epoch++;
             int shift = 8 * p;
             uint32_t *h = hist + p * 256, *ctr = b.counters + epoch;
-            void *xargs[] = {&n, &k0, &p0, &none, &p1, &mode, &len, &shift, &h, &b.status, &ctr, &epoch};
+            /* the rows' digits this pass: how many values they take */
+            int64_t vals = (d->nrows + ((int64_t)1 << shift) - 1) >> shift;
+            int how = vals <= RANK_MATCH_DIGITS ? RANK_MATCH : RANK_BALLOT;
+            void *xargs[] = {&n, &k0, &p0, &none, &p1, &mode, &len, &shift, &h, &b.status, &ctr, &epoch, &how};
             LAUNCH(fns[K_PASS_PAY], ntiles, 256, 0, xargs, "sort row pass");
             char *t = p0; p0 = p1; p1 = t;
         }
@@ -277,16 +318,19 @@ ck_status ck_cuda_sort(const ck_sort_desc *d)
     if (d->nrows <= 0 || d->len <= 0) return CK_OK;
     if (d->nrows > INT64_MAX / d->len || d->nrows * d->len > (int64_t)0xFFFFFFFFu - RX_TILE)
         return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "sorting 2**32 or more elements at once on the GPU is not implemented");
-    if (d->len == 1) {   /* nothing moves: the index is 0 */
-        if (!d->idx) return CK_OK;
-    }
     int dev = d->dev.index;
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
+    CUstream st = ck_cuda_current_stream(dev);
+    if (d->src && !raw_sort(d)) {   /* the input where the sort works */
+        size_t bytes = (size_t)(d->nrows * d->len) * (size_t)ck_dtype_get_info(d->type)->itemsize;
+        CK_CHECK_CU(ck_cu.cuMemcpyDtoDAsync_v2((CUdeviceptr)(uintptr_t)d->data, (CUdeviceptr)(uintptr_t)d->src,
+                                               bytes, st));
+    }
+    if (d->len == 1 && !d->idx) return CK_OK;   /* nothing moves */
     CUfunction fns[K_N] = {0};
     s = get_fns(dev, d->type, fns);
     if (s != CK_OK) return s;
-    CUstream st = ck_cuda_current_stream(dev);
     if (!ck_dtype_is_complex(d->type) && d->len <= ROWS16_MAX) return block_sort(d, fns, st);
     return radix_sort(d, fns, dev, st);
 }
