@@ -204,29 +204,105 @@ static ck_status check_inputs(int n, const ck_array *const *arrays, ck_dtype *dt
     return CK_OK;
 }
 
+/* Copy n pieces (each of out's ndim, with out's shape off the axis) into
+ * out one after another along axis.  A backend with the copy_pieces slot
+ * gets them CK_PIECES_MAX at a time (one launch on the GPU); a piece of
+ * another dtype than out's is cast first, one cast each, so that the slot
+ * only moves bytes: the one-launch path is for pieces of out's dtype.
+ * Other backends assign piece by piece. */
+static ck_status join_into(ck_array *out, int n, const ck_array *pieces, int axis)
+{
+    const ck_backend_iface *be = ck_backend_for(ck_array_device(out));
+    ck_status s = CK_OK;
+    if (!be->copy_pieces || out->size == 0) {
+        int64_t off = 0;
+        for (int i = 0; i < n && s == CK_OK; i++) {
+            s = assign_slice(out, axis, off, pieces[i].shape[axis], &pieces[i]);
+            off += pieces[i].shape[axis];
+        }
+        return s;
+    }
+    ck_pieces_desc *d = malloc(sizeof *d);
+    ck_array *cast = malloc(CK_PIECES_MAX * sizeof *cast);
+    if (!d || !cast) {
+        free(d);
+        free(cast);
+        return ck_error_set(CK_ERR_MEMORY, "out of memory planning a concatenate");
+    }
+    memset(d, 0, sizeof *d);
+    d->dev = ck_array_device(out);
+    d->itemsize = ck_array_itemsize(out);
+    d->ndim = out->ndim;
+    d->axis = axis;
+    memcpy(d->shape, out->shape, (size_t)out->ndim * sizeof *d->shape);
+    memcpy(d->out_strides, out->strides, (size_t)out->ndim * sizeof *d->out_strides);
+    d->out = out->data;
+    int ncast = 0;
+    int64_t off = 0;
+    for (int i = 0; i < n && s == CK_OK; i++) {
+        const ck_array *x = &pieces[i];
+        int64_t len = x->shape[axis];
+        if (len == 0) continue;
+        if (x->dtype != out->dtype) {
+            if ((s = ck_array_astype(&cast[ncast], x, out->dtype, 0)) != CK_OK) break;
+            x = &cast[ncast++];
+        }
+        ck_piece *pc = &d->pieces[d->npieces++];
+        pc->data = x->data;
+        pc->offset = off;
+        pc->len = len;
+        memcpy(pc->strides, x->strides, (size_t)x->ndim * sizeof *pc->strides);
+        off += len;
+        if (d->npieces == CK_PIECES_MAX) {
+            s = be->copy_pieces(d);
+            d->npieces = 0;
+            /* stream-ordered frees: the launch still reads them safely */
+            while (ncast > 0) ck_array_release(&cast[--ncast]);
+        }
+    }
+    if (s == CK_OK && d->npieces > 0) s = be->copy_pieces(d);
+    while (ncast > 0) ck_array_release(&cast[--ncast]);
+    free(cast);
+    free(d);
+    return s;
+}
+
+/* Room for the pieces of a join (views of the inputs), zeroed so that
+ * release_views may run before all are made. */
+static ck_array *alloc_views(int n)
+{
+    ck_array *v = calloc((size_t)(n > 0 ? n : 1), sizeof *v);
+    if (!v) ck_error_set(CK_ERR_MEMORY, "out of memory planning a concatenate");
+    return v;
+}
+
+static void release_views(ck_array *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].buf) ck_array_release(&v[i]);
+    free(v);
+}
+
 ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
 {
     ck_status s = check_inputs(n, arrays, &dt, "concatenate");
     if (s != CK_OK) return s;
     ck_device dev = ck_array_device(arrays[0]);
+    ck_array *views;
     if (axis == CK_AXIS_FLAT) {
         int64_t total = 0;
         for (int i = 0; i < n; i++) total += arrays[i]->size;
-        if ((s = ck_array_empty(out, 1, &total, dt, dev)) != CK_OK) return s;
-        int64_t off = 0;
+        if (!(views = alloc_views(n))) return ck_error_status();
+        /* flat views (a copy only for a piece whose layout cannot be one) */
         for (int i = 0; i < n && s == CK_OK; i++) {
-            /* the destination piece is contiguous, so it takes the input's
-             * shape as a view and the copy needs no flattened input */
-            ck_array piece, shaped;
-            slice_axis(&piece, out, 0, off, arrays[i]->size, 1);
-            s = ck_array_reshape(&shaped, &piece, arrays[i]->ndim, arrays[i]->shape, 0);
-            ck_array_release(&piece);
-            if (s != CK_OK) break;
-            s = ck_array_assign(&shaped, arrays[i]);
-            ck_array_release(&shaped);
-            off += arrays[i]->size;
+            int64_t size = arrays[i]->size;
+            s = ck_array_reshape(&views[i], arrays[i], 1, &size, 0);
         }
-        if (s != CK_OK) ck_array_release(out);
+        if (s == CK_OK && (s = ck_array_empty(out, 1, &total, dt, dev)) == CK_OK) {
+            s = join_into(out, n, views, 0);
+            if (s != CK_OK) ck_array_release(out);
+        }
+        release_views(views, n);
         return s;
     }
     int nd = arrays[0]->ndim;
@@ -249,13 +325,13 @@ ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, in
                                     (long long)x->shape[d]);
         shape[axis] += x->shape[axis];
     }
-    if ((s = ck_array_empty(out, nd, shape, dt, dev)) != CK_OK) return s;
-    int64_t off = 0;
-    for (int i = 0; i < n && s == CK_OK; i++) {
-        s = assign_slice(out, axis, off, arrays[i]->shape[axis], arrays[i]);
-        off += arrays[i]->shape[axis];
+    if (!(views = alloc_views(n))) return ck_error_status();
+    for (int i = 0; i < n; i++) ck_array_view(&views[i], arrays[i]);
+    if ((s = ck_array_empty(out, nd, shape, dt, dev)) == CK_OK) {
+        s = join_into(out, n, views, axis);
+        if (s != CK_OK) ck_array_release(out);
     }
-    if (s != CK_OK) ck_array_release(out);
+    release_views(views, n);
     return s;
 }
 
@@ -272,18 +348,28 @@ ck_status ck_stack(ck_array *out, int n, const ck_array *const *arrays, int axis
     if (ck_axis_normalize(&axis, nd + 1) != CK_OK) return ck_error_status();
     int64_t shape[CK_MAXDIMS];
     for (int d = 0, j = 0; d <= nd; d++) shape[d] = d == axis ? n : arrays[0]->shape[j++];
-    if ((s = ck_array_empty(out, nd + 1, shape, dt, ck_array_device(arrays[0]))) != CK_OK) return s;
-    for (int i = 0; i < n && s == CK_OK; i++) {
-        ck_array piece, flat;
-        slice_axis(&piece, out, axis, i, 1, 1);
-        uint64_t mask = (uint64_t)1 << axis;
-        s = ck_array_squeeze(&flat, &piece, mask, 0);
-        ck_array_release(&piece);
-        if (s != CK_OK) break;
-        s = ck_array_assign(&flat, arrays[i]);
-        ck_array_release(&flat);
+    ck_array *views = alloc_views(n);
+    if (!views) return ck_error_status();
+    /* each input with a new axis of length 1: stack is a concatenate of them */
+    for (int i = 0; i < n; i++) {
+        int64_t sh[CK_MAXDIMS], st[CK_MAXDIMS];
+        for (int d = 0, j = 0; d <= nd; d++) {
+            if (d == axis) {
+                sh[d] = 1;
+                st[d] = 0;
+                continue;
+            }
+            sh[d] = arrays[i]->shape[j];
+            st[d] = arrays[i]->strides[j++];
+        }
+        ck_array_view(&views[i], arrays[i]);
+        ck_array_set_layout(&views[i], nd + 1, sh, st);
     }
-    if (s != CK_OK) ck_array_release(out);
+    if ((s = ck_array_empty(out, nd + 1, shape, dt, ck_array_device(arrays[0]))) == CK_OK) {
+        s = join_into(out, n, views, axis);
+        if (s != CK_OK) ck_array_release(out);
+    }
+    release_views(views, n);
     return s;
 }
 
