@@ -594,25 +594,12 @@ static int assign_value(ck_array *view, PyObject *value)
     return r;
 }
 
-/* value as an array of a's dtype where it is a Python scalar or sequence
- * (converted as a scalar store would), else as it is; new reference. */
+/* value (not a scalar) as an array: a Python sequence converted to a's
+ * dtype element by element as a scalar store would, anything else as it
+ * is; new reference. */
 static PyObject *value_array(PyObject *value, const ck_array *a)
 {
-    if (CkArray_Check(value)) {
-        Py_INCREF(value);
-        return value;
-    }
-    ck_scalar s;
-    int weak = 0;
-    int r = ck_py_scalar_from_obj(value, &s, &weak);
-    if (r < 0) return NULL;
-    if (r == 0) {
-        if (weak && ck_py_check_weak_scalar(&s, a->dtype) < 0) return NULL;
-        ck_array t;
-        int64_t none = 0;
-        ck_status st = ck_full(&t, 0, &none, weak ? a->dtype : s.dtype, &s, ck_array_device(a));
-        return st == CK_OK ? ck_py_wrap(&t, NULL) : ck_py_raise(st);
-    }
+    if (CkArray_Check(value)) return Py_NewRef(value);
     ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? a->dtype : CK_DTYPE_INVALID;
     return ck_py_asarray(value, as, -1, 1, ck_array_device(a));
 }
@@ -620,6 +607,24 @@ static PyObject *value_array(PyObject *value, const ck_array *a)
 static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
 {
     ck_array *a = CK_ARR(self);
+    ck_index_item items[IX_MAX_ITEMS];
+    if (!CkArray_Check(value)) {
+        /* a scalar goes to the core as it is: x[mask] = 0 is then one
+         * where() kernel, with no array made for the value */
+        ck_scalar sc;
+        int weak = 0;
+        int r = ck_py_scalar_from_obj(value, &sc, &weak);
+        if (r < 0) return -1;
+        if (r == 0) {
+            if (weak && ck_py_check_weak_scalar(&sc, a->dtype) < 0) return -1;
+            if (ck_dtype_is_complex(sc.dtype) && !ck_dtype_is_complex(a->dtype) && a->dtype != CK_BOOL &&
+                PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+                return -1;
+            core_items(k, items);
+            ck_status s = ck_index_fill(a, (int)k->c.stored, items, &sc, CK_INDEX_RAISE);
+            return s == CK_OK ? 0 : ck_py_raise_int(s);
+        }
+    }
     PyObject *v = value_array(value, a);
     if (!v) return -1;
     const ck_array *va = CK_ARR(v);
@@ -628,7 +633,6 @@ static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
         PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
         r = -1;
     if (r == 0) {
-        ck_index_item items[IX_MAX_ITEMS];
         core_items(k, items);
         ck_status s = ck_index_set(a, (int)k->c.stored, items, va, CK_INDEX_RAISE);
         if (s != CK_OK) r = ck_py_raise_int(s);
