@@ -108,8 +108,11 @@ typedef struct ck_nonzero_desc {
 /* Boolean-mask selection (x[mask] with mask.shape == x.shape): the src
  * elements where mask is true, in C order over shape, packed into out
  * (contiguous, count elements, count from a count_nonzero the op layer
- * ran first).  Elements move as raw bytes.  A backend without it gets
- * nonzero and a gather instead. */
+ * ran first).  Elements move as raw bytes.  With expand set, the reverse
+ * (x[mask] = values): out's count packed elements are written to the src
+ * elements where mask is true (src is written, out read; they do not
+ * overlap, nor does the mask src).  A backend without the slot gets
+ * nonzero and a gather (scatter) instead. */
 typedef struct ck_compress_desc {
     ck_device dev;
     int itemsize;
@@ -117,10 +120,11 @@ typedef struct ck_compress_desc {
     int64_t shape[CK_MAXDIMS];
     const char *mask;                  /* bool */
     int64_t mask_strides[CK_MAXDIMS];
-    const char *src;
+    char *src;
     int64_t src_strides[CK_MAXDIMS];
     int64_t count;
     char *out;
+    int expand;
 } ck_compress_desc;
 
 /* Sorting: nrows independent rows of len elements each, row r at

@@ -474,6 +474,60 @@ static int try_masked_where(ck_array *a, int n, const ck_index_item *items, cons
     return 1;
 }
 
+/* x[mask] = values with one mask over all of x's dims, on a backend with
+ * the compress slot: the mask's count (the one host sync, for NumPy's size
+ * check), then one compaction writing the values to x's true elements in
+ * C order: no nonzero and no scatter.  v is of a's dtype on a's device and
+ * does not overlap a.  Returns 0 when the key or v is not of that form
+ * (nothing done), else 1 with *st set. */
+static int try_expand(ck_array *a, int n, const ck_index_item *items, const ck_array *v, ck_status *st)
+{
+    const ck_backend_iface *be = ck_backend_for(ck_array_device(a));
+    int trailing;
+    const ck_array *k = leading_mask(a, n, items, &trailing);
+    if (!be->compress || !k || trailing != 0 || v->ndim != 1) return 0;
+    ck_array m, packed = {0};
+    ck_status s = CK_OK;
+    /* a mask that a itself holds (b[b] = ...) is read from a copy */
+    if (!ck_device_equal(ck_array_device(k), ck_array_device(a))) s = ck_array_to_device(&m, k, ck_array_device(a));
+    else if (ck_array_may_overlap(k, a)) s = ck_array_astype(&m, k, CK_BOOL, 0);
+    else ck_array_view(&m, k);
+    if (s != CK_OK) {
+        *st = s;
+        return 1;
+    }
+    int64_t count = 0;
+    s = count_true(&m, &count);
+    if (s == CK_OK && v->shape[0] != count)
+        s = ck_error_set(CK_ERR_VALUE, "NumPy boolean array indexing assignment cannot assign %lld input values to "
+                                       "the %lld output values where the mask is true",
+                         (long long)v->shape[0], (long long)count);
+    if (s == CK_OK) {
+        if (v->flags & CK_ARRAY_C_CONTIGUOUS) ck_array_view(&packed, v);
+        else s = ck_array_astype(&packed, v, v->dtype, 0);
+    }
+    if (s == CK_OK && count > 0) {
+        ck_compress_desc d;
+        memset(&d, 0, sizeof d);
+        d.dev = ck_array_device(a);
+        d.itemsize = ck_array_itemsize(a);
+        d.ndim = a->ndim;
+        memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
+        d.mask = m.data;
+        memcpy(d.mask_strides, m.strides, (size_t)a->ndim * 8);
+        d.src = a->data;
+        memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
+        d.count = count;
+        d.out = packed.data;
+        d.expand = 1;
+        s = be->compress(&d);
+    }
+    if (packed.buf) ck_array_release(&packed);
+    ck_array_release(&m);
+    *st = s;
+    return 1;
+}
+
 ck_status ck_index_set(ck_array *a, int n, const ck_index_item *items, const ck_array *values, ck_index_mode mode)
 {
     if (!(a->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "assignment destination is read-only");
@@ -503,7 +557,7 @@ ck_status ck_index_set(ck_array *a, int n, const ck_index_item *items, const ck_
         ck_array_view(&v, values);
     }
     if (s != CK_OK) return s;
-    if (try_masked_where(a, n, items, &v, NULL, &s)) {
+    if (try_masked_where(a, n, items, &v, NULL, &s) || try_expand(a, n, items, &v, &s)) {
         ck_array_release(&v);
         return s;
     }

@@ -1,5 +1,6 @@
 /* Every advanced-indexing kernel kind (gather, the scatter passes, the
- * index check, nonzero's count, scan and write, x[mask]'s select)
+ * index check, nonzero's count, scan and write, x[mask]'s select and
+ * x[mask] = values' expand)
  * compiles through NVRTC (no GPU needed), for the element widths of
  * several dtypes, each index mode, 0 to 4 dims (and 32), parameters by
  * value and by pointer.  Most go in PTX-only
@@ -68,6 +69,8 @@ int main(void)
         }
         ck_cuda_ix_spec sel = {.kind = CK_IXK_SELECT, .ndim = 2, .contig = 1, .unit = 4, .units = 1};
         add("cubin_select", &sel);
+        ck_cuda_ix_spec ex = {.kind = CK_IXK_EXPAND, .ndim = 3, .unit = 8, .units = 2};
+        add("cubin_expand", &ex);
         batch_flush(1);
     }
 
@@ -128,11 +131,14 @@ int main(void)
             for (int contig = 0; contig < 2; contig++) {
                 int unit = isz >= 8 ? 8 : isz;
                 if (!contig && nd == 3 && unit > 1) unit /= 2;
-                ck_cuda_ix_spec z = {.kind = CK_IXK_SELECT, .ndim = nd, .contig = contig, .unit = unit,
-                                     .units = isz / unit, .idx64 = nd == 2};
-                char what[64];
-                snprintf(what, sizeof what, "select_%s_%dd_contig%d", ck_dtype_get_info(types[t])->name, nd, contig);
-                add(what, &z);
+                for (int kind = CK_IXK_SELECT; kind <= CK_IXK_EXPAND; kind++) {
+                    ck_cuda_ix_spec z = {.kind = kind, .ndim = nd, .contig = contig, .unit = unit,
+                                         .units = isz / unit, .idx64 = nd == 2};
+                    char what[64];
+                    snprintf(what, sizeof what, "%s_%s_%dd_contig%d", kind == CK_IXK_SELECT ? "select" : "expand",
+                             ck_dtype_get_info(types[t])->name, nd, contig);
+                    add(what, &z);
+                }
             }
         }
     }
