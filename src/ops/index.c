@@ -341,6 +341,26 @@ static ck_status count_true(const ck_array *mask, int64_t *count)
     return CK_OK;
 }
 
+/* The compress slot over a and its mask m (a's shape, on a's device):
+ * packed is x[mask]'s output, or with expand the values written. */
+static ck_status run_compress(const ck_array *a, const ck_array *m, char *packed, int64_t count, int expand)
+{
+    ck_compress_desc d;
+    memset(&d, 0, sizeof d);
+    d.dev = ck_array_device(a);
+    d.itemsize = ck_array_itemsize(a);
+    d.ndim = a->ndim;
+    memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
+    d.mask = m->data;
+    memcpy(d.mask_strides, m->strides, (size_t)a->ndim * 8);
+    d.src = a->data;
+    memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
+    d.count = count;
+    d.out = packed;
+    d.expand = expand;
+    return ck_backend_for(ck_array_device(a))->compress(&d);
+}
+
 /* x[mask] with one mask over all of x's dims, on a backend with the
  * compress slot: one compaction, no coordinates and no gather.  Returns 0
  * when the key is not of that form (nothing done), else 1 with *st set. */
@@ -361,19 +381,7 @@ static int try_compress(ck_array *out, const ck_array *a, int n, const ck_index_
         s = count_true(&m, &count);
         if (s == CK_OK) s = ck_array_empty(out, 1, &count, a->dtype, ck_array_device(a));
         if (s == CK_OK) {
-            ck_compress_desc d;
-            memset(&d, 0, sizeof d);
-            d.dev = ck_array_device(a);
-            d.itemsize = ck_array_itemsize(a);
-            d.ndim = a->ndim;
-            memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
-            d.mask = m.data;
-            memcpy(d.mask_strides, m.strides, (size_t)a->ndim * 8);
-            d.src = a->data;
-            memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
-            d.count = count;
-            d.out = out->data;
-            s = be->compress(&d);
+            s = run_compress(a, &m, out->data, count, 0);
             if (s != CK_OK) ck_array_release(out);
         }
         ck_array_release(&m);
@@ -506,22 +514,7 @@ static int try_expand(ck_array *a, int n, const ck_index_item *items, const ck_a
         if (v->flags & CK_ARRAY_C_CONTIGUOUS) ck_array_view(&packed, v);
         else s = ck_array_astype(&packed, v, v->dtype, 0);
     }
-    if (s == CK_OK && count > 0) {
-        ck_compress_desc d;
-        memset(&d, 0, sizeof d);
-        d.dev = ck_array_device(a);
-        d.itemsize = ck_array_itemsize(a);
-        d.ndim = a->ndim;
-        memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
-        d.mask = m.data;
-        memcpy(d.mask_strides, m.strides, (size_t)a->ndim * 8);
-        d.src = a->data;
-        memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
-        d.count = count;
-        d.out = packed.data;
-        d.expand = 1;
-        s = be->compress(&d);
-    }
+    if (s == CK_OK && count > 0) s = run_compress(a, &m, packed.data, count, 1);
     if (packed.buf) ck_array_release(&packed);
     ck_array_release(&m);
     *st = s;

@@ -508,12 +508,19 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
 /* --------------------------------------------------------------- setitem */
 
 /* The core copies and fills without Python, so large ones let other threads run. */
+/* NumPy's ComplexWarning for a store of complex values into a real array
+ * (-1 when the warning was made an error). */
+static int warn_complex_store(ck_dtype from, ck_dtype to)
+{
+    if (ck_dtype_is_complex(from) && !ck_dtype_is_complex(to) && to != CK_BOOL)
+        return PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1);
+    return 0;
+}
+
 static int run_assign(ck_array *dst, const ck_array *src)
 {
     ck_status s;
-    if (ck_dtype_is_complex(src->dtype) && !ck_dtype_is_complex(dst->dtype) && dst->dtype != CK_BOOL &&
-        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
-        return -1;
+    if (warn_complex_store(src->dtype, dst->dtype) < 0) return -1;
     if (dst->size >= CK_PY_NOGIL_MIN) {
         Py_BEGIN_ALLOW_THREADS
         s = ck_array_assign(dst, src);
@@ -617,9 +624,7 @@ static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
         if (r < 0) return -1;
         if (r == 0) {
             if (weak && ck_py_check_weak_scalar(&sc, a->dtype) < 0) return -1;
-            if (ck_dtype_is_complex(sc.dtype) && !ck_dtype_is_complex(a->dtype) && a->dtype != CK_BOOL &&
-                PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
-                return -1;
+            if (warn_complex_store(sc.dtype, a->dtype) < 0) return -1;
             core_items(k, items);
             ck_status s = ck_index_fill(a, (int)k->c.stored, items, &sc, CK_INDEX_RAISE);
             return s == CK_OK ? 0 : ck_py_raise_int(s);
@@ -628,10 +633,7 @@ static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
     PyObject *v = value_array(value, a);
     if (!v) return -1;
     const ck_array *va = CK_ARR(v);
-    int r = 0;
-    if (ck_dtype_is_complex(va->dtype) && !ck_dtype_is_complex(a->dtype) && a->dtype != CK_BOOL &&
-        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
-        r = -1;
+    int r = warn_complex_store(va->dtype, a->dtype) < 0 ? -1 : 0;
     if (r == 0) {
         core_items(k, items);
         ck_status s = ck_index_set(a, (int)k->c.stored, items, va, CK_INDEX_RAISE);

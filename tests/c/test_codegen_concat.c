@@ -17,33 +17,16 @@
 #include "ck_nvrtc_batch.h"
 
 static int compiled_;
-static uint64_t keys_[4096];
-static int nkeys_;
 
 static void add(const char *what, const ck_cuda_cat_spec *sp)
 {
-    uint64_t key = ck_cuda_cat_key(sp);
-    CHECK(key >> 56 == CK_CUDA_CAT_FAMILY, "%s: key %llx is not of family 0x47", what, (unsigned long long)key);
-    for (int i = 0; i < nkeys_; i++) CHECK(keys_[i] != key, "%s: key %llx used twice", what, (unsigned long long)key);
-    if (nkeys_ < (int)(sizeof keys_ / sizeof keys_[0])) keys_[nkeys_++] = key;
+    batch_check_key(what, ck_cuda_cat_key(sp), CK_CUDA_CAT_FAMILY);
     CHECK(ck_cuda_cat_params_size(sp) <= CK_CAT_PARAM_BYTES, "%s: %zu bytes of parameters", what,
           ck_cuda_cat_params_size(sp));
     char *src = ck_cuda_cat_source(sp);
     CHECK(src != NULL, "%s: no source: %s", what, ck_error_message());
     if (!src) return;
-    const char *name = ck_cuda_cat_name(sp);
-    size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
-    CHECK(strlen(src) > pre && strstr(src + pre, name), "%s: no kernel named %s", what, name);
-    int id = batch_next_id();
-    char from[48], to[48];
-    snprintf(from, sizeof from, "%s(", name);
-    snprintf(to, sizeof to, "%s_%d(", name, id);
-    ck_sbuf body = {0}, prog = {0};
-    batch_replace_all(&body, src + pre, from, to);
-    ck_sbuf_printf(&prog, "namespace cat%d {\n%s\n}\n", id, body.s);
-    batch_add(what, prog.s, 100);
-    free(body.s);
-    free(prog.s);
+    batch_add_kernel(what, src, ck_cuda_cat_name(sp), 100);
     free(src);
     compiled_++;
 }
@@ -152,14 +135,7 @@ static ck_status host_copy_pieces(const ck_pieces_desc *d) { return ck_cuda_cat_
 
 /* ------------------------------------------------------- random joins */
 
-static uint64_t rng_ = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    rng_ ^= rng_ << 13;
-    rng_ ^= rng_ >> 7;
-    rng_ ^= rng_ << 17;
-    return rng_;
-}
+static uint64_t rnd(void) { return ck_test_rand(); }
 static int rndint(int n) { return (int)(rnd() % (uint64_t)n); }
 
 /* An array of shape in a random layout (contiguous, every other element,

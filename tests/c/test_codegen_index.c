@@ -13,34 +13,15 @@
 
 static int compiled_;
 
-/* keys seen, to check that no two specs share one */
-static uint64_t keys_[4096];
-static int nkeys_;
 
 static void add(const char *what, const ck_cuda_ix_spec *sp)
 {
-    uint64_t key = ck_cuda_ix_key(sp);
-    CHECK(key >> 56 == CK_CUDA_IX_FAMILY, "%s: key %llx is not of family 0x41", what, (unsigned long long)key);
-    for (int i = 0; i < nkeys_; i++) CHECK(keys_[i] != key, "%s: key %llx used twice", what, (unsigned long long)key);
-    if (nkeys_ < (int)(sizeof keys_ / sizeof keys_[0])) keys_[nkeys_++] = key;
+    batch_check_key(what, ck_cuda_ix_key(sp), CK_CUDA_IX_FAMILY);
 
     char *src = ck_cuda_ix_source(sp);
     CHECK(src != NULL, "%s: no source: %s", what, ck_error_message());
     if (!src) return;
-    const char *name = ck_cuda_ix_name(sp);
-    CHECK(strstr(src, name) != NULL, "%s: no kernel named %s", what, name);
-    size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
-    CHECK(strlen(src) > pre, "%s: source shorter than the prelude", what);
-    int id = batch_next_id();
-    char from[48], to[48];
-    snprintf(from, sizeof from, "%s(", name);
-    snprintf(to, sizeof to, "%s_%d(", name, id);
-    ck_sbuf body = {0}, prog = {0};
-    batch_replace_all(&body, src + pre, from, to);
-    ck_sbuf_printf(&prog, "namespace ix%d {\n%s\n}\n", id, body.s);
-    batch_add(what, prog.s, 100);
-    free(body.s);
-    free(prog.s);
+    batch_add_kernel(what, src, ck_cuda_ix_name(sp), 100);
     free(src);
     compiled_++;
 }
