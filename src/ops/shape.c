@@ -204,29 +204,77 @@ static ck_status check_inputs(int n, const ck_array *const *arrays, ck_dtype *dt
     return CK_OK;
 }
 
-/* Copy n pieces (each of out's ndim, with out's shape off the axis) into
- * out one after another along axis.  A backend with the copy_pieces slot
- * gets them CK_PIECES_MAX at a time (one launch on the GPU); a piece of
- * another dtype than out's is cast first, one cast each, so that the slot
- * only moves bytes: the one-launch path is for pieces of out's dtype.
- * Other backends assign piece by piece. */
-static ck_status join_into(ck_array *out, int n, const ck_array *pieces, int axis)
+/* How the inputs of a join become its pieces: as they are (concatenate),
+ * with a new axis of length 1 (stack), or flattened (axis=None). */
+typedef enum join_how { JOIN_AXIS, JOIN_NEW_AXIS, JOIN_FLAT } join_how;
+
+/* Input x as a piece of out's ndim: a view, or for a flat piece whose
+ * layout cannot be viewed flat a copy. */
+static ck_status join_piece(ck_array *v, const ck_array *x, join_how how, int axis)
+{
+    if (how == JOIN_FLAT) {
+        int64_t size = x->size;
+        return ck_array_reshape(v, x, 1, &size, 0);
+    }
+    ck_array_view(v, x);
+    if (how == JOIN_NEW_AXIS) {
+        int64_t sh[CK_MAXDIMS], st[CK_MAXDIMS];
+        for (int d = 0, j = 0; d <= x->ndim; d++) {
+            if (d == axis) {
+                sh[d] = 1;
+                st[d] = 0;
+                continue;
+            }
+            sh[d] = x->shape[j];
+            st[d] = x->strides[j++];
+        }
+        ck_array_set_layout(v, x->ndim + 1, sh, st);
+    }
+    return CK_OK;
+}
+
+/* Piece by piece: one ck_array_assign each (a flat piece lands in the
+ * output reshaped to its shape, so that it is never copied first). */
+static ck_status join_assign(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
+{
+    ck_status s = CK_OK;
+    int64_t off = 0;
+    for (int i = 0; i < n && s == CK_OK; i++) {
+        const ck_array *x = arrays[i];
+        ck_array v;
+        if (how == JOIN_FLAT) {
+            ck_array piece;
+            slice_axis(&piece, out, 0, off, x->size, 1);
+            s = ck_array_reshape(&v, &piece, x->ndim, x->shape, 0);
+            ck_array_release(&piece);
+            if (s != CK_OK) break;
+            s = ck_array_assign(&v, x);
+            off += x->size;
+        } else {
+            if ((s = join_piece(&v, x, how, axis)) != CK_OK) break;
+            s = assign_slice(out, axis, off, v.shape[axis], &v);
+            off += v.shape[axis];
+        }
+        ck_array_release(&v);
+    }
+    return s;
+}
+
+/* Copy the inputs' pieces into out one after another along axis.  A
+ * backend with the copy_pieces slot gets them CK_PIECES_MAX at a time (one
+ * launch on the GPU); a piece of another dtype than out's is cast first,
+ * one cast each, so that the slot only moves bytes: the one-launch path is
+ * for pieces of out's dtype.  Other backends assign piece by piece. */
+static ck_status join_into(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
 {
     const ck_backend_iface *be = ck_backend_for(ck_array_device(out));
-    ck_status s = CK_OK;
-    if (!be->copy_pieces || out->size == 0) {
-        int64_t off = 0;
-        for (int i = 0; i < n && s == CK_OK; i++) {
-            s = assign_slice(out, axis, off, pieces[i].shape[axis], &pieces[i]);
-            off += pieces[i].shape[axis];
-        }
-        return s;
-    }
+    if (!be->copy_pieces || out->size == 0) return join_assign(out, n, arrays, how, axis);
     ck_pieces_desc *d = malloc(sizeof *d);
-    ck_array *cast = malloc(CK_PIECES_MAX * sizeof *cast);
-    if (!d || !cast) {
+    /* the pieces of one call and their casts, alive until it is made */
+    ck_array *held = malloc(2 * CK_PIECES_MAX * sizeof *held);
+    if (!d || !held) {
         free(d);
-        free(cast);
+        free(held);
         return ck_error_set(CK_ERR_MEMORY, "out of memory planning a concatenate");
     }
     memset(d, 0, sizeof *d);
@@ -237,15 +285,21 @@ static ck_status join_into(ck_array *out, int n, const ck_array *pieces, int axi
     memcpy(d->shape, out->shape, (size_t)out->ndim * sizeof *d->shape);
     memcpy(d->out_strides, out->strides, (size_t)out->ndim * sizeof *d->out_strides);
     d->out = out->data;
-    int ncast = 0;
+    int nheld = 0;
     int64_t off = 0;
+    ck_status s = CK_OK;
     for (int i = 0; i < n && s == CK_OK; i++) {
-        const ck_array *x = &pieces[i];
+        ck_array *x = &held[nheld];
+        if ((s = join_piece(x, arrays[i], how, axis)) != CK_OK) break;
+        nheld++;
         int64_t len = x->shape[axis];
-        if (len == 0) continue;
+        if (len == 0) {
+            ck_array_release(&held[--nheld]);
+            continue;
+        }
         if (x->dtype != out->dtype) {
-            if ((s = ck_array_astype(&cast[ncast], x, out->dtype, 0)) != CK_OK) break;
-            x = &cast[ncast++];
+            if ((s = ck_array_astype(&held[nheld], x, out->dtype, 0)) != CK_OK) break;
+            x = &held[nheld++];
         }
         ck_piece *pc = &d->pieces[d->npieces++];
         pc->data = x->data;
@@ -257,30 +311,14 @@ static ck_status join_into(ck_array *out, int n, const ck_array *pieces, int axi
             s = be->copy_pieces(d);
             d->npieces = 0;
             /* stream-ordered frees: the launch still reads them safely */
-            while (ncast > 0) ck_array_release(&cast[--ncast]);
+            while (nheld > 0) ck_array_release(&held[--nheld]);
         }
     }
     if (s == CK_OK && d->npieces > 0) s = be->copy_pieces(d);
-    while (ncast > 0) ck_array_release(&cast[--ncast]);
-    free(cast);
+    while (nheld > 0) ck_array_release(&held[--nheld]);
+    free(held);
     free(d);
     return s;
-}
-
-/* Room for the pieces of a join (views of the inputs), zeroed so that
- * release_views may run before all are made. */
-static ck_array *alloc_views(int n)
-{
-    ck_array *v = calloc((size_t)(n > 0 ? n : 1), sizeof *v);
-    if (!v) ck_error_set(CK_ERR_MEMORY, "out of memory planning a concatenate");
-    return v;
-}
-
-static void release_views(ck_array *v, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (v[i].buf) ck_array_release(&v[i]);
-    free(v);
 }
 
 ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
@@ -288,21 +326,11 @@ ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, in
     ck_status s = check_inputs(n, arrays, &dt, "concatenate");
     if (s != CK_OK) return s;
     ck_device dev = ck_array_device(arrays[0]);
-    ck_array *views;
     if (axis == CK_AXIS_FLAT) {
         int64_t total = 0;
         for (int i = 0; i < n; i++) total += arrays[i]->size;
-        if (!(views = alloc_views(n))) return ck_error_status();
-        /* flat views (a copy only for a piece whose layout cannot be one) */
-        for (int i = 0; i < n && s == CK_OK; i++) {
-            int64_t size = arrays[i]->size;
-            s = ck_array_reshape(&views[i], arrays[i], 1, &size, 0);
-        }
-        if (s == CK_OK && (s = ck_array_empty(out, 1, &total, dt, dev)) == CK_OK) {
-            s = join_into(out, n, views, 0);
-            if (s != CK_OK) ck_array_release(out);
-        }
-        release_views(views, n);
+        if ((s = ck_array_empty(out, 1, &total, dt, dev)) != CK_OK) return s;
+        if ((s = join_into(out, n, arrays, JOIN_FLAT, 0)) != CK_OK) ck_array_release(out);
         return s;
     }
     int nd = arrays[0]->ndim;
@@ -325,13 +353,8 @@ ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, in
                                     (long long)x->shape[d]);
         shape[axis] += x->shape[axis];
     }
-    if (!(views = alloc_views(n))) return ck_error_status();
-    for (int i = 0; i < n; i++) ck_array_view(&views[i], arrays[i]);
-    if ((s = ck_array_empty(out, nd, shape, dt, dev)) == CK_OK) {
-        s = join_into(out, n, views, axis);
-        if (s != CK_OK) ck_array_release(out);
-    }
-    release_views(views, n);
+    if ((s = ck_array_empty(out, nd, shape, dt, dev)) != CK_OK) return s;
+    if ((s = join_into(out, n, arrays, JOIN_AXIS, axis)) != CK_OK) ck_array_release(out);
     return s;
 }
 
@@ -348,28 +371,9 @@ ck_status ck_stack(ck_array *out, int n, const ck_array *const *arrays, int axis
     if (ck_axis_normalize(&axis, nd + 1) != CK_OK) return ck_error_status();
     int64_t shape[CK_MAXDIMS];
     for (int d = 0, j = 0; d <= nd; d++) shape[d] = d == axis ? n : arrays[0]->shape[j++];
-    ck_array *views = alloc_views(n);
-    if (!views) return ck_error_status();
-    /* each input with a new axis of length 1: stack is a concatenate of them */
-    for (int i = 0; i < n; i++) {
-        int64_t sh[CK_MAXDIMS], st[CK_MAXDIMS];
-        for (int d = 0, j = 0; d <= nd; d++) {
-            if (d == axis) {
-                sh[d] = 1;
-                st[d] = 0;
-                continue;
-            }
-            sh[d] = arrays[i]->shape[j];
-            st[d] = arrays[i]->strides[j++];
-        }
-        ck_array_view(&views[i], arrays[i]);
-        ck_array_set_layout(&views[i], nd + 1, sh, st);
-    }
-    if ((s = ck_array_empty(out, nd + 1, shape, dt, ck_array_device(arrays[0]))) == CK_OK) {
-        s = join_into(out, n, views, axis);
-        if (s != CK_OK) ck_array_release(out);
-    }
-    release_views(views, n);
+    if ((s = ck_array_empty(out, nd + 1, shape, dt, ck_array_device(arrays[0]))) != CK_OK) return s;
+    /* each input with a new axis of length 1: a stack is their concatenate */
+    if ((s = join_into(out, n, arrays, JOIN_NEW_AXIS, axis)) != CK_OK) ck_array_release(out);
     return s;
 }
 
