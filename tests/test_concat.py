@@ -81,8 +81,18 @@ def test_concatenate_pieces(device, data, axis_pick, flat):
     c = [q for _, q in pairs]
     if flat:
         assert_same(ck.concatenate(c, axis=None), np.concatenate(a, axis=None))
-    else:
-        assert_same(ck.concatenate(c, axis=axis), np.concatenate(a, axis=axis))
+        return
+    want = np.concatenate(a, axis=axis)
+    assert_same(ck.concatenate(c, axis=axis), want)
+    # out=: a reversed, transposed view of a bigger array of another dtype
+    if want.size:
+        odt = "complex128" if want.dtype.kind == "c" else "float64"
+        big = np.zeros(want.shape[::-1] + (2,), odt)
+        cbig = ck.asarray(big, device=device)
+        np.concatenate(a, axis=axis, out=big[..., 1].T[::-1], casting="unsafe")
+        r = ck.concatenate(c, axis=axis, out=cbig[..., 1].T[::-1], casting="unsafe")
+        assert_same(cbig, big)
+        assert_same(r, big[..., 1].T[::-1])
 
 
 @SETTINGS
@@ -97,7 +107,13 @@ def test_stack_pieces(device, data, axis_pick):
     pairs = [piece(rng, shape, dtypes[i], layouts[i] if 0 not in shape else "contiguous", device) for i in range(n)]
     a = [p for p, _ in pairs]
     c = [q for _, q in pairs]
-    assert_same(ck.stack(c, axis=axis), np.stack(a, axis=axis))
+    want = np.stack(a, axis=axis)
+    assert_same(ck.stack(c, axis=axis), want)
+    out_np = np.zeros(want.shape, want.dtype)
+    out = ck.zeros(want.shape, dtype=want.dtype, device=device)
+    assert ck.stack(c, axis=axis, out=out) is out
+    np.stack(a, axis=axis, out=out_np)
+    assert_same(out, out_np)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -141,6 +157,22 @@ def test_dtype_casting_and_out(device):
     assert_same(big, big_np)
     with pytest.raises(ValueError):
         ck.concatenate(c, axis=1, out=ck.zeros((2, 5), device=device))
+    with pytest.raises(ValueError):
+        ck.stack(c[2:3] * 2, out=ck.zeros((2, 2, 4), device=device))
+    ro = ck.broadcast_to(ck.zeros(6, device=device), (2, 6))
+    with pytest.raises(ValueError):
+        ck.concatenate(c, axis=1, out=ro)
+    # out= that the inputs are views of: NumPy's result all the same
+    x = np.arange(12, dtype="float32").reshape(3, 4)
+    cx = ck.asarray(x, device=device)
+    np.concatenate([x[:, :2], x[:, 2:][:, ::-1]], axis=1, out=x[::-1])
+    ck.concatenate([cx[:, :2], cx[:, 2:][:, ::-1]], axis=1, out=cx[::-1])
+    assert_same(cx, x)
+    y = np.arange(6, dtype="int64")
+    cy = ck.asarray(y, device=device)
+    np.stack([y[:3], y[3:]], out=y.reshape(2, 3)[::-1])
+    ck.stack([cy[:3], cy[3:]], out=cy.reshape(2, 3)[::-1])
+    assert_same(cy, y)
 
 
 def test_all_empty_and_single(device):

@@ -321,60 +321,109 @@ static ck_status join_into(ck_array *out, int n, const ck_array *const *arrays, 
     return s;
 }
 
-ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
+/* The result's shape of a join (and the axis normalised), checking the
+ * inputs' shapes as NumPy does. */
+static ck_status join_shape(int n, const ck_array *const *arrays, join_how how, int *axis, int *nd, int64_t *shape)
 {
-    ck_status s = check_inputs(n, arrays, &dt, "concatenate");
-    if (s != CK_OK) return s;
-    ck_device dev = ck_array_device(arrays[0]);
-    if (axis == CK_AXIS_FLAT) {
-        int64_t total = 0;
-        for (int i = 0; i < n; i++) total += arrays[i]->size;
-        if ((s = ck_array_empty(out, 1, &total, dt, dev)) != CK_OK) return s;
-        if ((s = join_into(out, n, arrays, JOIN_FLAT, 0)) != CK_OK) ck_array_release(out);
-        return s;
+    if (how == JOIN_FLAT) {
+        *nd = 1;
+        shape[0] = 0;
+        for (int i = 0; i < n; i++) shape[0] += arrays[i]->size;
+        *axis = 0;
+        return CK_OK;
     }
-    int nd = arrays[0]->ndim;
-    if (nd == 0) return ck_error_set(CK_ERR_VALUE, "zero-dimensional arrays cannot be concatenated");
-    if (ck_axis_normalize(&axis, nd) != CK_OK) return ck_error_status();
-    int64_t shape[CK_MAXDIMS];
-    memcpy(shape, arrays[0]->shape, (size_t)nd * sizeof *shape);
-    shape[axis] = 0;
+    int ind = arrays[0]->ndim;
+    if (how == JOIN_NEW_AXIS) {
+        for (int i = 1; i < n; i++)
+            if (arrays[i]->ndim != ind || memcmp(arrays[i]->shape, arrays[0]->shape, (size_t)ind * sizeof(int64_t)))
+                return ck_error_set(CK_ERR_VALUE, "all input arrays must have the same shape");
+        if (ind + 1 > CK_MAXDIMS)
+            return ck_error_set(CK_ERR_VALUE, "maximum supported dimension for an ndarray is %d, found %d", CK_MAXDIMS,
+                                ind + 1);
+        if (ck_axis_normalize(axis, ind + 1) != CK_OK) return ck_error_status();
+        *nd = ind + 1;
+        for (int d = 0, j = 0; d <= ind; d++) shape[d] = d == *axis ? n : arrays[0]->shape[j++];
+        return CK_OK;
+    }
+    if (ind == 0) return ck_error_set(CK_ERR_VALUE, "zero-dimensional arrays cannot be concatenated");
+    if (ck_axis_normalize(axis, ind) != CK_OK) return ck_error_status();
+    const int ax = *axis;
+    memcpy(shape, arrays[0]->shape, (size_t)ind * sizeof *shape);
+    shape[ax] = 0;
     for (int i = 0; i < n; i++) {
         const ck_array *x = arrays[i];
-        if (x->ndim != nd)
+        if (x->ndim != ind)
             return ck_error_set(CK_ERR_VALUE, "all the input array dimensions except for the concatenation axis must "
                                 "match exactly, but the array at index 0 has %d dimension(s) and the array at index %d "
-                                "has %d dimension(s)", nd, i, x->ndim);
-        for (int d = 0; d < nd; d++)
-            if (d != axis && x->shape[d] != arrays[0]->shape[d])
+                                "has %d dimension(s)", ind, i, x->ndim);
+        for (int d = 0; d < ind; d++)
+            if (d != ax && x->shape[d] != arrays[0]->shape[d])
                 return ck_error_set(CK_ERR_VALUE, "all the input array dimensions except for the concatenation axis "
                                     "must match exactly, but along dimension %d, the array at index 0 has size %lld "
                                     "and the array at index %d has size %lld", d, (long long)arrays[0]->shape[d], i,
                                     (long long)x->shape[d]);
-        shape[axis] += x->shape[axis];
+        shape[ax] += x->shape[ax];
     }
-    if ((s = ck_array_empty(out, nd, shape, dt, dev)) != CK_OK) return s;
-    if ((s = join_into(out, n, arrays, JOIN_AXIS, axis)) != CK_OK) ck_array_release(out);
+    *nd = ind;
+    return CK_OK;
+}
+
+static ck_status join_new(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis, ck_dtype dt)
+{
+    ck_status s = check_inputs(n, arrays, &dt, how == JOIN_NEW_AXIS ? "stack" : "concatenate");
+    if (s != CK_OK) return s;
+    int nd;
+    int64_t shape[CK_MAXDIMS];
+    if ((s = join_shape(n, arrays, how, &axis, &nd, shape)) != CK_OK) return s;
+    if ((s = ck_array_empty(out, nd, shape, dt, ck_array_device(arrays[0]))) != CK_OK) return s;
+    if ((s = join_into(out, n, arrays, how, axis)) != CK_OK) ck_array_release(out);
     return s;
+}
+
+/* Into a given out: of the result's shape, on the inputs' device; the
+ * inputs are cast to its dtype.  An input that may share memory with out
+ * goes through a temporary result. */
+static ck_status join_out(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
+{
+    ck_dtype dt = out->dtype;
+    ck_status s = check_inputs(n, arrays, &dt, how == JOIN_NEW_AXIS ? "stack" : "concatenate");
+    if (s != CK_OK) return s;
+    if (!(out->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "output array is read-only");
+    if (!ck_device_equal(ck_array_device(out), ck_array_device(arrays[0])))
+        return ck_error_set(CK_ERR_VALUE, "the output array must be on the inputs' device");
+    int nd, ax = axis;
+    int64_t shape[CK_MAXDIMS];
+    if ((s = join_shape(n, arrays, how, &ax, &nd, shape)) != CK_OK) return s;
+    if (out->ndim != nd || memcmp(out->shape, shape, (size_t)nd * sizeof *shape))
+        return ck_error_set(CK_ERR_VALUE, "Output array is the wrong shape");
+    int overlap = 0;
+    for (int i = 0; i < n && !overlap; i++) overlap = ck_array_may_overlap(arrays[i], out);
+    if (!overlap) return join_into(out, n, arrays, how, ax);
+    ck_array r;
+    if ((s = join_new(&r, n, arrays, how, axis, dt)) != CK_OK) return s;
+    s = ck_array_assign(out, &r);
+    ck_array_release(&r);
+    return s;
+}
+
+ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
+{
+    return join_new(out, n, arrays, axis == CK_AXIS_FLAT ? JOIN_FLAT : JOIN_AXIS, axis, dt);
 }
 
 ck_status ck_stack(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
 {
-    ck_status s = check_inputs(n, arrays, &dt, "stack");
-    if (s != CK_OK) return s;
-    int nd = arrays[0]->ndim;
-    for (int i = 1; i < n; i++)
-        if (arrays[i]->ndim != nd || memcmp(arrays[i]->shape, arrays[0]->shape, (size_t)nd * sizeof(int64_t)))
-            return ck_error_set(CK_ERR_VALUE, "all input arrays must have the same shape");
-    if (nd + 1 > CK_MAXDIMS)
-        return ck_error_set(CK_ERR_VALUE, "maximum supported dimension for an ndarray is %d, found %d", CK_MAXDIMS, nd + 1);
-    if (ck_axis_normalize(&axis, nd + 1) != CK_OK) return ck_error_status();
-    int64_t shape[CK_MAXDIMS];
-    for (int d = 0, j = 0; d <= nd; d++) shape[d] = d == axis ? n : arrays[0]->shape[j++];
-    if ((s = ck_array_empty(out, nd + 1, shape, dt, ck_array_device(arrays[0]))) != CK_OK) return s;
-    /* each input with a new axis of length 1: a stack is their concatenate */
-    if ((s = join_into(out, n, arrays, JOIN_NEW_AXIS, axis)) != CK_OK) ck_array_release(out);
-    return s;
+    return join_new(out, n, arrays, JOIN_NEW_AXIS, axis, dt);
+}
+
+ck_status ck_concatenate_into(ck_array *out, int n, const ck_array *const *arrays, int axis)
+{
+    return join_out(out, n, arrays, axis == CK_AXIS_FLAT ? JOIN_FLAT : JOIN_AXIS, axis);
+}
+
+ck_status ck_stack_into(ck_array *out, int n, const ck_array *const *arrays, int axis)
+{
+    return join_out(out, n, arrays, JOIN_NEW_AXIS, axis);
 }
 
 /* ------------------------------------------------------------ rolling */
