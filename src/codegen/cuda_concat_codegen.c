@@ -97,10 +97,5 @@ char *ck_cuda_cat_source(const ck_cuda_cat_spec *sp)
         else ck_sbuf_printf(&b, "#pragma unroll\n        for (int u = 0; u < %d; u++) dst[u] = src[u];\n", sp->units);
         ck_sbuf_printf(&b, "    }\n}\n");
     }
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }

@@ -58,16 +58,6 @@ static void ix_struct(ck_sbuf *b, const ck_cuda_ix_spec *sp)
     ck_sbuf_printf(b, "    long long alen[%d], axst[%d], kmul[%d];\n};\n", I, I, I);
 }
 
-static char *finish(ck_sbuf *b)
-{
-    if (b->failed) {
-        free(b->s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b->s;
-}
-
 /* Element moves of units words between two byte addresses. */
 static void move(ck_sbuf *b, const ck_cuda_ix_spec *sp, const char *dst, const char *src, const char *ind)
 {
@@ -153,7 +143,7 @@ static char *gather_source(const ck_cuda_ix_spec *sp)
         break;
     }
     ck_sbuf_printf(&b, "    }\n}\n");
-    return finish(&b);
+    return ck_sbuf_finish(&b);
 }
 
 static char *check_source(const ck_cuda_ix_spec *sp)
@@ -168,7 +158,7 @@ static char *check_source(const ck_cuda_ix_spec *sp)
                        "        if ((unsigned long long)v >= (unsigned long long)len) atomicMin(err, (k << 56) | (unsigned long long)i);\n"
                        "    }\n}\n",
                    I, I, I);
-    return finish(&b);
+    return ck_sbuf_finish(&b);
 }
 
 /* The mask element at position p (C order) as a test. */
@@ -215,7 +205,7 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                            "        if (j < nb) offs[j] = before + x - v;\n        __syncthreads();\n"
                            "        if (threadIdx.x == 0) carry += wsum[31];\n        __syncthreads();\n"
                            "    }\n}\n");
-        return finish(&b);
+        return ck_sbuf_finish(&b);
     }
     const int packed = sp->kind == CK_IXK_SELECT || sp->kind == CK_IXK_EXPAND;
     if (packed)
@@ -236,7 +226,7 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                            "    if (threadIdx.x == 0) {\n        unsigned int t = 0;\n"
                            "        for (int w = 0; w < 8; w++) t += wsum[w];\n        counts[blockIdx.x] = t;\n    }\n}\n",
                        I, I, I, CK_NZ_CHUNK, CK_NZ_ITEMS, I, I);
-        return finish(&b);
+        return ck_sbuf_finish(&b);
     }
     int isz = sp->unit * sp->units;
     if (packed) {
@@ -297,7 +287,7 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                        I, sp->ndim - 1, I, I, I);
     }
     ck_sbuf_printf(&b, "            }\n        }\n        run += tot;\n        __syncthreads();\n    }\n}\n");
-    return finish(&b);
+    return ck_sbuf_finish(&b);
 }
 
 char *ck_cuda_ix_source(const ck_cuda_ix_spec *sp)

@@ -575,40 +575,41 @@ int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt)
     return 0;
 }
 
-static int assign_value(ck_array *view, PyObject *value)
+/* value as a scalar to store into dt: 0 (s set), 1 when value is not a
+ * scalar, -1 with an exception (a Python number that NumPy 2 would not
+ * convert to dt). */
+static int store_scalar(PyObject *value, ck_dtype dt, ck_scalar *s)
 {
-    if (CkArray_Check(value)) return run_assign(view, CK_ARR(value));
-
-    ck_scalar s;
     int weak = 0;
-    int r = ck_py_scalar_from_obj(value, &s, &weak);
-    if (r < 0) return -1;
-    if (r == 0) {
-        if (weak && ck_py_check_weak_scalar(&s, view->dtype) < 0) return -1;
-        return run_fill(view, &s);
-    }
-    /* Anything else (lists, NumPy arrays, foreign arrays) becomes an array
-     * on the destination's device, so that the copy never crosses devices
-     * twice; its own dtype is inferred and then cast by assign. */
-    /* A list is converted element by element to the destination's dtype,
-     * each Python number as a scalar store would (NumPy: [300] into int8
-     * is an OverflowError, [1j] into float64 a TypeError). */
-    ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? view->dtype : CK_DTYPE_INVALID;
-    PyObject *arr = ck_py_asarray(value, as, -1, 1, ck_array_device(view));
-    if (!arr) return -1;
-    r = run_assign(view, CK_ARR(arr));
-    Py_DECREF(arr);
+    int r = ck_py_scalar_from_obj(value, s, &weak);
+    if (r == 0 && weak && ck_py_check_weak_scalar(s, dt) < 0) return -1;
     return r;
 }
 
-/* value (not a scalar) as an array: a Python sequence converted to a's
- * dtype element by element as a scalar store would, anything else as it
- * is; new reference. */
+/* value (not a scalar) as an array on a's device: a Python sequence
+ * converted to a's dtype element by element as a scalar store would
+ * (NumPy: [300] into int8 is an OverflowError, [1j] into float64 a
+ * TypeError), anything else (NumPy and foreign arrays) with its own dtype,
+ * cast later; new reference. */
 static PyObject *value_array(PyObject *value, const ck_array *a)
 {
     if (CkArray_Check(value)) return Py_NewRef(value);
     ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? a->dtype : CK_DTYPE_INVALID;
     return ck_py_asarray(value, as, -1, 1, ck_array_device(a));
+}
+
+static int assign_value(ck_array *view, PyObject *value)
+{
+    if (CkArray_Check(value)) return run_assign(view, CK_ARR(value));
+    ck_scalar s;
+    int r = store_scalar(value, view->dtype, &s);
+    if (r <= 0) return r < 0 ? -1 : run_fill(view, &s);
+    /* on the destination's device, so that the copy never crosses devices twice */
+    PyObject *arr = value_array(value, view);
+    if (!arr) return -1;
+    r = run_assign(view, CK_ARR(arr));
+    Py_DECREF(arr);
+    return r;
 }
 
 static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
@@ -619,11 +620,9 @@ static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
         /* a scalar goes to the core as it is: x[mask] = 0 is then one
          * where() kernel, with no array made for the value */
         ck_scalar sc;
-        int weak = 0;
-        int r = ck_py_scalar_from_obj(value, &sc, &weak);
+        int r = store_scalar(value, a->dtype, &sc);
         if (r < 0) return -1;
         if (r == 0) {
-            if (weak && ck_py_check_weak_scalar(&sc, a->dtype) < 0) return -1;
             if (warn_complex_store(sc.dtype, a->dtype) < 0) return -1;
             core_items(k, items);
             ck_status s = ck_index_fill(a, (int)k->c.stored, items, &sc, CK_INDEX_RAISE);
