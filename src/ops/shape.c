@@ -1,7 +1,9 @@
 /* Shape manipulation (NumPy's join, split, repeat, pad and diagonal
  * functions).  Only views and ck_array_assign / ck_array_fill / ufuncs are
  * used (and one gather for repeat with per-element counts), so the
- * backends need nothing new and the GPU gets it for free. */
+ * backends need nothing new and the GPU gets it for free; joins use the
+ * optional copy_pieces slot where a backend has it (all pieces in one
+ * launch on the GPU). */
 #include "ops_internal.h"
 
 #include <stdlib.h>
