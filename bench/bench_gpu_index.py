@@ -1,6 +1,8 @@
 """GPU indexing benchmarks of cudakit against PyTorch and CuPy (issue 5):
 fancy-index gather of 2^26 float32 elements, boolean-mask compaction of
-2^26, and nonzero of the same mask.
+2^26, nonzero of the same mask, and concatenate / stack of 8 pieces of
+2^23 float32 each (one launch in cudakit), and x[mask] = 0 of 2^26 (one
+in-place where kernel in cudakit, masked_fill_ in PyTorch).
 
     python3 bench/bench_gpu_index.py [--log2n 26] [--out bench/results/FILE.md]
 
@@ -78,6 +80,21 @@ def main():
     nonzero = {"cudakit": lambda m: ck.nonzero(m)[0], "torch": lambda m: bg.torch.nonzero(m, as_tuple=True)[0],
                "cupy": lambda m: bg.cp.nonzero(m)[0]}
     bench(f"nonzero(mask), 2^{args.log2n} bool", (mask,), nonzero, n + kept * 8, same(np.nonzero(mask)[0]))
+
+    def mask_fill(a, m):
+        a[m] = 0.0
+        return a
+
+    zeroed = x.copy()
+    zeroed[mask] = 0.0
+    fill = {"cudakit": mask_fill, "torch": lambda a, m: a.masked_fill_(m, 0.0), "cupy": mask_fill}
+    bench(f"x[mask] = 0, 2^{args.log2n} float32", (x, mask), fill, n * (1 + 4 + 4), same(zeroed))
+    pieces = tuple(rng.standard_normal(n >> 3, dtype=np.float32) for _ in range(8))
+    cat = {"cudakit": lambda *p: ck.concatenate(p), "torch": lambda *p: bg.torch.cat(p),
+           "cupy": lambda *p: bg.cp.concatenate(p)}
+    bench(f"concatenate 8 x 2^{args.log2n - 3} float32", pieces, cat, 2 * n * 4, same(np.concatenate(pieces)))
+    stk = {"cudakit": lambda *p: ck.stack(p), "torch": lambda *p: bg.torch.stack(p), "cupy": lambda *p: bg.cp.stack(p)}
+    bench(f"stack 8 x 2^{args.log2n - 3} float32", pieces, stk, 2 * n * 4, same(np.stack(pieces)))
     if args.out:
         cols = ["cudakit", "torch", "cupy"]
         write_results(args.out, "cudakit GPU indexing benchmarks", props["name"],

@@ -38,6 +38,11 @@ ck_status ck_index_get(ck_array *out, const ck_array *a, int n, const ck_index_i
 /* a[items] = values (broadcast to the selection, cast to a's dtype); with
  * repeated indices the last value wins. */
 ck_status ck_index_set(ck_array *a, int n, const ck_index_item *items, const ck_array *values, ck_index_mode mode);
+/* a[items] = value for one scalar (converted to a's dtype as a fill does).
+ * With one bool mask over a's leading dims, this and ck_index_set with a
+ * value that does not depend on the mask's count are one in-place where()
+ * kernel, without the host sync of the mask's count. */
+ck_status ck_index_fill(ck_array *a, int n, const ck_index_item *items, const ck_scalar *value, ck_index_mode mode);
 
 /* The coordinates of a's nonzero elements: int64 (a.ndim, count), C order
  * of the elements.  a must have ndim >= 1. */

@@ -33,11 +33,16 @@ ck_status ck_array_diagonal(ck_array *out, const ck_array *a, int64_t offset, in
 /* New arrays. */
 /* Join along axis (CK_AXIS_FLAT: the flattened inputs).  dt: the result's
  * dtype (CK_DTYPE_INVALID: promotion of the inputs').  One allocation and
- * one strided copy per input. */
+ * one copy of every input (one launch per 32 inputs on a GPU). */
 #define CK_AXIS_FLAT (-1000000)
 ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt);
 /* Join arrays of one shape along a new axis. */
 ck_status ck_stack(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt);
+/* The same into an existing out (NumPy's out=): of the result's shape
+ * (else "Output array is the wrong shape"), any layout; inputs are cast to
+ * out's dtype (the caller checks the casting rule). */
+ck_status ck_concatenate_into(ck_array *out, int n, const ck_array *const *arrays, int axis);
+ck_status ck_stack_into(ck_array *out, int n, const ck_array *const *arrays, int axis);
 /* Roll by shifts[i] along axes[i] (repeated axes add up); axes == NULL:
  * the flattened array by shifts[0], shape kept. */
 ck_status ck_roll(ck_array *out, const ck_array *a, int n, const int64_t *shifts, const int *axes);

@@ -108,8 +108,11 @@ typedef struct ck_nonzero_desc {
 /* Boolean-mask selection (x[mask] with mask.shape == x.shape): the src
  * elements where mask is true, in C order over shape, packed into out
  * (contiguous, count elements, count from a count_nonzero the op layer
- * ran first).  Elements move as raw bytes.  A backend without it gets
- * nonzero and a gather instead. */
+ * ran first).  Elements move as raw bytes.  With expand set, the reverse
+ * (x[mask] = values): out's count packed elements are written to the src
+ * elements where mask is true (src is written, out read; they do not
+ * overlap, nor does the mask src).  A backend without the slot gets
+ * nonzero and a gather (scatter) instead. */
 typedef struct ck_compress_desc {
     ck_device dev;
     int itemsize;
@@ -117,10 +120,11 @@ typedef struct ck_compress_desc {
     int64_t shape[CK_MAXDIMS];
     const char *mask;                  /* bool */
     int64_t mask_strides[CK_MAXDIMS];
-    const char *src;
+    char *src;
     int64_t src_strides[CK_MAXDIMS];
     int64_t count;
     char *out;
+    int expand;
 } ck_compress_desc;
 
 /* Sorting: nrows independent rows of len elements each, row r at
@@ -182,6 +186,33 @@ typedef struct ck_random_desc {
     const double *a_arr, *b_arr;   /* ... or one per element (NULL: a, b) */
 } ck_random_desc;
 
+/* Joining (concatenate, stack and their kin): npieces arrays copied into
+ * out, piece p filling [offset, offset + len) along axis and all of out's
+ * other dims.  Pieces come in increasing offset order, none empty (len > 0,
+ * and out is not empty), each already of out's dtype (the op layer casts
+ * the others first), so elements move as raw bytes of itemsize; a piece
+ * never overlaps out.  The op layer passes at most CK_PIECES_MAX pieces a
+ * call (more pieces, more calls); a backend without the slot gets one
+ * ck_array_assign per piece instead. */
+#define CK_PIECES_MAX 32
+typedef struct ck_piece {
+    const char *data;
+    int64_t offset, len;               /* along axis, in elements */
+    int64_t strides[CK_MAXDIMS];       /* bytes, over out's ndim dims */
+} ck_piece;
+
+typedef struct ck_pieces_desc {
+    ck_device dev;
+    int itemsize;
+    int ndim;                          /* >= 1 */
+    int axis;                          /* 0..ndim-1 */
+    int64_t shape[CK_MAXDIMS];         /* out's */
+    char *out;
+    int64_t out_strides[CK_MAXDIMS];
+    int npieces;                       /* 1..CK_PIECES_MAX */
+    ck_piece pieces[CK_PIECES_MAX];
+} ck_pieces_desc;
+
 typedef struct ck_backend_iface {
     const char *name;
     /* memory */
@@ -214,6 +245,9 @@ typedef struct ck_backend_iface {
     ck_status (*matmul)(const ck_matmul_desc *d);
     /* random fills (optional; the CPU fills through src/ops/random.c) */
     ck_status (*random)(const ck_random_desc *d);
+    /* joining: all the pieces of a concatenate/stack call at once
+     * (optional; the CPU assigns piece by piece) */
+    ck_status (*copy_pieces)(const ck_pieces_desc *d);
 } ck_backend_iface;
 
 /* The backend of a device (never NULL for a valid device type). */

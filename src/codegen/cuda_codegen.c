@@ -53,6 +53,17 @@ void ck_sbuf_prelude(ck_sbuf *b)
     ck_sbuf_printf(b, "%s\n%s\n", ck_src_cuda_prelude, ck_src_scalar_ops);
 }
 
+char *ck_sbuf_finish(ck_sbuf *b)
+{
+    if (b->failed) {
+        free(b->s);
+        b->s = NULL;
+        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
+        return NULL;
+    }
+    return b->s;
+}
+
 uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
 {
     uint64_t k = (uint64_t)sp->op & 0xFF;
@@ -193,10 +204,5 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
         ck_sbuf_printf(&b, "        p0[i] = ");
     expr(&b, sp);
     ck_sbuf_printf(&b, ";\n    }\n}\n");
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }

@@ -69,5 +69,7 @@ void ck_sbuf_printf(ck_sbuf *b, const char *fmt, ...)
     ;
 /* prelude + scalar ops at the start of b */
 void ck_sbuf_prelude(ck_sbuf *b);
+/* b's text, or NULL with an error set (and b freed) when a write failed. */
+char *ck_sbuf_finish(ck_sbuf *b);
 
 #endif

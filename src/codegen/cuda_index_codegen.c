@@ -31,6 +31,7 @@ const char *ck_cuda_ix_name(const ck_cuda_ix_spec *sp)
     case CK_IXK_NZ_SCAN: return "ck_nz_scan";
     case CK_IXK_NZ_WRITE: return "ck_nz_write";
     case CK_IXK_SELECT: return "ck_sel";
+    case CK_IXK_EXPAND: return "ck_exp";
     default: return "ck_ix";
     }
 }
@@ -38,7 +39,7 @@ const char *ck_cuda_ix_name(const ck_cuda_ix_spec *sp)
 size_t ck_cuda_ix_params_size(const ck_cuda_ix_spec *sp)
 {
     size_t D = (size_t)dims_(sp->ndim), I = (size_t)dims_(sp->nidx);
-    if (sp->kind == CK_IXK_SELECT) return 3 * D * 8;
+    if (sp->kind == CK_IXK_SELECT || sp->kind == CK_IXK_EXPAND) return 3 * D * 8;
     if (sp->kind >= CK_IXK_NZ_COUNT) return 2 * D * 8;
     return (4 * D + I + I * D + 3 * I) * 8;
 }
@@ -55,16 +56,6 @@ static void ix_struct(ck_sbuf *b, const ck_cuda_ix_spec *sp)
     ck_sbuf_printf(b, "struct ck_gp {\n    long long shape[%d], ast[%d], ost[%d], tmul[%d];\n", D, D, D, D);
     ck_sbuf_printf(b, "    const long long *idx[%d];\n    long long ist[%d][%d];\n", I, I, D);
     ck_sbuf_printf(b, "    long long alen[%d], axst[%d], kmul[%d];\n};\n", I, I, I);
-}
-
-static char *finish(ck_sbuf *b)
-{
-    if (b->failed) {
-        free(b->s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b->s;
 }
 
 /* Element moves of units words between two byte addresses. */
@@ -152,7 +143,7 @@ static char *gather_source(const ck_cuda_ix_spec *sp)
         break;
     }
     ck_sbuf_printf(&b, "    }\n}\n");
-    return finish(&b);
+    return ck_sbuf_finish(&b);
 }
 
 static char *check_source(const ck_cuda_ix_spec *sp)
@@ -167,7 +158,7 @@ static char *check_source(const ck_cuda_ix_spec *sp)
                        "        if ((unsigned long long)v >= (unsigned long long)len) atomicMin(err, (k << 56) | (unsigned long long)i);\n"
                        "    }\n}\n",
                    I, I, I);
-    return finish(&b);
+    return ck_sbuf_finish(&b);
 }
 
 /* The mask element at position p (C order) as a test. */
@@ -214,9 +205,10 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                            "        if (j < nb) offs[j] = before + x - v;\n        __syncthreads();\n"
                            "        if (threadIdx.x == 0) carry += wsum[31];\n        __syncthreads();\n"
                            "    }\n}\n");
-        return finish(&b);
+        return ck_sbuf_finish(&b);
     }
-    if (sp->kind == CK_IXK_SELECT)
+    const int packed = sp->kind == CK_IXK_SELECT || sp->kind == CK_IXK_EXPAND;
+    if (packed)
         ck_sbuf_printf(&b, "struct ck_nzp { long long shape[%d], st[%d], st2[%d]; };\n", D, D, D);
     else
         ck_sbuf_printf(&b, "struct ck_nzp { long long shape[%d], st[%d]; };\n", D, D);
@@ -234,11 +226,11 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                            "    if (threadIdx.x == 0) {\n        unsigned int t = 0;\n"
                            "        for (int w = 0; w < 8; w++) t += wsum[w];\n        counts[blockIdx.x] = t;\n    }\n}\n",
                        I, I, I, CK_NZ_CHUNK, CK_NZ_ITEMS, I, I);
-        return finish(&b);
+        return ck_sbuf_finish(&b);
     }
     int isz = sp->unit * sp->units;
-    if (sp->kind == CK_IXK_SELECT) {
-        /* the source element's byte offset at position p */
+    if (packed) {
+        /* the array element's byte offset at position p */
         ck_sbuf_printf(&b, "__device__ __forceinline__ long long ck_src_off(const ck_nzp &P, %s p)\n{\n", I);
         if (sp->contig || sp->ndim <= 1) {
             if (sp->contig) ck_sbuf_printf(&b, "    (void)P;\n    return (long long)p * %d;\n}\n", isz);
@@ -256,6 +248,9 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
     if (sp->kind == CK_IXK_SELECT)
         ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_sel(%s n, const unsigned char *in, "
                            "const ck_nzp P, const long long *offs, long long count, const char *src, char *out)\n{\n", I);
+    else if (sp->kind == CK_IXK_EXPAND)
+        ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_exp(%s n, const unsigned char *in, "
+                           "const ck_nzp P, const long long *offs, long long count, char *arr, const char *vals)\n{\n", I);
     else
         ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_write(%s n, const unsigned char *in, "
                            "const ck_nzp P, const long long *offs, long long count, long long *out)\n{\n", I);
@@ -278,6 +273,10 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
         char dst[64];
         snprintf(dst, sizeof dst, "out + o * %d", isz);
         move(&b, sp, dst, "src + ck_src_off(P, p)", "                ");
+    } else if (sp->kind == CK_IXK_EXPAND) {
+        char src[64];
+        snprintf(src, sizeof src, "vals + o * %d", isz);
+        move(&b, sp, "arr + ck_src_off(P, p)", src, "                ");
     } else if (sp->ndim <= 1) {
         ck_sbuf_printf(&b, "                out[o] = (long long)p;\n");
     } else {
@@ -288,7 +287,7 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                        I, sp->ndim - 1, I, I, I);
     }
     ck_sbuf_printf(&b, "            }\n        }\n        run += tot;\n        __syncthreads();\n    }\n}\n");
-    return finish(&b);
+    return ck_sbuf_finish(&b);
 }
 
 char *ck_cuda_ix_source(const ck_cuda_ix_spec *sp)
@@ -297,7 +296,8 @@ char *ck_cuda_ix_source(const ck_cuda_ix_spec *sp)
     case CK_IXK_GATHER: case CK_IXK_SCATTER: case CK_IXK_CLAIM_INIT: case CK_IXK_CLAIM: case CK_IXK_APPLY:
         return gather_source(sp);
     case CK_IXK_CHECK: return check_source(sp);
-    case CK_IXK_NZ_COUNT: case CK_IXK_NZ_SCAN: case CK_IXK_NZ_WRITE: case CK_IXK_SELECT: return nonzero_source(sp);
+    case CK_IXK_NZ_COUNT: case CK_IXK_NZ_SCAN: case CK_IXK_NZ_WRITE: case CK_IXK_SELECT: case CK_IXK_EXPAND:
+        return nonzero_source(sp);
     default:
         ck_error_set(CK_ERR_VALUE, "unknown indexing kernel kind %d", sp->kind);
         return NULL;

@@ -31,6 +31,7 @@ typedef enum ck_ix_kind {
     CK_IXK_NZ_SCAN = 8,     /* kernel "ck_nz_scan": exclusive scan of the chunk counts */
     CK_IXK_NZ_WRITE = 9,    /* kernel "ck_nz_write": coordinates of the true elements */
     CK_IXK_SELECT = 10,     /* kernel "ck_sel": the source elements at the true elements, packed */
+    CK_IXK_EXPAND = 11,     /* kernel "ck_exp": select's reverse, the packed elements to the true elements */
 } ck_ix_kind;
 
 /* nonzero works on chunks of CK_NZ_CHUNK elements, one 256-thread block each */
@@ -59,7 +60,8 @@ char *ck_cuda_ix_source(const ck_cuda_ix_spec *sp);
  * shape[D] arr_strides[D] other_strides[D] target_mul[D] idx_ptr[I]
  * idx_strides[I][D] axis_len[I] axis_stride[I] index_mul[I], with
  * D = max(ndim, 1) and I = max(nidx, 1).  The nonzero struct is
- * shape[D] strides[D]; select's adds the source's strides[D] after them. */
+ * shape[D] strides[D]; select's (and expand's) adds the array's strides[D]
+ * after them. */
 size_t ck_cuda_ix_params_size(const ck_cuda_ix_spec *sp);
 
 #endif

@@ -341,6 +341,26 @@ static ck_status count_true(const ck_array *mask, int64_t *count)
     return CK_OK;
 }
 
+/* The compress slot over a and its mask m (a's shape, on a's device):
+ * packed is x[mask]'s output, or with expand the values written. */
+static ck_status run_compress(const ck_array *a, const ck_array *m, char *packed, int64_t count, int expand)
+{
+    ck_compress_desc d;
+    memset(&d, 0, sizeof d);
+    d.dev = ck_array_device(a);
+    d.itemsize = ck_array_itemsize(a);
+    d.ndim = a->ndim;
+    memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
+    d.mask = m->data;
+    memcpy(d.mask_strides, m->strides, (size_t)a->ndim * 8);
+    d.src = a->data;
+    memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
+    d.count = count;
+    d.out = packed;
+    d.expand = expand;
+    return ck_backend_for(ck_array_device(a))->compress(&d);
+}
+
 /* x[mask] with one mask over all of x's dims, on a backend with the
  * compress slot: one compaction, no coordinates and no gather.  Returns 0
  * when the key is not of that form (nothing done), else 1 with *st set. */
@@ -361,19 +381,7 @@ static int try_compress(ck_array *out, const ck_array *a, int n, const ck_index_
         s = count_true(&m, &count);
         if (s == CK_OK) s = ck_array_empty(out, 1, &count, a->dtype, ck_array_device(a));
         if (s == CK_OK) {
-            ck_compress_desc d;
-            memset(&d, 0, sizeof d);
-            d.dev = ck_array_device(a);
-            d.itemsize = ck_array_itemsize(a);
-            d.ndim = a->ndim;
-            memcpy(d.shape, a->shape, (size_t)a->ndim * 8);
-            d.mask = m.data;
-            memcpy(d.mask_strides, m.strides, (size_t)a->ndim * 8);
-            d.src = a->data;
-            memcpy(d.src_strides, a->strides, (size_t)a->ndim * 8);
-            d.count = count;
-            d.out = out->data;
-            s = be->compress(&d);
+            s = run_compress(a, &m, out->data, count, 0);
             if (s != CK_OK) ck_array_release(out);
         }
         ck_array_release(&m);
@@ -406,54 +414,193 @@ ck_status ck_index_get(ck_array *out, const ck_array *a, int n, const ck_index_i
     return s;
 }
 
+/* The bool array of a key that is one mask over a's leading dims (all of
+ * them when *trailing is 0), else NULL. */
+static const ck_array *leading_mask(const ck_array *a, int n, const ck_index_item *items, int *trailing)
+{
+    if (n != 1 || items[0].kind != CK_INDEX_ARRAY) return NULL;
+    const ck_array *k = items[0].array;
+    if (k->dtype != CK_BOOL || k->ndim == 0 || k->ndim > a->ndim) return NULL;
+    for (int i = 0; i < k->ndim; i++)
+        if (k->shape[i] != a->shape[i]) return NULL;
+    *trailing = a->ndim - k->ndim;
+    return k;
+}
+
+/* x[mask] = v where v does not depend on how many elements the mask
+ * selects (one element, or one row of the dims the mask leaves whole):
+ * x = where(mask, v, x) in place, one elementwise kernel, no nonzero and
+ * no host sync.  v is an array of a's dtype on a's device that does not
+ * overlap a, or (varr NULL) the scalar vs of a's dtype.  Returns 0 when
+ * the key or v is not of that form (nothing done), else 1 with *st set. */
+static int try_masked_where(ck_array *a, int n, const ck_index_item *items, const ck_array *varr,
+                            const ck_scalar *vs, ck_status *st)
+{
+    int trailing;
+    const ck_array *k = leading_mask(a, n, items, &trailing);
+    if (!k) return 0;
+    ck_operand ops[3];
+    memset(ops, 0, sizeof ops);
+    ck_array v = {0};
+    if (varr) {
+        /* v's leading length-1 dims stand for the count: dropped */
+        int lead = 0;
+        while (varr->ndim - lead > trailing && varr->shape[lead] == 1) lead++;
+        if (varr->ndim - lead > trailing) return 0;
+        ck_array_view(&v, varr);
+        ck_array_set_layout(&v, varr->ndim - lead, varr->shape + lead, varr->strides + lead);
+        ck_array vb;
+        if (ck_array_broadcast_to(&vb, &v, a->ndim, a->shape) != CK_OK) {
+            ck_error_clear();   /* the general path reports it */
+            ck_array_release(&v);
+            return 0;
+        }
+        ck_array_release(&vb);
+        ops[1].array = &v;
+    } else {
+        ops[1].scalar = *vs;
+    }
+    ck_array m;
+    ck_status s = CK_OK;
+    if (!ck_device_equal(ck_array_device(k), ck_array_device(a))) s = ck_array_to_device(&m, k, ck_array_device(a));
+    else ck_array_view(&m, k);
+    if (s == CK_OK) {
+        /* the mask with length-1 dims in place of the ones it leaves whole */
+        int64_t shape[CK_MAXDIMS], strides[CK_MAXDIMS];
+        for (int i = 0; i < a->ndim; i++) {
+            shape[i] = i < k->ndim ? m.shape[i] : 1;
+            strides[i] = i < k->ndim ? m.strides[i] : 0;
+        }
+        ck_array_set_layout(&m, a->ndim, shape, strides);
+        ops[0].array = &m;
+        ops[2].array = a;
+        s = ck_ufunc_apply(CK_OP_WHERE, 3, ops, a, 1, CK_DTYPE_INVALID);
+        ck_array_release(&m);
+    }
+    if (v.buf) ck_array_release(&v);
+    *st = s;
+    return 1;
+}
+
+/* x[mask] = values with one mask over all of x's dims, on a backend with
+ * the compress slot: the mask's count (the one host sync, for NumPy's size
+ * check), then one compaction writing the values to x's true elements in
+ * C order: no nonzero and no scatter.  v is of a's dtype on a's device and
+ * does not overlap a.  Returns 0 when the key or v is not of that form
+ * (nothing done), else 1 with *st set. */
+static int try_expand(ck_array *a, int n, const ck_index_item *items, const ck_array *v, ck_status *st)
+{
+    const ck_backend_iface *be = ck_backend_for(ck_array_device(a));
+    int trailing;
+    const ck_array *k = leading_mask(a, n, items, &trailing);
+    if (!be->compress || !k || trailing != 0 || v->ndim != 1) return 0;
+    ck_array m, packed = {0};
+    ck_status s = CK_OK;
+    /* a mask that a itself holds (b[b] = ...) is read from a copy */
+    if (!ck_device_equal(ck_array_device(k), ck_array_device(a))) s = ck_array_to_device(&m, k, ck_array_device(a));
+    else if (ck_array_may_overlap(k, a)) s = ck_array_astype(&m, k, CK_BOOL, 0);
+    else ck_array_view(&m, k);
+    if (s != CK_OK) {
+        *st = s;
+        return 1;
+    }
+    int64_t count = 0;
+    s = count_true(&m, &count);
+    if (s == CK_OK && v->shape[0] != count)
+        s = ck_error_set(CK_ERR_VALUE, "NumPy boolean array indexing assignment cannot assign %lld input values to "
+                                       "the %lld output values where the mask is true",
+                         (long long)v->shape[0], (long long)count);
+    if (s == CK_OK) {
+        if (v->flags & CK_ARRAY_C_CONTIGUOUS) ck_array_view(&packed, v);
+        else s = ck_array_astype(&packed, v, v->dtype, 0);
+    }
+    if (s == CK_OK && count > 0) s = run_compress(a, &m, packed.data, count, 1);
+    if (packed.buf) ck_array_release(&packed);
+    ck_array_release(&m);
+    *st = s;
+    return 1;
+}
+
 ck_status ck_index_set(ck_array *a, int n, const ck_index_item *items, const ck_array *values, ck_index_mode mode)
 {
     if (!(a->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "assignment destination is read-only");
     ck_status s = need_slot(a, 1);
     if (s != CK_OK) return s;
+    int trailing = -1;
+    int full_mask = leading_mask(a, n, items, &trailing) && trailing == 0;
+    if (full_mask && values->ndim > 1)
+        return ck_error_set(CK_ERR_TYPE, "NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                                         "input, input has %d dimensions", values->ndim);
+    ck_array v = {0}, vb = {0};
+    /* a private copy when it must be cast or moved, or may alias a
+     * (x[idx] = x): the scatter would read what it already wrote */
+    if (values->dtype != a->dtype || !ck_device_equal(ck_array_device(values), ck_array_device(a)) ||
+        ck_array_may_overlap(values, a)) {
+        if (!ck_device_equal(ck_array_device(values), ck_array_device(a))) {
+            ck_array moved;
+            s = ck_array_to_device(&moved, values, ck_array_device(a));
+            if (s == CK_OK) {
+                s = ck_array_astype(&v, &moved, a->dtype, 0);
+                ck_array_release(&moved);
+            }
+        } else {
+            s = ck_array_astype(&v, values, a->dtype, 0);
+        }
+    } else {
+        ck_array_view(&v, values);
+    }
+    if (s != CK_OK) return s;
+    if (try_masked_where(a, n, items, &v, NULL, &s) || try_expand(a, n, items, &v, &s)) {
+        ck_array_release(&v);
+        return s;
+    }
     ix_plan *p = malloc(sizeof *p);
     ck_gather_desc *d = malloc(sizeof *d);
     if (!p || !d) {
         free(p);
         free(d);
+        ck_array_release(&v);
         return ck_error_set(CK_ERR_MEMORY, "out of memory planning an index");
     }
     s = build_plan(p, a, n, items);
-    ck_array v = {0}, vb = {0};
-    if (s == CK_OK) {
-        /* a private copy when it must be cast or moved, or may alias a
-         * (x[idx] = x): the scatter would read what it already wrote */
-        if (values->dtype != a->dtype || !ck_device_equal(ck_array_device(values), ck_array_device(a)) ||
-            ck_array_may_overlap(values, a)) {
-            if (!ck_device_equal(ck_array_device(values), ck_array_device(a))) {
-                ck_array moved;
-                s = ck_array_to_device(&moved, values, ck_array_device(a));
-                if (s == CK_OK) {
-                    s = ck_array_astype(&v, &moved, a->dtype, 0);
-                    ck_array_release(&moved);
-                }
-            } else {
-                s = ck_array_astype(&v, values, a->dtype, 0);
-            }
-        } else {
-            ck_array_view(&v, values);
-        }
-    }
     if (s == CK_OK && ck_array_broadcast_to(&vb, &v, p->rnd, p->rshape) != CK_OK) {
         ck_error_clear();
-        s = ck_error_set(CK_ERR_VALUE,
-                         "shape mismatch: value array of shape %s could not be broadcast to indexing result of shape %s",
-                         ck_shape_str(values->ndim, values->shape, 0), ck_shape_str(p->rnd, p->rshape, 1));
+        if (full_mask)
+            s = ck_error_set(CK_ERR_VALUE, "NumPy boolean array indexing assignment cannot assign %lld input values "
+                                           "to the %lld output values where the mask is true",
+                             (long long)values->size, (long long)p->rshape[0]);
+        else
+            s = ck_error_set(CK_ERR_VALUE,
+                             "shape mismatch: value array of shape %s could not be broadcast to indexing result of shape %s",
+                             ck_shape_str(values->ndim, values->shape, 0), ck_shape_str(p->rnd, p->rshape, 1));
     }
     if (s == CK_OK) {
         fill_desc(d, p, mode, vb.data, vb.strides);
         s = ck_backend_for(ck_array_device(a))->scatter(d);
     }
     if (vb.buf) ck_array_release(&vb);
-    if (v.buf) ck_array_release(&v);
+    ck_array_release(&v);
     plan_release(p);
     free(p);
     free(d);
+    return s;
+}
+
+ck_status ck_index_fill(ck_array *a, int n, const ck_index_item *items, const ck_scalar *value, ck_index_mode mode)
+{
+    if (!(a->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "assignment destination is read-only");
+    /* the value as a's dtype, converted as a fill converts it */
+    _Alignas(16) unsigned char buf[16];
+    ck_scalar v;
+    ck_scalar_store(value, a->dtype, buf);
+    ck_scalar_load(&v, a->dtype, buf);
+    ck_status s;
+    if (try_masked_where(a, n, items, NULL, &v, &s)) return s;
+    ck_array t;
+    int64_t none = 0;
+    if ((s = ck_full(&t, 0, &none, a->dtype, &v, ck_array_device(a))) != CK_OK) return s;
+    s = ck_index_set(a, n, items, &t, mode);
+    ck_array_release(&t);
     return s;
 }
 

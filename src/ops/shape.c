@@ -1,7 +1,9 @@
 /* Shape manipulation (NumPy's join, split, repeat, pad and diagonal
  * functions).  Only views and ck_array_assign / ck_array_fill / ufuncs are
  * used (and one gather for repeat with per-element counts), so the
- * backends need nothing new and the GPU gets it for free. */
+ * backends need nothing new and the GPU gets it for free; joins use the
+ * optional copy_pieces slot where a backend has it (all pieces in one
+ * launch on the GPU). */
 #include "ops_internal.h"
 
 #include <stdlib.h>
@@ -204,87 +206,226 @@ static ck_status check_inputs(int n, const ck_array *const *arrays, ck_dtype *dt
     return CK_OK;
 }
 
-ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
+/* How the inputs of a join become its pieces: as they are (concatenate),
+ * with a new axis of length 1 (stack), or flattened (axis=None). */
+typedef enum join_how { JOIN_AXIS, JOIN_NEW_AXIS, JOIN_FLAT } join_how;
+
+/* Input x as a piece of out's ndim: a view, or for a flat piece whose
+ * layout cannot be viewed flat a copy. */
+static ck_status join_piece(ck_array *v, const ck_array *x, join_how how, int axis)
 {
-    ck_status s = check_inputs(n, arrays, &dt, "concatenate");
-    if (s != CK_OK) return s;
-    ck_device dev = ck_array_device(arrays[0]);
-    if (axis == CK_AXIS_FLAT) {
-        int64_t total = 0;
-        for (int i = 0; i < n; i++) total += arrays[i]->size;
-        if ((s = ck_array_empty(out, 1, &total, dt, dev)) != CK_OK) return s;
-        int64_t off = 0;
-        for (int i = 0; i < n && s == CK_OK; i++) {
-            /* the destination piece is contiguous, so it takes the input's
-             * shape as a view and the copy needs no flattened input */
-            ck_array piece, shaped;
-            slice_axis(&piece, out, 0, off, arrays[i]->size, 1);
-            s = ck_array_reshape(&shaped, &piece, arrays[i]->ndim, arrays[i]->shape, 0);
+    if (how == JOIN_FLAT) {
+        int64_t size = x->size;
+        return ck_array_reshape(v, x, 1, &size, 0);
+    }
+    ck_array_view(v, x);
+    if (how == JOIN_NEW_AXIS) {
+        int64_t sh[CK_MAXDIMS], st[CK_MAXDIMS];
+        for (int d = 0, j = 0; d <= x->ndim; d++) {
+            if (d == axis) {
+                sh[d] = 1;
+                st[d] = 0;
+                continue;
+            }
+            sh[d] = x->shape[j];
+            st[d] = x->strides[j++];
+        }
+        ck_array_set_layout(v, x->ndim + 1, sh, st);
+    }
+    return CK_OK;
+}
+
+/* Piece by piece: one ck_array_assign each (a flat piece lands in the
+ * output reshaped to its shape, so that it is never copied first). */
+static ck_status join_assign(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
+{
+    ck_status s = CK_OK;
+    int64_t off = 0;
+    for (int i = 0; i < n && s == CK_OK; i++) {
+        const ck_array *x = arrays[i];
+        ck_array v;
+        if (how == JOIN_FLAT) {
+            ck_array piece;
+            slice_axis(&piece, out, 0, off, x->size, 1);
+            s = ck_array_reshape(&v, &piece, x->ndim, x->shape, 0);
             ck_array_release(&piece);
             if (s != CK_OK) break;
-            s = ck_array_assign(&shaped, arrays[i]);
-            ck_array_release(&shaped);
-            off += arrays[i]->size;
+            s = ck_array_assign(&v, x);
+            off += x->size;
+        } else {
+            if ((s = join_piece(&v, x, how, axis)) != CK_OK) break;
+            s = assign_slice(out, axis, off, v.shape[axis], &v);
+            off += v.shape[axis];
         }
-        if (s != CK_OK) ck_array_release(out);
-        return s;
+        ck_array_release(&v);
     }
-    int nd = arrays[0]->ndim;
-    if (nd == 0) return ck_error_set(CK_ERR_VALUE, "zero-dimensional arrays cannot be concatenated");
-    if (ck_axis_normalize(&axis, nd) != CK_OK) return ck_error_status();
-    int64_t shape[CK_MAXDIMS];
-    memcpy(shape, arrays[0]->shape, (size_t)nd * sizeof *shape);
-    shape[axis] = 0;
+    return s;
+}
+
+/* Copy the inputs' pieces into out one after another along axis.  A
+ * backend with the copy_pieces slot gets them CK_PIECES_MAX at a time (one
+ * launch on the GPU); a piece of another dtype than out's is cast first,
+ * one cast each, so that the slot only moves bytes: the one-launch path is
+ * for pieces of out's dtype.  Other backends assign piece by piece. */
+static ck_status join_into(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
+{
+    const ck_backend_iface *be = ck_backend_for(ck_array_device(out));
+    if (!be->copy_pieces || out->size == 0) return join_assign(out, n, arrays, how, axis);
+    ck_pieces_desc *d = malloc(sizeof *d);
+    /* the pieces of one call and their casts, alive until it is made */
+    ck_array *held = malloc(2 * CK_PIECES_MAX * sizeof *held);
+    if (!d || !held) {
+        free(d);
+        free(held);
+        return ck_error_set(CK_ERR_MEMORY, "out of memory planning a concatenate");
+    }
+    memset(d, 0, sizeof *d);
+    d->dev = ck_array_device(out);
+    d->itemsize = ck_array_itemsize(out);
+    d->ndim = out->ndim;
+    d->axis = axis;
+    memcpy(d->shape, out->shape, (size_t)out->ndim * sizeof *d->shape);
+    memcpy(d->out_strides, out->strides, (size_t)out->ndim * sizeof *d->out_strides);
+    d->out = out->data;
+    int nheld = 0;
+    int64_t off = 0;
+    ck_status s = CK_OK;
+    for (int i = 0; i < n && s == CK_OK; i++) {
+        ck_array *x = &held[nheld];
+        if ((s = join_piece(x, arrays[i], how, axis)) != CK_OK) break;
+        nheld++;
+        int64_t len = x->shape[axis];
+        if (len == 0) {
+            ck_array_release(&held[--nheld]);
+            continue;
+        }
+        if (x->dtype != out->dtype) {
+            if ((s = ck_array_astype(&held[nheld], x, out->dtype, 0)) != CK_OK) break;
+            x = &held[nheld++];
+        }
+        ck_piece *pc = &d->pieces[d->npieces++];
+        pc->data = x->data;
+        pc->offset = off;
+        pc->len = len;
+        memcpy(pc->strides, x->strides, (size_t)x->ndim * sizeof *pc->strides);
+        off += len;
+        if (d->npieces == CK_PIECES_MAX) {
+            s = be->copy_pieces(d);
+            d->npieces = 0;
+            /* stream-ordered frees: the launch still reads them safely */
+            while (nheld > 0) ck_array_release(&held[--nheld]);
+        }
+    }
+    if (s == CK_OK && d->npieces > 0) s = be->copy_pieces(d);
+    while (nheld > 0) ck_array_release(&held[--nheld]);
+    free(held);
+    free(d);
+    return s;
+}
+
+/* The result's shape of a join (and the axis normalised), checking the
+ * inputs' shapes as NumPy does. */
+static ck_status join_shape(int n, const ck_array *const *arrays, join_how how, int *axis, int *nd, int64_t *shape)
+{
+    if (how == JOIN_FLAT) {
+        *nd = 1;
+        shape[0] = 0;
+        for (int i = 0; i < n; i++) shape[0] += arrays[i]->size;
+        *axis = 0;
+        return CK_OK;
+    }
+    int ind = arrays[0]->ndim;
+    if (how == JOIN_NEW_AXIS) {
+        for (int i = 1; i < n; i++)
+            if (arrays[i]->ndim != ind || memcmp(arrays[i]->shape, arrays[0]->shape, (size_t)ind * sizeof(int64_t)))
+                return ck_error_set(CK_ERR_VALUE, "all input arrays must have the same shape");
+        if (ind + 1 > CK_MAXDIMS)
+            return ck_error_set(CK_ERR_VALUE, "maximum supported dimension for an ndarray is %d, found %d", CK_MAXDIMS,
+                                ind + 1);
+        if (ck_axis_normalize(axis, ind + 1) != CK_OK) return ck_error_status();
+        *nd = ind + 1;
+        for (int d = 0, j = 0; d <= ind; d++) shape[d] = d == *axis ? n : arrays[0]->shape[j++];
+        return CK_OK;
+    }
+    if (ind == 0) return ck_error_set(CK_ERR_VALUE, "zero-dimensional arrays cannot be concatenated");
+    if (ck_axis_normalize(axis, ind) != CK_OK) return ck_error_status();
+    const int ax = *axis;
+    memcpy(shape, arrays[0]->shape, (size_t)ind * sizeof *shape);
+    shape[ax] = 0;
     for (int i = 0; i < n; i++) {
         const ck_array *x = arrays[i];
-        if (x->ndim != nd)
+        if (x->ndim != ind)
             return ck_error_set(CK_ERR_VALUE, "all the input array dimensions except for the concatenation axis must "
                                 "match exactly, but the array at index 0 has %d dimension(s) and the array at index %d "
-                                "has %d dimension(s)", nd, i, x->ndim);
-        for (int d = 0; d < nd; d++)
-            if (d != axis && x->shape[d] != arrays[0]->shape[d])
+                                "has %d dimension(s)", ind, i, x->ndim);
+        for (int d = 0; d < ind; d++)
+            if (d != ax && x->shape[d] != arrays[0]->shape[d])
                 return ck_error_set(CK_ERR_VALUE, "all the input array dimensions except for the concatenation axis "
                                     "must match exactly, but along dimension %d, the array at index 0 has size %lld "
                                     "and the array at index %d has size %lld", d, (long long)arrays[0]->shape[d], i,
                                     (long long)x->shape[d]);
-        shape[axis] += x->shape[axis];
+        shape[ax] += x->shape[ax];
     }
-    if ((s = ck_array_empty(out, nd, shape, dt, dev)) != CK_OK) return s;
-    int64_t off = 0;
-    for (int i = 0; i < n && s == CK_OK; i++) {
-        s = assign_slice(out, axis, off, arrays[i]->shape[axis], arrays[i]);
-        off += arrays[i]->shape[axis];
-    }
-    if (s != CK_OK) ck_array_release(out);
+    *nd = ind;
+    return CK_OK;
+}
+
+static ck_status join_new(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis, ck_dtype dt)
+{
+    ck_status s = check_inputs(n, arrays, &dt, how == JOIN_NEW_AXIS ? "stack" : "concatenate");
+    if (s != CK_OK) return s;
+    int nd;
+    int64_t shape[CK_MAXDIMS];
+    if ((s = join_shape(n, arrays, how, &axis, &nd, shape)) != CK_OK) return s;
+    if ((s = ck_array_empty(out, nd, shape, dt, ck_array_device(arrays[0]))) != CK_OK) return s;
+    if ((s = join_into(out, n, arrays, how, axis)) != CK_OK) ck_array_release(out);
     return s;
+}
+
+/* Into a given out: of the result's shape, on the inputs' device; the
+ * inputs are cast to its dtype.  An input that may share memory with out
+ * goes through a temporary result. */
+static ck_status join_out(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
+{
+    ck_dtype dt = out->dtype;
+    ck_status s = check_inputs(n, arrays, &dt, how == JOIN_NEW_AXIS ? "stack" : "concatenate");
+    if (s != CK_OK) return s;
+    if (!(out->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "output array is read-only");
+    if (!ck_device_equal(ck_array_device(out), ck_array_device(arrays[0])))
+        return ck_error_set(CK_ERR_VALUE, "the output array must be on the inputs' device");
+    int nd, ax = axis;
+    int64_t shape[CK_MAXDIMS];
+    if ((s = join_shape(n, arrays, how, &ax, &nd, shape)) != CK_OK) return s;
+    if (out->ndim != nd || memcmp(out->shape, shape, (size_t)nd * sizeof *shape))
+        return ck_error_set(CK_ERR_VALUE, "Output array is the wrong shape");
+    int overlap = 0;
+    for (int i = 0; i < n && !overlap; i++) overlap = ck_array_may_overlap(arrays[i], out);
+    if (!overlap) return join_into(out, n, arrays, how, ax);
+    ck_array r;
+    if ((s = join_new(&r, n, arrays, how, axis, dt)) != CK_OK) return s;
+    s = ck_array_assign(out, &r);
+    ck_array_release(&r);
+    return s;
+}
+
+ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
+{
+    return join_new(out, n, arrays, axis == CK_AXIS_FLAT ? JOIN_FLAT : JOIN_AXIS, axis, dt);
 }
 
 ck_status ck_stack(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)
 {
-    ck_status s = check_inputs(n, arrays, &dt, "stack");
-    if (s != CK_OK) return s;
-    int nd = arrays[0]->ndim;
-    for (int i = 1; i < n; i++)
-        if (arrays[i]->ndim != nd || memcmp(arrays[i]->shape, arrays[0]->shape, (size_t)nd * sizeof(int64_t)))
-            return ck_error_set(CK_ERR_VALUE, "all input arrays must have the same shape");
-    if (nd + 1 > CK_MAXDIMS)
-        return ck_error_set(CK_ERR_VALUE, "maximum supported dimension for an ndarray is %d, found %d", CK_MAXDIMS, nd + 1);
-    if (ck_axis_normalize(&axis, nd + 1) != CK_OK) return ck_error_status();
-    int64_t shape[CK_MAXDIMS];
-    for (int d = 0, j = 0; d <= nd; d++) shape[d] = d == axis ? n : arrays[0]->shape[j++];
-    if ((s = ck_array_empty(out, nd + 1, shape, dt, ck_array_device(arrays[0]))) != CK_OK) return s;
-    for (int i = 0; i < n && s == CK_OK; i++) {
-        ck_array piece, flat;
-        slice_axis(&piece, out, axis, i, 1, 1);
-        uint64_t mask = (uint64_t)1 << axis;
-        s = ck_array_squeeze(&flat, &piece, mask, 0);
-        ck_array_release(&piece);
-        if (s != CK_OK) break;
-        s = ck_array_assign(&flat, arrays[i]);
-        ck_array_release(&flat);
-    }
-    if (s != CK_OK) ck_array_release(out);
-    return s;
+    return join_new(out, n, arrays, JOIN_NEW_AXIS, axis, dt);
+}
+
+ck_status ck_concatenate_into(ck_array *out, int n, const ck_array *const *arrays, int axis)
+{
+    return join_out(out, n, arrays, axis == CK_AXIS_FLAT ? JOIN_FLAT : JOIN_AXIS, axis);
+}
+
+ck_status ck_stack_into(ck_array *out, int n, const ck_array *const *arrays, int axis)
+{
+    return join_out(out, n, arrays, JOIN_NEW_AXIS, axis);
 }
 
 /* ------------------------------------------------------------ rolling */

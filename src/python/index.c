@@ -508,12 +508,19 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
 /* --------------------------------------------------------------- setitem */
 
 /* The core copies and fills without Python, so large ones let other threads run. */
+/* NumPy's ComplexWarning for a store of complex values into a real array
+ * (-1 when the warning was made an error). */
+static int warn_complex_store(ck_dtype from, ck_dtype to)
+{
+    if (ck_dtype_is_complex(from) && !ck_dtype_is_complex(to) && to != CK_BOOL)
+        return PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1);
+    return 0;
+}
+
 static int run_assign(ck_array *dst, const ck_array *src)
 {
     ck_status s;
-    if (ck_dtype_is_complex(src->dtype) && !ck_dtype_is_complex(dst->dtype) && dst->dtype != CK_BOOL &&
-        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
-        return -1;
+    if (warn_complex_store(src->dtype, dst->dtype) < 0) return -1;
     if (dst->size >= CK_PY_NOGIL_MIN) {
         Py_BEGIN_ALLOW_THREADS
         s = ck_array_assign(dst, src);
@@ -568,67 +575,65 @@ int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt)
     return 0;
 }
 
+/* value as a scalar to store into dt: 0 (s set), 1 when value is not a
+ * scalar, -1 with an exception (a Python number that NumPy 2 would not
+ * convert to dt). */
+static int store_scalar(PyObject *value, ck_dtype dt, ck_scalar *s)
+{
+    int weak = 0;
+    int r = ck_py_scalar_from_obj(value, s, &weak);
+    if (r == 0 && weak && ck_py_check_weak_scalar(s, dt) < 0) return -1;
+    return r;
+}
+
+/* value (not a scalar) as an array on a's device: a Python sequence
+ * converted to a's dtype element by element as a scalar store would
+ * (NumPy: [300] into int8 is an OverflowError, [1j] into float64 a
+ * TypeError), anything else (NumPy and foreign arrays) with its own dtype,
+ * cast later; new reference. */
+static PyObject *value_array(PyObject *value, const ck_array *a)
+{
+    if (CkArray_Check(value)) return Py_NewRef(value);
+    ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? a->dtype : CK_DTYPE_INVALID;
+    return ck_py_asarray(value, as, -1, 1, ck_array_device(a));
+}
+
 static int assign_value(ck_array *view, PyObject *value)
 {
     if (CkArray_Check(value)) return run_assign(view, CK_ARR(value));
-
     ck_scalar s;
-    int weak = 0;
-    int r = ck_py_scalar_from_obj(value, &s, &weak);
-    if (r < 0) return -1;
-    if (r == 0) {
-        if (weak && ck_py_check_weak_scalar(&s, view->dtype) < 0) return -1;
-        return run_fill(view, &s);
-    }
-    /* Anything else (lists, NumPy arrays, foreign arrays) becomes an array
-     * on the destination's device, so that the copy never crosses devices
-     * twice; its own dtype is inferred and then cast by assign. */
-    /* A list is converted element by element to the destination's dtype,
-     * each Python number as a scalar store would (NumPy: [300] into int8
-     * is an OverflowError, [1j] into float64 a TypeError). */
-    ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? view->dtype : CK_DTYPE_INVALID;
-    PyObject *arr = ck_py_asarray(value, as, -1, 1, ck_array_device(view));
+    int r = store_scalar(value, view->dtype, &s);
+    if (r <= 0) return r < 0 ? -1 : run_fill(view, &s);
+    /* on the destination's device, so that the copy never crosses devices twice */
+    PyObject *arr = value_array(value, view);
     if (!arr) return -1;
     r = run_assign(view, CK_ARR(arr));
     Py_DECREF(arr);
     return r;
 }
 
-/* value as an array of a's dtype where it is a Python scalar or sequence
- * (converted as a scalar store would), else as it is; new reference. */
-static PyObject *value_array(PyObject *value, const ck_array *a)
-{
-    if (CkArray_Check(value)) {
-        Py_INCREF(value);
-        return value;
-    }
-    ck_scalar s;
-    int weak = 0;
-    int r = ck_py_scalar_from_obj(value, &s, &weak);
-    if (r < 0) return NULL;
-    if (r == 0) {
-        if (weak && ck_py_check_weak_scalar(&s, a->dtype) < 0) return NULL;
-        ck_array t;
-        int64_t none = 0;
-        ck_status st = ck_full(&t, 0, &none, weak ? a->dtype : s.dtype, &s, ck_array_device(a));
-        return st == CK_OK ? ck_py_wrap(&t, NULL) : ck_py_raise(st);
-    }
-    ck_dtype as = (PyList_Check(value) || PyTuple_Check(value)) ? a->dtype : CK_DTYPE_INVALID;
-    return ck_py_asarray(value, as, -1, 1, ck_array_device(a));
-}
-
 static int assign_advanced(PyObject *self, const ix_key *k, PyObject *value)
 {
     ck_array *a = CK_ARR(self);
+    ck_index_item items[IX_MAX_ITEMS];
+    if (!CkArray_Check(value)) {
+        /* a scalar goes to the core as it is: x[mask] = 0 is then one
+         * where() kernel, with no array made for the value */
+        ck_scalar sc;
+        int r = store_scalar(value, a->dtype, &sc);
+        if (r < 0) return -1;
+        if (r == 0) {
+            if (warn_complex_store(sc.dtype, a->dtype) < 0) return -1;
+            core_items(k, items);
+            ck_status s = ck_index_fill(a, (int)k->c.stored, items, &sc, CK_INDEX_RAISE);
+            return s == CK_OK ? 0 : ck_py_raise_int(s);
+        }
+    }
     PyObject *v = value_array(value, a);
     if (!v) return -1;
     const ck_array *va = CK_ARR(v);
-    int r = 0;
-    if (ck_dtype_is_complex(va->dtype) && !ck_dtype_is_complex(a->dtype) && a->dtype != CK_BOOL &&
-        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
-        r = -1;
+    int r = warn_complex_store(va->dtype, a->dtype) < 0 ? -1 : 0;
     if (r == 0) {
-        ck_index_item items[IX_MAX_ITEMS];
         core_items(k, items);
         ck_status s = ck_index_set(a, (int)k->c.stored, items, va, CK_INDEX_RAISE);
         if (s != CK_OK) r = ck_py_raise_int(s);

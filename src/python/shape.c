@@ -368,8 +368,9 @@ static int cast_ok(ck_dtype from, ck_dtype to, const char *casting, int *ok)
 }
 
 typedef ck_status (*join_fn)(ck_array *, int, const ck_array *const *, int, ck_dtype);
+typedef ck_status (*join_into_fn)(ck_array *, int, const ck_array *const *, int);
 
-static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, int allow_none_axis)
+static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_into, int allow_none_axis)
 {
     PyObject *seq_obj, *axis_obj = NULL, *out = Py_None, *dt_obj = Py_None;
     const char *casting = "same_kind";
@@ -423,6 +424,13 @@ static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, int allow_none_a
                 goto done;
             }
         }
+    /* out= on the inputs' device: written in place */
+    if (out != Py_None && n > 0 && ck_device_equal(ck_array_device(CK_ARR(out)), ck_array_device(arrs[0]))) {
+        ck_status s = fn_into(CK_ARR(out), (int)n, arrs, axis);
+        if (s != CK_OK) ck_py_raise(s);
+        else res = Py_NewRef(out);
+        goto done;
+    }
     ck_array r;
     ck_status s = fn(&r, (int)n, arrs, axis, target);
     if (s != CK_OK) { ck_py_raise(s); goto done; }
@@ -449,8 +457,17 @@ done:
     return res;
 }
 
-static PyObject *f_concatenate(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return join(args, kw, ck_concatenate, 1); }
-static PyObject *f_stack(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return join(args, kw, ck_stack, 0); }
+static PyObject *f_concatenate(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    return join(args, kw, ck_concatenate, ck_concatenate_into, 1);
+}
+
+static PyObject *f_stack(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    return join(args, kw, ck_stack, ck_stack_into, 0);
+}
 
 /* ------------------------------------------------------ new arrays */
 

@@ -67,4 +67,35 @@ static void batch_add(const char *what, const char *program, int per)
     if (++batch_count_ == per) batch_flush(0);
 }
 
+/* A kernel key: of the family's, and not one that another spec had. */
+static uint64_t batch_keys_[8192];
+static int batch_nkeys_;
+static inline void batch_check_key(const char *what, uint64_t key, unsigned family)
+{
+    CHECK(key >> 56 == family, "%s: key %llx is not of family 0x%x", what, (unsigned long long)key, family);
+    for (int i = 0; i < batch_nkeys_; i++)
+        CHECK(batch_keys_[i] != key, "%s: key %llx used twice", what, (unsigned long long)key);
+    if (batch_nkeys_ < (int)(sizeof batch_keys_ / sizeof batch_keys_[0])) batch_keys_[batch_nkeys_++] = key;
+}
+
+/* Add one generated program (the prelude, then kernel name): the prelude
+ * dropped (the batch has it once), the kernel renamed and the rest put in
+ * a namespace of its own, so that programs of a batch never clash. */
+static inline void batch_add_kernel(const char *what, const char *src, const char *name, int per)
+{
+    size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
+    CHECK(strlen(src) > pre && strstr(src + pre, name) != NULL, "%s: no kernel named %s after the prelude", what, name);
+    if (strlen(src) <= pre) return;
+    int id = batch_next_id();
+    char from[64], to[64];
+    snprintf(from, sizeof from, "%s(", name);
+    snprintf(to, sizeof to, "%s_%d(", name, id);
+    ck_sbuf body = {0}, prog = {0};
+    batch_replace_all(&body, src + pre, from, to);
+    ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n", id, body.s);
+    batch_add(what, prog.s, per);
+    free(body.s);
+    free(prog.s);
+}
+
 #endif

@@ -3,12 +3,23 @@
 #ifndef CK_TEST_H
 #define CK_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cudakit.h"
 
 static int failures = 0;
+
+/* xorshift64: the same pseudo-random sequence on every run */
+static uint64_t ck_test_rng_ = 0x9E3779B97F4A7C15ull;
+static inline uint64_t ck_test_rand(void)
+{
+    ck_test_rng_ ^= ck_test_rng_ << 13;
+    ck_test_rng_ ^= ck_test_rng_ >> 7;
+    ck_test_rng_ ^= ck_test_rng_ << 17;
+    return ck_test_rng_;
+}
 
 #define CHECK(cond, ...)                                                          \
     do {                                                                          \

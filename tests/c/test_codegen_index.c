@@ -1,5 +1,6 @@
 /* Every advanced-indexing kernel kind (gather, the scatter passes, the
- * index check, nonzero's count, scan and write, x[mask]'s select)
+ * index check, nonzero's count, scan and write, x[mask]'s select and
+ * x[mask] = values' expand)
  * compiles through NVRTC (no GPU needed), for the element widths of
  * several dtypes, each index mode, 0 to 4 dims (and 32), parameters by
  * value and by pointer.  Most go in PTX-only
@@ -12,34 +13,15 @@
 
 static int compiled_;
 
-/* keys seen, to check that no two specs share one */
-static uint64_t keys_[4096];
-static int nkeys_;
 
 static void add(const char *what, const ck_cuda_ix_spec *sp)
 {
-    uint64_t key = ck_cuda_ix_key(sp);
-    CHECK(key >> 56 == CK_CUDA_IX_FAMILY, "%s: key %llx is not of family 0x41", what, (unsigned long long)key);
-    for (int i = 0; i < nkeys_; i++) CHECK(keys_[i] != key, "%s: key %llx used twice", what, (unsigned long long)key);
-    if (nkeys_ < (int)(sizeof keys_ / sizeof keys_[0])) keys_[nkeys_++] = key;
+    batch_check_key(what, ck_cuda_ix_key(sp), CK_CUDA_IX_FAMILY);
 
     char *src = ck_cuda_ix_source(sp);
     CHECK(src != NULL, "%s: no source: %s", what, ck_error_message());
     if (!src) return;
-    const char *name = ck_cuda_ix_name(sp);
-    CHECK(strstr(src, name) != NULL, "%s: no kernel named %s", what, name);
-    size_t pre = strlen(ck_src_cuda_prelude) + strlen(ck_src_scalar_ops) + 2;
-    CHECK(strlen(src) > pre, "%s: source shorter than the prelude", what);
-    int id = batch_next_id();
-    char from[48], to[48];
-    snprintf(from, sizeof from, "%s(", name);
-    snprintf(to, sizeof to, "%s_%d(", name, id);
-    ck_sbuf body = {0}, prog = {0};
-    batch_replace_all(&body, src + pre, from, to);
-    ck_sbuf_printf(&prog, "namespace ix%d {\n%s\n}\n", id, body.s);
-    batch_add(what, prog.s, 100);
-    free(body.s);
-    free(prog.s);
+    batch_add_kernel(what, src, ck_cuda_ix_name(sp), 100);
     free(src);
     compiled_++;
 }
@@ -68,6 +50,8 @@ int main(void)
         }
         ck_cuda_ix_spec sel = {.kind = CK_IXK_SELECT, .ndim = 2, .contig = 1, .unit = 4, .units = 1};
         add("cubin_select", &sel);
+        ck_cuda_ix_spec ex = {.kind = CK_IXK_EXPAND, .ndim = 3, .unit = 8, .units = 2};
+        add("cubin_expand", &ex);
         batch_flush(1);
     }
 
@@ -128,11 +112,14 @@ int main(void)
             for (int contig = 0; contig < 2; contig++) {
                 int unit = isz >= 8 ? 8 : isz;
                 if (!contig && nd == 3 && unit > 1) unit /= 2;
-                ck_cuda_ix_spec z = {.kind = CK_IXK_SELECT, .ndim = nd, .contig = contig, .unit = unit,
-                                     .units = isz / unit, .idx64 = nd == 2};
-                char what[64];
-                snprintf(what, sizeof what, "select_%s_%dd_contig%d", ck_dtype_get_info(types[t])->name, nd, contig);
-                add(what, &z);
+                for (int kind = CK_IXK_SELECT; kind <= CK_IXK_EXPAND; kind++) {
+                    ck_cuda_ix_spec z = {.kind = kind, .ndim = nd, .contig = contig, .unit = unit,
+                                         .units = isz / unit, .idx64 = nd == 2};
+                    char what[64];
+                    snprintf(what, sizeof what, "%s_%s_%dd_contig%d", kind == CK_IXK_SELECT ? "select" : "expand",
+                             ck_dtype_get_info(types[t])->name, nd, contig);
+                    add(what, &z);
+                }
             }
         }
     }

@@ -19,15 +19,6 @@
 #define REL(...) do { ck_array *rl_[] = {__VA_ARGS__}; \
     for (size_t i_ = 0; i_ < sizeof rl_ / sizeof *rl_; i_++) ck_array_release(rl_[i_]); } while (0)
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd_u64(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* ------------------------------------------------------------- helpers */
 
 static double rd(ck_dtype t, const char *p)
@@ -572,7 +563,7 @@ static void test_nonzero(void)
     int64_t big = 100003;
     ck_array b;
     OK(ck_array_empty(&b, 1, &big, CK_BOOL, CPU));
-    for (int64_t k = 0; k < big; k++) b.data[k] = (rnd_u64() & 7) == 0;
+    for (int64_t k = 0; k < big; k++) b.data[k] = (ck_test_rand() & 7) == 0;
     check_nonzero(&b, "long bool");
     /* empty and all-zero inputs */
     int64_t s03[2] = {0, 3}, four = 4;
@@ -672,7 +663,7 @@ static void test_sort(void)
     OK(ck_array_empty(&fl, 1, &nl, CK_FLOAT32, CPU));
     OK(ck_array_empty(&dl, 1, &nl, CK_FLOAT64, CPU));
     for (int64_t k = 0; k < nl; k++) {
-        double v = pool[rnd_u64() % 10];
+        double v = pool[ck_test_rand() % 10];
         ((float *)fl.data)[k] = (float)v;
         ((double *)dl.data)[k] = v;
     }
@@ -689,7 +680,7 @@ static void test_sort(void)
     int64_t s2[2] = {3, 700};
     ck_array ik;
     OK(ck_array_empty(&ik, 2, s2, CK_INT32, CPU));
-    for (int64_t k = 0; k < ik.size; k++) ((int32_t *)ik.data)[k] = (int32_t)(rnd_u64() % 9) - 4;
+    for (int64_t k = 0; k < ik.size; k++) ((int32_t *)ik.data)[k] = (int32_t)(ck_test_rand() % 9) - 4;
     for (int axis = 0; axis < 2; axis++) {
         for (int desc = 0; desc < 2; desc++) {
             OK(ck_argsort(&as, &ik, axis, 0, 1, desc));
@@ -848,9 +839,9 @@ static void test_philox(void)
     }
     for (int t = 0; t < 100; t++) {
         uint32_t c[4], k[2], o1[4], o2[4];
-        for (int j = 0; j < 4; j++) c[j] = (uint32_t)rnd_u64();
-        k[0] = (uint32_t)rnd_u64();
-        k[1] = (uint32_t)rnd_u64();
+        for (int j = 0; j < 4; j++) c[j] = (uint32_t)ck_test_rand();
+        k[0] = (uint32_t)ck_test_rand();
+        k[1] = (uint32_t)ck_test_rand();
         ck_philox4x32_10(c, k, o1);
         ref_philox(c, k, o2);
         if (memcmp(o1, o2, 16)) { CHECK(0, "Philox differs from the reference at trial %d", t); break; }

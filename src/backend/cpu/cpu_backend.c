@@ -309,4 +309,5 @@ const ck_backend_iface ck_backend_cpu = {
     /* .searchsorted   = */ ck_cpu_searchsorted,
     /* .matmul         = */ NULL,
     /* .random         = */ NULL,
+    /* .copy_pieces    = */ NULL,
 };

@@ -116,7 +116,8 @@ ck_status ck_cpu_compress(const ck_compress_desc *d)
     for (int64_t it = 0; it < size; it++) {
         if (d->mask[moff]) {
             if (j >= d->count) return ck_error_set(CK_ERR_RUNTIME, "compress: the mask changed while it was read");
-            memcpy(d->out + j * isz, d->src + soff, (size_t)isz);
+            if (d->expand) memcpy(d->src + soff, d->out + j * isz, (size_t)isz);
+            else memcpy(d->out + j * isz, d->src + soff, (size_t)isz);
             j++;
         }
         for (int dim = nd - 1; dim >= 0; dim--) {

@@ -214,6 +214,7 @@ const ck_backend_iface ck_backend_cuda = {
     /* .searchsorted   = */ ck_cuda_searchsorted,
     /* .matmul         = */ ck_cuda_matmul,
     /* .random         = */ ck_cuda_random,
+    /* .copy_pieces    = */ ck_cuda_copy_pieces,
 };
 
 ck_status ck_cuda_init(void)

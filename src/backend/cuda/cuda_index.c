@@ -26,7 +26,10 @@
  * ballots and writes their coordinates.  The count (the output size) was
  * read by the op layer before: that is nonzero's one host sync.  x[mask]
  * with a mask over all of x (the compress slot) is the same compaction
- * writing x's elements instead of coordinates: no index arrays, no gather.
+ * writing x's elements instead of coordinates: no index arrays, no gather;
+ * x[mask] = values (the slot's expand) the same compaction writing the
+ * packed values to x's true elements: no nonzero, no scatter and its claim
+ * passes (the count, read first for NumPy's size check, is the one sync).
  */
 #include "cuda_internal.h"
 #include "../../codegen/cuda_index_codegen.h"
@@ -350,7 +353,7 @@ static ck_status compaction(ck_device dv, int ndim, const int64_t *shape, const 
     if ((s = ix_kernel(dev, wsp, &f)) != CK_OK) goto done;
     void *a3w[] = {nptr, &mask, &P, &offs, &cnt64, &out};
     void *a3s[] = {nptr, &mask, &P, &offs, &cnt64, &src, &out};
-    s = ck_cuda_launch(dev, f, (unsigned)nb, 256, 0, wsp->kind == CK_IXK_SELECT ? a3s : a3w);
+    s = ck_cuda_launch(dev, f, (unsigned)nb, 256, 0, wsp->kind == CK_IXK_NZ_WRITE ? a3w : a3s);
 
 done:
     if (offs) ck_cuda_free(dv, offs, (size_t)nb * sizeof *offs);
@@ -371,7 +374,7 @@ ck_status ck_cuda_compress(const ck_compress_desc *d)
 {
     ck_cuda_ix_spec w;
     memset(&w, 0, sizeof w);
-    w.kind = CK_IXK_SELECT;
+    w.kind = d->expand ? CK_IXK_EXPAND : CK_IXK_SELECT;
     w.contig = c_contiguous(d->ndim, d->shape, d->mask_strides, 1) &&
                c_contiguous(d->ndim, d->shape, d->src_strides, d->itemsize);
     /* the widest word that the source's address and steps and out keep aligned */

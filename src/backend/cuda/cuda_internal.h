@@ -87,6 +87,15 @@ ck_status ck_cuda_gather(const ck_gather_desc *d);
 ck_status ck_cuda_scatter(const ck_gather_desc *d);
 ck_status ck_cuda_nonzero(const ck_nonzero_desc *d);
 ck_status ck_cuda_compress(const ck_compress_desc *d);
+/* joining in one launch per chunk of pieces (cuda_concat.c, key family 0x47) */
+ck_status ck_cuda_copy_pieces(const ck_pieces_desc *d);
+/* The launches of a join, planned without a GPU: fn gets each one's spec
+ * (idx64 set), positions, output base, piece count and parameter words;
+ * ck_cuda_copy_pieces launches them, the C tests run them on the host. */
+struct ck_cuda_cat_spec;
+typedef ck_status (*ck_cuda_cat_plan_fn)(void *ctx, const ck_pieces_desc *d, const struct ck_cuda_cat_spec *sp,
+                                         int64_t n, char *out, int np, const int64_t *params);
+ck_status ck_cuda_cat_plan(const ck_pieces_desc *d, ck_cuda_cat_plan_fn fn, void *ctx);
 
 /* Memory statistics of a device. */
 typedef struct ck_cuda_mem_stats {
