@@ -329,7 +329,7 @@ static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS],
         if (HOW == CK_RANK_MATCH) {
             peers = __match_any_sync(0xffffffffu, ok ? d : 256u + lane);
         } else {
-            peers = __ballot_sync(0xffffffffu, ok);
+            peers = count >= CK_RX_THREADS * ITEMS ? 0xffffffffu : __ballot_sync(0xffffffffu, ok);
 #pragma unroll
             for (int b = 0; b < 8; b++) {
                 const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);

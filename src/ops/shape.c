@@ -383,8 +383,8 @@ static ck_status join_new(ck_array *out, int n, const ck_array *const *arrays, j
 }
 
 /* Into a given out: of the result's shape, on the inputs' device; the
- * inputs are cast to its dtype.  An input that may share memory with out
- * goes through a temporary result. */
+ * inputs are cast to its dtype.  When an input may share memory with out,
+ * piece by piece as NumPy does. */
 static ck_status join_out(ck_array *out, int n, const ck_array *const *arrays, join_how how, int axis)
 {
     ck_dtype dt = out->dtype;
@@ -400,12 +400,10 @@ static ck_status join_out(ck_array *out, int n, const ck_array *const *arrays, j
         return ck_error_set(CK_ERR_VALUE, "Output array is the wrong shape");
     int overlap = 0;
     for (int i = 0; i < n && !overlap; i++) overlap = ck_array_may_overlap(arrays[i], out);
-    if (!overlap) return join_into(out, n, arrays, how, ax);
-    ck_array r;
-    if ((s = join_new(&r, n, arrays, how, axis, dt)) != CK_OK) return s;
-    s = ck_array_assign(out, &r);
-    ck_array_release(&r);
-    return s;
+    /* NumPy copies the pieces one after another, each copy safe from its
+     * own overlap, so a later piece may read what an earlier one wrote:
+     * the same here, on every device */
+    return overlap ? join_assign(out, n, arrays, how, ax) : join_into(out, n, arrays, how, ax);
 }
 
 ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt)

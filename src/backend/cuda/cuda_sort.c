@@ -199,9 +199,11 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     /* where the values are read: d->src (raw sorts only; other sorts had it
      * copied to data) */
     const char *in = raw && d->src ? d->src : data;
-    /* the keys kernel: four elements a thread a step, and few enough blocks
-     * that adding their histograms up stays cheap */
-    unsigned kgrid = ck_cuda_grid_for(dev, (n + 3) / 4, 256), kcap = (unsigned)ck_cuda_devices[dev].sm_count * 6;
+    /* the keys kernel: four elements a thread a step, and blocks that all
+     * fit at once (its registers and 32 KB of counts allow five a
+     * multiprocessor), so there is no tail wave and adding their
+     * histograms up stays cheap */
+    unsigned kgrid = ck_cuda_grid_for(dev, (n + 3) / 4, 256), kcap = (unsigned)ck_cuda_devices[dev].sm_count * 4;
     if (kcap && kgrid > kcap) kgrid = kcap;
     unsigned gstride = ck_cuda_grid_for(dev, n, 256);
     /* long sorts read each word's histograms back and skip the passes of
