@@ -96,19 +96,19 @@ def _event_time_ms(fn, new_event, elapsed_ms, sync, reps=20, repeats=5, warmup=1
     return statistics.median(out)
 
 
-def ck_time_ms(fn, reps=20, warmup=1):
+def ck_time_ms(fn, reps=20, warmup=1, repeats=5):
     return _event_time_ms(fn, ck.cuda.Event, lambda s, e: s.elapsed_time(e), ck.cuda.synchronize, reps,
-                          warmup=warmup)
+                          repeats, warmup)
 
 
-def torch_time_ms(fn, reps=20, warmup=1):
+def torch_time_ms(fn, reps=20, warmup=1, repeats=5):
     return _event_time_ms(fn, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e),
-                          torch.cuda.synchronize, reps, warmup=warmup)
+                          torch.cuda.synchronize, reps, repeats, warmup)
 
 
-def cupy_time_ms(fn, reps=20, warmup=1):
+def cupy_time_ms(fn, reps=20, warmup=1, repeats=5):
     return _event_time_ms(fn, cp.cuda.Event, cp.cuda.get_elapsed_time, lambda: cp.cuda.Device().synchronize(),
-                          reps, warmup=warmup)
+                          reps, repeats, warmup)
 
 
 def import_ms(module, runs=7):

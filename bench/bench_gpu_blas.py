@@ -14,6 +14,7 @@ A library that is missing is skipped.
 """
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 
@@ -53,29 +54,32 @@ def inputs(shape, dtype, seed):
     return a.astype(dtype)
 
 
-def product(shape_a, shape_b, dtype, tf32, reps, label, flop, cupy_tf32=None):
+def product(shape_a, shape_b, dtype, tf32, reps, label, flop, cupy_tf32=None, rounds=5):
+    """TFLOP/s of each library: the median of rounds in which the libraries
+    take turns, so that all see the same clocks (power-limited products
+    slow down as the GPU heats)."""
     a, b = inputs(shape_a, dtype, 1), inputs(shape_b, dtype, 2)
-    vals = {}
+    fns = {}
     ck.cuda.matmul.allow_tf32 = tf32
     x, y = ck.asarray(a, device="cuda"), ck.asarray(b, device="cuda")
-    vals["cudakit"] = tflops(flop, ck_time_ms(lambda: x @ y, reps))
-    ck.cuda.matmul.allow_tf32 = False
-    x = y = None  # free before the next library allocates
+    fns["cudakit"] = (ck_time_ms, lambda: x @ y)
     if torch is not None:
         torch.backends.cuda.matmul.allow_tf32 = tf32
         tx, ty = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-        vals["torch"] = tflops(flop, torch_time_ms(lambda: tx @ ty, reps))
+        fns["torch"] = (torch_time_ms, lambda: tx @ ty)
+    if cp is not None and cupy_tf32 is None and not tf32:
+        cx, cy = cp.asarray(a), cp.asarray(b)
+        fns["cupy"] = (cupy_time_ms, lambda: cx @ cy)
+    times = {k: [] for k in fns}
+    for r in range(rounds):
+        for k, (timer, fn) in fns.items():
+            times[k].append(timer(fn, reps, warmup=1 if r == 0 else 0, repeats=1))
+    vals = {k: tflops(flop, statistics.median(v)) for k, v in times.items()}
+    if cp is not None and cupy_tf32 is not None:
+        vals["cupy"] = cupy_tf32
+    ck.cuda.matmul.allow_tf32 = False
+    if torch is not None:
         torch.backends.cuda.matmul.allow_tf32 = False
-        tx = ty = None
-        torch.cuda.empty_cache()
-    if cp is not None:
-        if cupy_tf32 is not None:
-            vals["cupy"] = cupy_tf32
-        elif not tf32:
-            cx, cy = cp.asarray(a), cp.asarray(b)
-            vals["cupy"] = tflops(flop, cupy_time_ms(lambda: cx @ cy, reps))
-            cx = cy = None
-            cp.get_default_memory_pool().free_all_blocks()
     record(label, "TFLOP/s", vals)
 
 
