@@ -637,3 +637,38 @@ def test_heavy_distributions_follow_their_parameters_device(device):
     for x in (g.gamma(lam, 1.0), g.poisson(lam), g.beta(lam, 2.0),
               g.binomial(ck.asarray(np.arange(64), device=device), 0.5)):
         assert x.device.type == device and x.shape == (64,)
+
+
+def test_array_parameters_stay_on_their_device(device):
+    """uniform/normal/exponential with cudakit array parameters draw on the
+    parameters' device and scale there, with NumPy's checks of the values
+    (each one value read back), and the same numbers as scalar parameters
+    give element by element."""
+    loc = ck.asarray(np.array([0.0, 10.0, -5.0]), device=device)
+    scale = ck.asarray(np.array([1.0, 0.0, 2.0]), device=device)
+    g1, g2 = ck.random.default_rng(5), ck.random.default_rng(5)
+    y = g1.normal(loc, scale, size=(4, 3))
+    assert y.device.type == device and y.shape == (4, 3) and y.dtype == np.float64
+    z = ck.asnumpy(g2.standard_normal((4, 3), device=device))
+    np.testing.assert_allclose(ck.asnumpy(y), np.array([0.0, 10.0, -5.0]) + np.array([1.0, 0.0, 2.0]) * z,
+                               rtol=1e-15, atol=0)
+    u = ck.random.default_rng(6).uniform(ck.asarray(np.array([1.0, 2.0]), device=device), 3.0, size=(500, 2))
+    hu = ck.asnumpy(u)
+    assert u.device.type == device and (hu[:, 0] >= 1).all() and (hu[:, 1] >= 2).all() and (hu < 3).all()
+    e = ck.random.default_rng(7).exponential(ck.asarray(np.array([1.0, 4.0]), device=device), size=(20000, 2))
+    he = ck.asnumpy(e)
+    assert e.device.type == device and abs(he[:, 0].mean() - 1) < 0.05 and abs(he[:, 1].mean() - 4) < 0.2
+    g = ck.random.default_rng(8)
+    with pytest.raises(ValueError, match="scale < 0"):
+        g.normal(0.0, ck.asarray(np.array([1.0, -1.0]), device=device))
+    with pytest.raises(ValueError, match="scale < 0"):
+        g.exponential(ck.asarray(np.array([-1.0]), device=device))
+    with pytest.raises(ValueError, match="lam < 0 or lam is NaN"):
+        g.poisson(ck.asarray(np.array([1.0, np.nan]), device=device))
+    with pytest.raises(OverflowError):
+        g.uniform(ck.asarray(np.array([-np.inf]), device=device), 1.0)
+    with pytest.raises(TypeError, match="same_kind"):
+        g.binomial(ck.asarray(np.array([2.5]), device=device), 0.5)
+    bn = g.binomial(ck.asarray(np.array([3.0, 5.0]), device=device), ck.asarray(np.array([1.0, 0.0]), device=device))
+    assert bn.device.type == device
+    np.testing.assert_array_equal(ck.asnumpy(bn), [3, 0])

@@ -27,6 +27,7 @@ exponential to the math library's last ulp); the other distributions are
 drawn on the CPU and copied.  As elsewhere in cudakit, ``size=None`` gives
 a 0-d array rather than a Python scalar.
 """
+import math as _math
 import operator as _operator
 import os as _os
 
@@ -136,18 +137,47 @@ def _param_target(device, *params):
 
 
 def _host(x, dtype=None):
-    """An array-like as a NumPy array (CPU copy for device arrays)."""
+    """A small array-like (a bound, a 0-d value) as a NumPy array."""
     if isinstance(x, _core.ndarray):
         x = _core.asnumpy(x)
     return _np.asarray(x, dtype=dtype)
 
 
+def _ndim(x):
+    return x.ndim if isinstance(x, _core.ndarray) else _np.ndim(x)
+
+
+def _param(x, dev):
+    """One distribution parameter as float64: a Python float when it is one
+    value, else a cudakit array on dev (a device array stays where it is
+    when dev is its device: parameters make no trip through the host)."""
+    if isinstance(x, _core.ndarray):
+        if x.ndim == 0:
+            return float(x)
+        if x.dtype != _core.float64:
+            x = x.astype(_core.float64)
+        return _core.asarray(x, device=dev)
+    a = _np.asarray(x, dtype=_np.float64)
+    return float(a) if a.ndim == 0 else _core.asarray(a, device=dev)
+
+
+def _any(cond):
+    """bool of a parameter check: a Python bool, or any() of a cudakit bool
+    array (one value read back)."""
+    return bool(_core.any(cond)) if isinstance(cond, _core.ndarray) else bool(cond)
+
+
+def _isnan(v):
+    return _core.isnan(v) if isinstance(v, _core.ndarray) else _math.isnan(v)
+
+
 def _params(size, *vals, device="cpu"):
-    """Parameters as float64 NumPy arrays, the output shape, and each as the
-    fill takes it: a float, or an array of one value per element on the
-    fill's device."""
-    arrs = [_host(v, _np.float64) for v in vals]
-    bshape = _np.broadcast_shapes(*(a.shape for a in arrs))
+    """The parameters (_param, on device), the output shape, and each as
+    the fill takes it: a float, or a C-contiguous array of one value per
+    element."""
+    dev = _target(device)
+    pars = [_param(v, dev) for v in vals]
+    bshape = _np.broadcast_shapes(*(tuple(v.shape) if isinstance(v, _core.ndarray) else () for v in pars))
     if size is None:
         shape = bshape
     else:
@@ -155,23 +185,18 @@ def _params(size, *vals, device="cpu"):
         if _np.broadcast_shapes(shape, bshape) != shape:
             raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  "
                              f"Mismatch is between arg 0 with shape {shape} and arg 1 with shape {bshape}.")
-    taken = []
-    for a in arrs:
-        if a.ndim == 0:
-            taken.append(float(a))
-        else:
-            taken.append(_core.asarray(_np.require(_np.broadcast_to(a, shape), requirements="C"), device=device))
-    return arrs, shape, taken
+    taken = [v if isinstance(v, float) else _core.ascontiguousarray(_core.broadcast_to(v, shape)) for v in pars]
+    return pars, shape, taken
 
 
 def _scaled(z, shift, mult):
-    """shift + mult * z in float64, on z's device; shift and mult are NumPy
-    arrays whose shapes broadcast into z's (as _params made it)."""
+    """shift + mult * z in float64, on z's device; shift and mult are
+    _param values whose shapes broadcast into z's."""
     def par(a):
-        return float(a) if a.ndim == 0 else _core.asarray(_np.require(a, requirements="C"), device=z.device)
-    if not (mult.ndim == 0 and float(mult) == 1.0):
+        return a if isinstance(a, float) else _core.asarray(a, device=z.device)
+    if not (isinstance(mult, float) and mult == 1.0):
         z = _core.multiply(z, par(mult))
-    if not (shift.ndim == 0 and float(shift) == 0.0):
+    if not (isinstance(shift, float) and shift == 0.0):
         z = _core.add(z, par(shift))
     return z
 
@@ -252,49 +277,55 @@ class Generator:
             raise NotImplementedError("only method='inv' is implemented")
         return self._float_out("exponential", size, dtype, out, device, "standard_exponential")
 
+    # Parameters that are cudakit arrays put the draw on their device (as
+    # every op does) unless device= says otherwise; they stay there.
+
     def uniform(self, low=0.0, high=1.0, size=None, *, device=None):
         """Floats in [low, high): low + (high - low) * random()."""
-        arrs, shape, _ = _params(size, low, high)
+        dev = _param_target(device, low, high)
+        (lo, hi), shape, _ = _params(size, low, high, device=dev)
         with _np.errstate(over="ignore", invalid="ignore"):
-            span = arrs[1] - arrs[0]
-        if not _np.all(_np.isfinite(span)):
+            span = hi - lo
+        if not (_core.all(_core.isfinite(span)) if isinstance(span, _core.ndarray) else _math.isfinite(span)):
             raise OverflowError("high - low range exceeds valid bounds")
-        u = self._fill("uniform", shape, "float64", device=device)
-        return _on(_scaled(u, arrs[0], span), device)
+        u = self._fill("uniform", shape, "float64", device=dev)
+        return _on(_scaled(u, lo, span), dev)
 
     def normal(self, loc=0.0, scale=1.0, size=None, *, device=None):
         """Normal floats: loc + scale * standard_normal()."""
-        arrs, shape, _ = _params(size, loc, scale)
-        if _np.any(arrs[1] < 0):
+        dev = _param_target(device, loc, scale)
+        (mu, sd), shape, _ = _params(size, loc, scale, device=dev)
+        if _any(sd < 0):
             raise ValueError("scale < 0")
-        z = self._fill("normal", shape, "float64", device=device)
-        return _on(_scaled(z, arrs[0], arrs[1]), device)
+        z = self._fill("normal", shape, "float64", device=dev)
+        return _on(_scaled(z, mu, sd), dev)
 
     def exponential(self, scale=1.0, size=None, *, device=None):
         """Exponential floats with mean scale."""
-        arrs, shape, _ = _params(size, scale)
-        if _np.any(arrs[0] < 0):
+        dev = _param_target(device, scale)
+        (sc,), shape, _ = _params(size, scale, device=dev)
+        if _any(sc < 0):
             raise ValueError("scale < 0")
-        z = self._fill("exponential", shape, "float64", device=device)
-        return _on(_scaled(z, _np.asarray(0.0), arrs[0]), device)
+        z = self._fill("exponential", shape, "float64", device=dev)
+        return _on(_scaled(z, 0.0, sc), dev)
 
     def gamma(self, shape, scale=1.0, size=None, *, device=None):
         """Gamma floats (Marsaglia-Tsang), one counter value per element."""
         dev = _param_target(device, shape, scale)
-        arrs, oshape, taken = _params(size, shape, scale, device=dev)
-        if _np.any(arrs[0] < 0):
+        (k, sc), oshape, taken = _params(size, shape, scale, device=dev)
+        if _any(k < 0):
             raise ValueError("shape < 0")
-        if _np.any(arrs[1] < 0):
+        if _any(sc < 0):
             raise ValueError("scale < 0")
         return self._fill("gamma", oshape, "float64", device=dev, a=taken[0], b=taken[1])
 
     def beta(self, a, b, size=None, *, device=None):
         """Beta floats (Johnk's algorithm for a, b <= 1, else a ratio of gammas)."""
         dev = _param_target(device, a, b)
-        arrs, shape, taken = _params(size, a, b, device=dev)
-        if _np.any(arrs[0] <= 0):
+        (pa, pb), shape, taken = _params(size, a, b, device=dev)
+        if _any(pa <= 0):
             raise ValueError("a <= 0")
-        if _np.any(arrs[1] <= 0):
+        if _any(pb <= 0):
             raise ValueError("b <= 0")
         return self._fill("beta", shape, "float64", device=dev, a=taken[0], b=taken[1])
 
@@ -303,28 +334,25 @@ class Generator:
     def poisson(self, lam=1.0, size=None, *, device=None):
         """Poisson int64s (multiplication for lam < 10, else PTRS)."""
         dev = _param_target(device, lam)
-        arrs, shape, taken = _params(size, lam, device=dev)
-        if _np.any(arrs[0] < 0) or _np.any(_np.isnan(arrs[0])):
+        (lm,), shape, taken = _params(size, lam, device=dev)
+        if _any(lm < 0) or _any(_isnan(lm)):
             raise ValueError("lam < 0 or lam is NaN")
-        if _np.any(arrs[0] > _POISSON_LAM_MAX):
+        if _any(lm > _POISSON_LAM_MAX):
             raise ValueError("lam value too large")
         return self._fill("poisson", shape, "int64", device=dev, a=taken[0])
 
     def binomial(self, n, p, size=None, *, device=None):
         """Binomial int64s (inversion for n*p <= 30, else BTPE)."""
-        n_arr = _host(n)
-        if n_arr.dtype.kind not in "biu":
-            if n_arr.dtype.kind == "f" and _np.all(n_arr == _np.floor(n_arr)):
-                n_arr = n_arr.astype(_np.int64)
-            else:
-                raise TypeError("Cannot cast n to int64 with casting rule 'same_kind'")
-        if _np.any(n_arr < 0):
-            raise ValueError("n < 0")
-        p_arr = _host(p, _np.float64)
-        if _np.any(p_arr < 0) or _np.any(p_arr > 1) or _np.any(_np.isnan(p_arr)):
-            raise ValueError("p < 0, p > 1 or p is NaN")
         dev = _param_target(device, n, p)
-        _, shape, taken = _params(size, n_arr, p_arr, device=dev)
+        kind = n.dtype.kind if isinstance(n, _core.ndarray) else _np.asarray(n).dtype.kind
+        (nn, pp), shape, taken = _params(size, n, p, device=dev)
+        if kind not in "biu" and not (kind == "f" and _core.all(nn == _core.floor(nn)) if isinstance(nn, _core.ndarray)
+                                      else kind == "f" and nn == _math.floor(nn)):
+            raise TypeError("Cannot cast n to int64 with casting rule 'same_kind'")
+        if _any(nn < 0):
+            raise ValueError("n < 0")
+        if _any(pp < 0) or _any(pp > 1) or _any(_isnan(pp)):
+            raise ValueError("p < 0, p > 1 or p is NaN")
         return self._fill("binomial", shape, "int64", device=dev, a=taken[0], b=taken[1])
 
     def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
@@ -344,7 +372,7 @@ class Generator:
         try:
             lo, hi = _operator.index(low), _operator.index(high)
         except TypeError:
-            if _host(low).ndim or _host(high).ndim:
+            if _ndim(low) or _ndim(high):
                 raise NotImplementedError("integers() with array bounds is not implemented yet") from None
             lo_a, hi_a = _host(low), _host(high)
             if lo_a.dtype.kind == "f" or hi_a.dtype.kind == "f":
@@ -430,18 +458,17 @@ class Generator:
         if pop == 0 and nsamp > 0:
             raise ValueError("a cannot be empty unless no samples are taken")
         if p is not None:
-            # checked on the host (the checks decide an error, as NumPy's)
-            pw = _host(p, _np.float64)
-            if pw.ndim != 1:
+            # checked where p lives (NumPy's checks; a few values read back)
+            if _ndim(p) != 1:
                 raise ValueError("p must be 1-dimensional")
-            if pw.size != pop:
+            pd = _core.asarray(p.astype(_core.float64) if isinstance(p, _core.ndarray)
+                               else _np.asarray(p, dtype=_np.float64), device=dev)
+            if pd.size != pop:
                 raise ValueError("a and p must have same size")
-            if _np.any(pw < 0) or _np.any(_np.isnan(pw)):
+            if _any(pd < 0) or _any(_core.isnan(pd)):
                 raise ValueError("probabilities are not non-negative")
-            if abs(pw.sum() - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
+            if abs(float(pd.sum()) - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
                 raise ValueError("probabilities do not sum to 1")
-            pd = p.astype(_core.float64) if isinstance(p, _core.ndarray) and p.device == dev else \
-                _core.asarray(_np.ascontiguousarray(pw), device=dev)
         if replace:
             if p is None:
                 idx = self.integers(0, pop, size=shape, device=dev) if nsamp else \
@@ -458,7 +485,7 @@ class Generator:
             if p is None:
                 idx = self._perm_index(pop, dev)[:nsamp].reshape(shape)
             else:
-                if _np.count_nonzero(pw) < nsamp:
+                if int(_core.count_nonzero(pd)) < nsamp:
                     raise ValueError("Fewer non-zero entries in p than size")
                 # successive sampling without replacement = the nsamp smallest
                 # E_i / p_i with E_i exponential (an "exponential race")
