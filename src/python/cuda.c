@@ -126,16 +126,42 @@ static PyObject *c_stream_create(PyObject *m, PyObject *args)
     return PyLong_FromVoidPtr(st);
 }
 
-static int handle_args(PyObject *args, int *d, void **h)
+/* (device, handle) or (device, handle, handle) of a call, None as NULL,
+ * with the device's context made current. */
+static int handles(PyObject *args, int *d, void **a, void **b)
 {
-    PyObject *ho;
-    if (!PyArg_ParseTuple(args, "iO", d, &ho)) return -1;
-    *h = ho == Py_None ? NULL : PyLong_AsVoidPtr(ho);
+    PyObject *ao, *bo = Py_None;
+    if (!(b ? PyArg_ParseTuple(args, "iOO", d, &ao, &bo) : PyArg_ParseTuple(args, "iO", d, &ao))) return -1;
+    *a = ao == Py_None ? NULL : PyLong_AsVoidPtr(ao);
+    if (b) *b = bo == Py_None ? NULL : PyLong_AsVoidPtr(bo);
     if (PyErr_Occurred()) return -1;
     if (check_dev(*d) < 0) return -1;
     ck_status s = ck_cuda_use(*d);
     if (s != CK_OK) return ck_py_raise_int(s);
     return 0;
+}
+
+static int handle_args(PyObject *args, int *d, void **h) { return handles(args, d, h, NULL); }
+
+/* Waiting for a stream or an event, the GIL released. */
+static PyObject *wait_for(int event, void *h)
+{
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = event ? ck_cu.cuEventSynchronize((CUevent)h) : ck_cu.cuStreamSynchronize((CUstream)h);
+    Py_END_ALLOW_THREADS
+    if (r != CUDA_SUCCESS)
+        return ck_py_raise(ck_cu_fail(r, event ? "cuEventSynchronize" : "cuStreamSynchronize", __func__, __FILE__,
+                                      __LINE__));
+    Py_RETURN_NONE;
+}
+
+/* A query's answer: done (True) or not yet (False). */
+static PyObject *query_answer(CUresult r)
+{
+    if (r == CUDA_ERROR_NOT_READY) Py_RETURN_FALSE;
+    CK_PY_CU(r);
+    Py_RETURN_TRUE;
 }
 
 static PyObject *c_stream_destroy(PyObject *m, PyObject *args)
@@ -155,12 +181,7 @@ static PyObject *c_stream_synchronize(PyObject *m, PyObject *args)
     int d;
     void *h;
     if (handle_args(args, &d, &h) < 0) return NULL;
-    CUresult r;
-    Py_BEGIN_ALLOW_THREADS
-    r = ck_cu.cuStreamSynchronize((CUstream)h);
-    Py_END_ALLOW_THREADS
-    CK_PY_CU(r);
-    Py_RETURN_NONE;
+    return wait_for(0, h);
 }
 
 static PyObject *c_stream_query(PyObject *m, PyObject *args)
@@ -169,22 +190,15 @@ static PyObject *c_stream_query(PyObject *m, PyObject *args)
     int d;
     void *h;
     if (handle_args(args, &d, &h) < 0) return NULL;
-    CUresult r = ck_cu.cuStreamQuery((CUstream)h);
-    if (r == CUDA_ERROR_NOT_READY) Py_RETURN_FALSE;
-    CK_PY_CU(r);
-    Py_RETURN_TRUE;
+    return query_answer(ck_cu.cuStreamQuery((CUstream)h));
 }
 
 static PyObject *c_stream_wait_event(PyObject *m, PyObject *args)
 {
     (void)m;
     int d;
-    PyObject *so, *eo;
-    if (!PyArg_ParseTuple(args, "iOO", &d, &so, &eo) || check_dev(d) < 0) return NULL;
-    void *st = so == Py_None ? NULL : PyLong_AsVoidPtr(so), *ev = PyLong_AsVoidPtr(eo);
-    if (PyErr_Occurred()) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
+    void *st, *ev;
+    if (handles(args, &d, &st, &ev) < 0) return NULL;
     CK_PY_CU(ck_cu.cuStreamWaitEvent((CUstream)st, (CUevent)ev, 0));
     Py_RETURN_NONE;
 }
@@ -238,12 +252,8 @@ static PyObject *c_event_record(PyObject *m, PyObject *args)
 {
     (void)m;
     int d;
-    PyObject *eo, *so;
-    if (!PyArg_ParseTuple(args, "iOO", &d, &eo, &so) || check_dev(d) < 0) return NULL;
-    void *ev = PyLong_AsVoidPtr(eo), *st = so == Py_None ? NULL : PyLong_AsVoidPtr(so);
-    if (PyErr_Occurred()) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
+    void *ev, *st;
+    if (handles(args, &d, &ev, &st) < 0) return NULL;
     CK_PY_CU(ck_cu.cuEventRecord((CUevent)ev, (CUstream)st));
     Py_RETURN_NONE;
 }
@@ -254,12 +264,7 @@ static PyObject *c_event_synchronize(PyObject *m, PyObject *args)
     int d;
     void *h;
     if (handle_args(args, &d, &h) < 0) return NULL;
-    CUresult r;
-    Py_BEGIN_ALLOW_THREADS
-    r = ck_cu.cuEventSynchronize((CUevent)h);
-    Py_END_ALLOW_THREADS
-    CK_PY_CU(r);
-    Py_RETURN_NONE;
+    return wait_for(1, h);
 }
 
 static PyObject *c_event_query(PyObject *m, PyObject *args)
@@ -268,22 +273,15 @@ static PyObject *c_event_query(PyObject *m, PyObject *args)
     int d;
     void *h;
     if (handle_args(args, &d, &h) < 0) return NULL;
-    CUresult r = ck_cu.cuEventQuery((CUevent)h);
-    if (r == CUDA_ERROR_NOT_READY) Py_RETURN_FALSE;
-    CK_PY_CU(r);
-    Py_RETURN_TRUE;
+    return query_answer(ck_cu.cuEventQuery((CUevent)h));
 }
 
 static PyObject *c_event_elapsed(PyObject *m, PyObject *args)
 {
     (void)m;
     int d;
-    PyObject *ao, *bo;
-    if (!PyArg_ParseTuple(args, "iOO", &d, &ao, &bo) || check_dev(d) < 0) return NULL;
-    void *a = PyLong_AsVoidPtr(ao), *b = PyLong_AsVoidPtr(bo);
-    if (PyErr_Occurred()) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
+    void *a, *b;
+    if (handles(args, &d, &a, &b) < 0) return NULL;
     float ms = 0;
     CK_PY_CU(ck_cu.cuEventElapsedTime(&ms, (CUevent)a, (CUevent)b));
     return PyFloat_FromDouble(ms);
