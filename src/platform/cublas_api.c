@@ -31,51 +31,41 @@ static const char *(*status_name_)(cublasStatus_t);
 static const char *(*status_string_)(cublasStatus_t);
 static size_t (*lt_version_)(void);
 
-static pthread_mutex_t load_mu_ = PTHREAD_MUTEX_INITIALIZER;
-static int state_;              /* 0 not tried, 1 ok, -1 failed */
-static char reason_[512];
+static ck_platform_once once_ = CK_PLATFORM_ONCE_INIT;
 
-ck_status ck_cublas_load(void)
+static int load(char *reason, size_t reason_len)
 {
-    if (__atomic_load_n(&state_, __ATOMIC_ACQUIRE) == 1) return CK_OK;
-    pthread_mutex_lock(&load_mu_);
-    if (state_ == 0) {
-        /* cuBLASLt first, from the same search path: libcublas needs it and
-         * finds it beside itself, but a wheel layout may split them */
-        static const char *const lt_names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so", NULL};
-        static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
-        void *lt = ck_platform_open_library("cuBLASLt", lt_names);
-        void *h = lt ? ck_platform_open_library("cuBLAS", names) : NULL;
-        if (!h) {
-            snprintf(reason_, sizeof reason_, "%s", ck_error_message());
-        } else {
-            int missing = 0;
-#define CK_CUBLAS_LOAD_(name, ver, req, params) \
-            ck_platform_bind(lib, #name, (void **)&ck_cublas.name, req, "the cuBLAS library", &missing, reason_, \
-                             sizeof reason_);
-            void *lib = h;
-            CK_CUBLAS_SYMBOLS(CK_CUBLAS_LOAD_)
-            lib = lt;
-            CK_CUBLASLT_SYMBOLS(CK_CUBLAS_LOAD_)
-#undef CK_CUBLAS_LOAD_
-            *(void **)&status_name_ = dlsym(h, "cublasGetStatusName");
-            *(void **)&status_string_ = dlsym(h, "cublasGetStatusString");
-            *(void **)&lt_version_ = dlsym(lt, "cublasLtGetVersion");
-            if (!missing) state_ = 1;
-        }
-        if (state_ != 1) state_ = -1;
+    /* cuBLASLt first, from the same search path: libcublas needs it and
+     * finds it beside itself, but a wheel layout may split them */
+    static const char *const lt_names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so", NULL};
+    static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+    void *lt = ck_platform_open_library("cuBLASLt", lt_names);
+    void *h = lt ? ck_platform_open_library("cuBLAS", names) : NULL;
+    if (!h) {
+        snprintf(reason, reason_len, "%s", ck_error_message());
+        return 1;
     }
-    int st = state_;
-    pthread_mutex_unlock(&load_mu_);
-    if (st == 1) return CK_OK;
-    return ck_error_set(CK_ERR_DEVICE, "%s", reason_);
+    int missing = 0;
+#define CK_CUBLAS_LOAD_(name, ver, req, params) \
+    ck_platform_bind(lib, #name, (void **)&ck_cublas.name, req, "the cuBLAS library", &missing, reason, reason_len);
+    void *lib = h;
+    CK_CUBLAS_SYMBOLS(CK_CUBLAS_LOAD_)
+    lib = lt;
+    CK_CUBLASLT_SYMBOLS(CK_CUBLAS_LOAD_)
+#undef CK_CUBLAS_LOAD_
+    *(void **)&status_name_ = dlsym(h, "cublasGetStatusName");
+    *(void **)&status_string_ = dlsym(h, "cublasGetStatusString");
+    *(void **)&lt_version_ = dlsym(lt, "cublasLtGetVersion");
+    return missing;
 }
+
+ck_status ck_cublas_load(void) { return ck_platform_load_once(&once_, load); }
 
 size_t ck_cublas_version(void) { return lt_version_ ? lt_version_() : 0; }
 
 int ck_cublas_missing(void (*report)(const char *name, int required))
 {
-    if (state_ == 0) return -1;
+    if (ck_platform_load_state(&once_) == 0) return -1;
     int n = 0;
 #define CK_CUBLAS_MISSING_(name, ver, req, params)                                                \
     if (ck_cublas.name == ck_stub_##name) {                                                       \

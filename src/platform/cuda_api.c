@@ -153,6 +153,18 @@ ck_status ck_cu_load(void)
     return ck_error_set(CK_ERR_DEVICE, "%s", cu_reason_);
 }
 
+ck_status ck_platform_load_once(ck_platform_once *o, int (*load)(char *reason, size_t reason_len))
+{
+    if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == 1) return CK_OK;
+    pthread_mutex_lock(&o->mu);
+    if (o->state == 0) __atomic_store_n(&o->state, load(o->reason, sizeof o->reason) ? -1 : 1, __ATOMIC_RELEASE);
+    int st = o->state;
+    pthread_mutex_unlock(&o->mu);
+    return st == 1 ? CK_OK : ck_error_set(CK_ERR_DEVICE, "%s", o->reason);
+}
+
+int ck_platform_load_state(ck_platform_once *o) { return __atomic_load_n(&o->state, __ATOMIC_ACQUIRE); }
+
 /* ------------------------------------------------------------- NVRTC */
 
 static int nvrtc_state_;

@@ -14,6 +14,7 @@
 #ifndef CK_PLATFORM_CUDA_API_H
 #define CK_PLATFORM_CUDA_API_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include "cudakit.h"
 
@@ -188,6 +189,20 @@ void *ck_platform_open_library(const char *base, const char *const *sonames);
  * Each library's X-macro table calls this once per symbol. */
 void ck_platform_bind(void *lib, const char *name, void **slot, int required, const char *what, int *missing,
                       char *reason, size_t reason_len);
+
+/* A library loaded once, by whichever thread asks first: load() runs under
+ * the lock, returns nonzero on failure and says why in reason; later calls
+ * give the same answer (the error again, from reason), without the lock
+ * once it succeeded. */
+typedef struct ck_platform_once {
+    pthread_mutex_t mu;
+    int state;                 /* 0 not tried, 1 loaded, -1 failed; read atomically */
+    char reason[512];
+} ck_platform_once;
+#define CK_PLATFORM_ONCE_INIT {PTHREAD_MUTEX_INITIALIZER, 0, {0}}
+ck_status ck_platform_load_once(ck_platform_once *o, int (*load)(char *reason, size_t reason_len));
+/* The state above (0, 1 or -1). */
+int ck_platform_load_state(ck_platform_once *o);
 
 /* Record a failed driver call: "cuMemAlloc_v2(...) failed: CUDA_ERROR_OUT_OF_MEMORY
  * (out of memory) in func at file:line"; returns CK_ERR_DEVICE (or

@@ -23,36 +23,29 @@ ck_cufft_api ck_cufft = {
 #undef CK_CUFFT_INIT_
 };
 
-static pthread_mutex_t mu_ = PTHREAD_MUTEX_INITIALIZER;
-static int state_;           /* 0 not tried, 1 loaded, -1 failed */
-static char reason_[512];
+static ck_platform_once once_ = CK_PLATFORM_ONCE_INIT;
 
-ck_status ck_cufft_load(void)
+static int load(char *reason, size_t reason_len)
 {
-    if (state_ == 1) return CK_OK;
-    pthread_mutex_lock(&mu_);
-    if (state_ == 0) {
-        state_ = -1;
-        static const char *const names[] = {"libcufft.so.12", "libcufft.so.11", "libcufft.so", NULL};
-        void *h = ck_platform_open_library("cuFFT", names);
-        if (!h) {
-            snprintf(reason_, sizeof reason_, "%s", ck_error_message());
-        } else {
-            int missing = 0;
-#define CK_CUFFT_LOAD_(name, req, params) \
-            ck_platform_bind(h, #name, (void **)&ck_cufft.name, req, "cuFFT", &missing, reason_, sizeof reason_);
-            CK_CUFFT_SYMBOLS(CK_CUFFT_LOAD_)
-#undef CK_CUFFT_LOAD_
-            if (!missing) state_ = 1;
-        }
+    static const char *const names[] = {"libcufft.so.12", "libcufft.so.11", "libcufft.so", NULL};
+    void *h = ck_platform_open_library("cuFFT", names);
+    if (!h) {
+        snprintf(reason, reason_len, "%s", ck_error_message());
+        return 1;
     }
-    pthread_mutex_unlock(&mu_);
-    return state_ == 1 ? CK_OK : ck_error_set(CK_ERR_DEVICE, "%s", reason_);
+    int missing = 0;
+#define CK_CUFFT_LOAD_(name, req, params) \
+    ck_platform_bind(h, #name, (void **)&ck_cufft.name, req, "cuFFT", &missing, reason, reason_len);
+    CK_CUFFT_SYMBOLS(CK_CUFFT_LOAD_)
+#undef CK_CUFFT_LOAD_
+    return missing;
 }
+
+ck_status ck_cufft_load(void) { return ck_platform_load_once(&once_, load); }
 
 int ck_cufft_missing(void (*report)(const char *name))
 {
-    if (state_ != 1) return -1;
+    if (ck_platform_load_state(&once_) != 1) return -1;
     int n = 0;
 #define CK_CUFFT_MISSING_(name, req, params)                                        \
     if (ck_cufft.name == ck_stub_##name) {                                          \

@@ -23,9 +23,7 @@ ck_cusolver_api ck_cusolver = {
 #undef CK_CUSOLVER_INIT_
 };
 
-static pthread_mutex_t mu_ = PTHREAD_MUTEX_INITIALIZER;
-static int state_;           /* 0 not tried, 1 loaded, -1 failed */
-static char reason_[512];
+static ck_platform_once once_ = CK_PLATFORM_ONCE_INIT;
 static ck_cusolver_typed typed_[4];
 
 #define CK_CUSOLVER_FILL_(dst, T, QR, EV, EVJ)                                                \
@@ -49,48 +47,43 @@ static ck_cusolver_typed typed_[4];
 
 const ck_cusolver_typed *ck_cusolver_routines(ck_cusolver_type t) { return &typed_[t]; }
 
-ck_status ck_cusolver_load(void)
+static int load(char *reason, size_t reason_len)
 {
-    if (state_ == 1) return CK_OK;
-    pthread_mutex_lock(&mu_);
-    if (state_ == 0) {
-        state_ = -1;
-        /* cuSOLVER's own dependencies, from the same folders: the loader
-         * then finds them by soname when cuSOLVER asks (wheels keep each
-         * library in its own folder, out of reach of cuSOLVER's $ORIGIN). */
-        static const char *const jit[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", NULL};
-        static const char *const lt[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", NULL};
-        static const char *const blas[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL};
-        static const char *const sparse[] = {"libcusparse.so.12", "libcusparse.so.11", NULL};
-        ck_platform_open_library("nvJitLink", jit);
-        ck_platform_open_library("cuBLASLt", lt);
-        ck_platform_open_library("cuBLAS", blas);
-        ck_platform_open_library("cuSPARSE", sparse);
-        static const char *const names[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so", NULL};
-        void *h = ck_platform_open_library("cuSOLVER", names);
-        if (!h) {
-            const char *why = dlerror();
-            snprintf(reason_, sizeof reason_, "%s%s%s", ck_error_message(), why ? ": " : "", why ? why : "");
-        } else {
-            int missing = 0;
-#define CK_CUSOLVER_LOAD_(name, req, params) \
-            ck_platform_bind(h, #name, (void **)&ck_cusolver.name, req, "cuSOLVER", &missing, reason_, sizeof reason_);
-            CK_CUSOLVER_SYMBOLS(CK_CUSOLVER_LOAD_)
-#undef CK_CUSOLVER_LOAD_
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_S], S, orgqr, syevd, syevjBatched);
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_D], D, orgqr, syevd, syevjBatched);
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_C], C, ungqr, heevd, heevjBatched);
-            CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_Z], Z, ungqr, heevd, heevjBatched);
-            if (!missing) state_ = 1;
-        }
+    /* cuSOLVER's own dependencies, from the same folders: the loader then
+     * finds them by soname when cuSOLVER asks (wheels keep each library in
+     * its own folder, out of reach of cuSOLVER's $ORIGIN). */
+    static const char *const jit[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", NULL};
+    static const char *const lt[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", NULL};
+    static const char *const blas[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL};
+    static const char *const sparse[] = {"libcusparse.so.12", "libcusparse.so.11", NULL};
+    ck_platform_open_library("nvJitLink", jit);
+    ck_platform_open_library("cuBLASLt", lt);
+    ck_platform_open_library("cuBLAS", blas);
+    ck_platform_open_library("cuSPARSE", sparse);
+    static const char *const names[] = {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so", NULL};
+    void *h = ck_platform_open_library("cuSOLVER", names);
+    if (!h) {
+        const char *why = dlerror();
+        snprintf(reason, reason_len, "%s%s%s", ck_error_message(), why ? ": " : "", why ? why : "");
+        return 1;
     }
-    pthread_mutex_unlock(&mu_);
-    return state_ == 1 ? CK_OK : ck_error_set(CK_ERR_DEVICE, "%s", reason_);
+    int missing = 0;
+#define CK_CUSOLVER_LOAD_(name, req, params) \
+    ck_platform_bind(h, #name, (void **)&ck_cusolver.name, req, "cuSOLVER", &missing, reason, reason_len);
+    CK_CUSOLVER_SYMBOLS(CK_CUSOLVER_LOAD_)
+#undef CK_CUSOLVER_LOAD_
+    CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_S], S, orgqr, syevd, syevjBatched);
+    CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_D], D, orgqr, syevd, syevjBatched);
+    CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_C], C, ungqr, heevd, heevjBatched);
+    CK_CUSOLVER_FILL_(typed_[CK_CUSOLVER_Z], Z, ungqr, heevd, heevjBatched);
+    return missing;
 }
+
+ck_status ck_cusolver_load(void) { return ck_platform_load_once(&once_, load); }
 
 int ck_cusolver_missing(void (*report)(const char *name), void (*report_optional)(const char *name))
 {
-    if (state_ != 1) return -1;
+    if (ck_platform_load_state(&once_) != 1) return -1;
     int n = 0;
 #define CK_CUSOLVER_MISSING_(name, req, params)                                     \
     if (ck_cusolver.name == ck_stub_##name) {                                       \
@@ -108,7 +101,7 @@ int ck_cusolver_missing(void (*report)(const char *name), void (*report_optional
 
 int ck_cusolver_has_geev(void)
 {
-    return state_ == 1 && ck_cusolver.cusolverDnXgeev != ck_stub_cusolverDnXgeev &&
+    return ck_platform_load_state(&once_) == 1 && ck_cusolver.cusolverDnXgeev != ck_stub_cusolverDnXgeev &&
            ck_cusolver.cusolverDnXgeev_bufferSize != ck_stub_cusolverDnXgeev_bufferSize;
 }
 
