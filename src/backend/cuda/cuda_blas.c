@@ -172,12 +172,7 @@ static char *int_source(const void *spec)
         "}\n",
         T, is_bool ? "unsigned int" : "unsigned long long",
         is_bool ? "acc |= (as[ty][q] != 0) & (bs[q][tx] != 0)" : "acc += (ACC)as[ty][q] * (ACC)bs[q][tx]");
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }
 
 /* The source, for the C test that compiles it with NVRTC. */

@@ -38,12 +38,7 @@ static char *rng_source(const void *vspec)
     ck_sbuf_printf(&b, "#define CK_RD %d\n#define CK_RT %s\n#define CK_RPER %d\n#define CK_RF32 %d\n#define CK_RBOOL %d\n"
                        "#define CK_RVEC %d\n%s",
                    sp->dist, rng_storage(sp->t), sp->per, sp->per == 4, sp->t == CK_BOOL, sp->vec, ck_src_random_kernels);
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }
 
 /* The source of one fill kind, for the C test that compiles it with NVRTC. */

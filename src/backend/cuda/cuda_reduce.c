@@ -228,12 +228,7 @@ static char *red_source(const void *vspec)
         "            __syncthreads();\n        }\n"
         "        if (threadIdx.x == 0) *(%s *)(out + ooff) = FIN(sm[0]);\n"
         "        __syncthreads();\n    }\n}\n", A, A, A, out_st);
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }
 
 static size_t acc_size(const red_spec *s)
@@ -484,12 +479,7 @@ static char *scan_source(const void *vspec)
             "}\n#undef CK_PUB\n#undef CK_GET\n#undef CK_PAD\n#undef CK_SOP\n",
             st, st);
     }
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }
 
 typedef struct { long long shape[8], in_st[8], out_st[8]; } scan_nd;

@@ -62,12 +62,7 @@ static char *sort_source(const void *vspec)
     ck_sbuf b = {0};
     ck_sbuf_printf(&b, "#define CK_SK_T %d\n#define CK_SK_ISZ %d\n#define CK_SK_K64 %d\n%s", (int)sp->t,
                    ck_dtype_get_info(sp->t)->itemsize, key_bytes(sp->t) > 4, ck_src_sort_kernels);
-    if (b.failed) {
-        free(b.s);
-        ck_error_set(CK_ERR_MEMORY, "out of memory generating a kernel");
-        return NULL;
-    }
-    return b.s;
+    return ck_sbuf_finish(&b);
 }
 
 /* The source for one dtype, for the C test that compiles it with NVRTC. */
@@ -184,7 +179,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     const int kb = key_bytes(d->type);
     size_t ksz = kb > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
     unsigned ntiles = (n + RX_TILE - 1) / RX_TILE;
-    int fkeys = keys_only_kind(d) == 2, keys_only = keys_only_kind(d) != 0, raw = raw_sort(d);
+    const int kind = keys_only_kind(d), fkeys = kind == 2, keys_only = kind != 0, raw = raw_sort(d);
     size_t sz_keys = (size_t)n * ksz, sz_pay = keys_only ? 0 : (size_t)n * 4;
     size_t sz_tmp = d->sort_values && !keys_only ? (size_t)n * isz : 0;
     rx_bufs b;
