@@ -22,24 +22,8 @@ import numpy as np
 
 import cudakit as ck
 from _report import write_results
-from bench_gpu import ck_time_ms, cupy_time_ms, torch_time_ms  # the event timing of every GPU bench
-
-try:
-    import torch
-except ImportError:
-    torch = None
-try:
-    import cupy as cp
-except ImportError:
-    cp = None
-
-ROWS = []
-
-
-def record(name, unit, values):
-    ROWS.append((name, unit, values, True))
-    txt = "  ".join(f"{k} {v:8.2f}" for k, v in values.items())
-    print(f"{name:48s} [{unit}] {txt}", flush=True)
+# the libraries, the table and the event timing of every GPU bench
+from bench_gpu import ROWS, ck_time_ms, cp, cupy_time_ms, record, torch, torch_time_ms
 
 
 def tflops(flop, ms):
@@ -80,7 +64,7 @@ def product(shape_a, shape_b, dtype, tf32, reps, label, flop, cupy_tf32=None, ro
     ck.cuda.matmul.allow_tf32 = False
     if torch is not None:
         torch.backends.cuda.matmul.allow_tf32 = False
-    record(label, "TFLOP/s", vals)
+    record(label, "TFLOP/s", vals, True)
 
 
 def cupy_tf32_child(n, reps):

@@ -20,18 +20,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cudakit as ck  # noqa: E402
 from _report import write_results  # noqa: E402
-from bench_gpu import ck_time_ms, cupy_time_ms, torch_time_ms  # noqa: E402
-
-try:
-    import torch
-except ImportError:
-    torch = None
-try:
-    import cupy as cp
-except ImportError:
-    cp = None
-
-ROWS = []
+from bench_gpu import ROWS, ck_time_ms, cp, cupy_time_ms, record, torch, torch_time_ms  # noqa: E402
 
 
 # CUDA events, 10 calls per figure after two warm-up calls, median of 5
@@ -45,11 +34,6 @@ def torch_ms(fn):
 
 def cupy_ms(fn):
     return cupy_time_ms(fn, reps=10, warmup=2)
-
-
-def record(name, values):
-    ROWS.append((name, "ms", values, False))
-    print(f"{name:48s} " + "  ".join(f"{k} {v:9.3f}" for k, v in values.items()), flush=True)
 
 
 def bench_rfft(name, x_np, rows_checked):
@@ -68,7 +52,7 @@ def bench_rfft(name, x_np, rows_checked):
     if cp is not None:
         xc = cp.asarray(x_np)
         vals["cupy"] = cupy_ms(lambda: cp.fft.rfft(xc))
-    record(name, vals)
+    record(name, "ms", vals, False)
 
 
 def bench_solve(n):
@@ -86,7 +70,7 @@ def bench_solve(n):
     if cp is not None:
         ac, bc = cp.asarray(a_np), cp.asarray(b_np)
         vals["cupy"] = cupy_ms(lambda: cp.linalg.solve(ac, bc))
-    record(f"linalg.solve {n}x{n} float32, 1 rhs", vals)
+    record(f"linalg.solve {n}x{n} float32, 1 rhs", "ms", vals, False)
 
 
 def main():
