@@ -232,6 +232,21 @@ def test_where_each_dtype(device, dtype):
 # ----------------------------------- hypothesis: mixed dtypes, views, broadcasting
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_log1p_complex_keeps_the_side_of_the_cut(device, dtype):
+    """log1p(z) on the cut (re < -1) takes the side of im's signed zero, as
+    NumPy's atan2(im, 1 + re) does; forming 1 + z first would lose it (found
+    on the GPU by hypothesis).  Small and huge z keep their digits."""
+    a = np.array([complex(-2, -0.0), complex(-2, 0.0), complex(-3.5, -0.0), complex(-0.5, -0.0),
+                  complex(-1e-3, 2e-3), complex(3e30, -1.0), complex(-1e30, 0.0)], dtype=dtype)
+    got = ck.log1p(ck.asarray(a, device=device))
+    # NumPy's complex64 log(hypot(1 + re, im)) loses digits near 0: the
+    # reference is its complex128 result, rounded
+    want = np.log1p(a.astype(np.complex128)).astype(dtype)
+    assert_same(got, want, rtol=1e-6 if dtype == np.complex64 else 1e-14)
+    assert np.array_equal(np.signbit(ck.asnumpy(got).imag), np.signbit(np.log1p(a).imag))
+
+
 @pytest.mark.parametrize("op", UNARY_OPS, ids=str)
 @SETTINGS
 @given(data=st.data())

@@ -135,8 +135,10 @@ typedef ck_complex<double> ck_c128;
         return ck_complex<T>(t.im, -t.re);                                                 \
     }                                                                                      \
     __device__ inline ck_complex<T> log1p(ck_complex<T> z)                                 \
-    {   /* accurate for small z: |1+z|^2 - 1 = x(2+x) + y^2 */                              \
-        return ck_complex<T>(log1p(z.re * (2 + z.re) + z.im * z.im) / 2, atan2(z.im, 1 + z.re)); \
+    {   /* accurate for small z: |1+z|^2 - 1 = x(2+x) + y^2; hypot where that could overflow */ \
+        T re = fabs(z.re) < (T)0.5 && fabs(z.im) < (T)0.5 ? log1p(z.re * (2 + z.re) + z.im * z.im) / 2 \
+                                                          : log(hypot(1 + z.re, z.im));     \
+        return ck_complex<T>(re, atan2(z.im, 1 + z.re));                                   \
     }                                                                                      \
     __device__ inline ck_complex<T> asinh(ck_complex<T> z)                                 \
     {   /* log1p(w + w^2 / (1 + sqrt(1 + w^2))) on w = |re| + i|im|, where no cut   */     \

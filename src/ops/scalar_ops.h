@@ -177,7 +177,16 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_LOG10_C(C, a) (log(a) * (1.0 / CK_LN10))
 #define CK_X_LOG1P(DT, K, C, a) CK_X_LOG1P_##K(C, a)
 #define CK_X_LOG1P_F(C, a) log1p(a)
-#define CK_X_LOG1P_C(C, a) log((C)1 + (a))
+/* log|1 + z| + i arg(1 + z), with 1 + z never formed: adding 1 would turn
+ * an imaginary -0 into +0 and put the result on the wrong side of the cut
+ * (NumPy: atan2(im, 1 + re)).  Near 0, |1 + z|^2 - 1 = re(2 + re) + im^2
+ * keeps the digits that log(hypot(...)) loses. */
+#define CK_X_LOG1P_C(C, a)                                                                          \
+    CK_MKC(a,                                                                                       \
+           (fabs(CK_RE(a)) < 0.5 && fabs(CK_IM(a)) < 0.5)                                           \
+               ? log1p(CK_RE(a) * (2 + CK_RE(a)) + CK_IM(a) * CK_IM(a)) / 2                         \
+               : log(hypot(1 + CK_RE(a), CK_IM(a))),                                                \
+           atan2(CK_IM(a), 1 + CK_RE(a)))
 #define CK_X_SIN(DT, K, C, a) sin(a)
 #define CK_X_COS(DT, K, C, a) cos(a)
 #define CK_X_TAN(DT, K, C, a) tan(a)
