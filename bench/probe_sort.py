@@ -4,7 +4,8 @@ timed alone with CUDA events, next to CuPy's whole sort.  A second copy of
 the module with the look-back's waiting taken out (wrong results, timing
 only) shows what the look-back costs.
 
-    python3 bench/probe_sort.py
+    python3 bench/probe_sort.py          # time the variants
+    python3 bench/probe_sort.py --ncu    # each kernel once, for ncu
 """
 import os
 import sys
@@ -18,31 +19,52 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cod
 TILE = 4096
 
 
-BALLOTS = """        ck_u32 peers = __ballot_sync(0xffffffffu, ok);
+RANK_BALLOTS = """            peers = 0xffffffffu;
 #pragma unroll
-        for (int b = 0; b < 8; b++) {
-            const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
-            peers &= bit ? m : ~m;
-        }
+            for (int b = 0; b < 8; b++) {
+                /* r: bit b of d copied to all 32 bits; the lanes whose bit b
+                 * is this lane's are those where the ballot equals it */
+                const ck_u32 r = (ck_u32)((int)(d << (31 - b)) >> 31), m = __ballot_sync(0xffffffffu, r);
+                peers &= ~(m ^ r);
+            }
 """
+RANK_LEADER = """        if (lane == leader) before = atomicAdd(&mine[d], (ck_u32)__popc(peers));
+        before = __shfl_sync(0xffffffffu, before, leader);
+"""
+# match masks built by a shared atomicOr a key (a per-warp word a digit),
+# reset by the leader after the shuffle
+ATOMIC_OR = [
+    ("    const ck_u32 lt = (1u << lane) - 1u;\n    ck_u32 *mine = wh + warp * 256;\n",
+     "    const ck_u32 lt = (1u << lane) - 1u;\n    ck_u32 *mine = wh + warp * 256;\n    __shared__ ck_u32 mmw[CK_RX_WARPS * 256];\n"
+     "    ck_u32 *mm = mmw + warp * 256;\n    for (int j = lane; j < 256; j += 32) mm[j] = 0;\n"),
+    (RANK_BALLOTS, "            atomicOr(&mm[d], 1u << lane);\n            __syncwarp();\n            peers = mm[d];\n"),
+    (RANK_LEADER, RANK_LEADER + "        if (HOW == CK_RANK_BALLOT) { if (lane == leader) mm[d] = 0; __syncwarp(); }\n"),
+]
 # Variants of the module by text substitution (timing only where marked).
 VARIANTS = {
     "as built": [],
-    "no look-back waiting (wrong results)": [("if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) continue;",
-                                              "if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) break;")],
-    "__match_any_sync for the eight ballots": [(BALLOTS, "        const ck_u32 peers = __match_any_sync(0xffffffffu, "
-                                                         "ok ? d : 256u + lane);\n")],
-    "three blocks a multiprocessor, not four": [("HEAD", "#define CK_RX_PASS_MINB 3\n")],
-    "12 keys a thread, five blocks": [("HEAD", "#define CK_RX_ITEMS 12\n#define CK_RX_PASS_MINB 5\n")],
-    "8 keys a thread, six blocks": [("HEAD", "#define CK_RX_ITEMS 8\n#define CK_RX_PASS_MINB 6\n")],
+    "no look-back waiting (wrong results)": [
+        ("if ((v[j] & CK_ST_EPOCH_MASK) != ep || !(v[j] >> 62)) break;",
+         "if ((v[j] & CK_ST_EPOCH_MASK) != ep || !(v[j] >> 62)) { inc = true; break; }")],
+    "look-back one tile a load": [("HEAD", "#define CK_RX_LOOK 1\n")],
+    "look-back eight tiles a step": [("HEAD", "#define CK_RX_LOOK 8\n")],
+    "first pass by ballots, not atomics": [("HOW", (0, 0, 0, 1))],
+    "match masks by atomicOr, not eight ballots": ATOMIC_OR,
+    "20 keys a thread, three blocks": [("HEAD", "#define CK_RX_ITEMS 20\n#define CK_RX_PASS_MINB 3\n")],
     "24 keys a thread, three blocks": [("HEAD", "#define CK_RX_ITEMS 24\n#define CK_RX_PASS_MINB 3\n")],
+    "32 keys a thread, two blocks": [("HEAD", "#define CK_RX_ITEMS 32\n#define CK_RX_PASS_MINB 2\n")],
 }
+# how cuda_sort.c ranks the passes of uniform [0, 1) float32: atomics for
+# the first, ballots, then a match instruction for the top byte's few digits
+HOW = (2, 0, 0, 1)
 
 
 def module(subs):
     head = "#define CK_SK_T 10\n#define CK_SK_ISZ 4\n#define CK_SK_K64 0\n"
     src = open(SRC).read()
     for old, new in subs:
+        if old == "HOW":
+            continue
         if old == "HEAD":
             head += new
             continue
@@ -58,7 +80,14 @@ def tile_of(subs):
     return TILE
 
 
+# --ncu: each kernel once (as built), then CuPy's sort once, for a profiler
+ONCE = "--ncu" in sys.argv
+
+
 def timed(fn):
+    if ONCE:
+        fn()
+        return float("nan")
     return ck_time_ms(fn, reps=10)
 
 
@@ -66,7 +95,10 @@ def main():
     n = 1 << 26
     h = np.random.default_rng(0).random(n).astype(np.float32)
     for label, subs in VARIANTS.items():
+        if ONCE and subs:
+            continue
         m = module(subs)
+        hows = dict(subs).get("HOW", HOW)
         nb = -(-n // tile_of(subs))
         data = ck.asarray(h, device="cuda")
         hist = ck.zeros(8 * 256, dtype=ck.uint32, device="cuda")
@@ -90,7 +122,8 @@ def main():
                 status[...] = 0
                 counters[...] = 0
                 pas((nb,), (256,), (np.uint32(n), bufs[(p + 1) % 2], bufs[p % 2], np.int32(8 * p), hist[p * 256:],
-                                    status, counters[1:], np.int32(1), data if p == 0 else None, None, np.int32(2)))
+                                    status, counters[1:], np.int32(1), data if p == 0 else None, None, np.int32(2),
+                                    np.int32(hows[p])))
             times.append(timed(do_pass))
         zero = timed(lambda: (status.__setitem__(Ellipsis, 0), counters.__setitem__(Ellipsis, 0)))
         print(f"{label}: keys+hist {t_keys:.3f} ms; passes (each with its status zeroing) "
@@ -99,7 +132,11 @@ def main():
     print(f"ck.sort whole: {timed(lambda: ck.sort(x)):.3f} ms", flush=True)
     if cp is not None:
         cx = cp.asarray(h)
-        print(f"cupy.sort whole: {cupy_time_ms(lambda: cp.sort(cx)):.3f} ms", flush=True)
+        if ONCE:
+            cp.sort(cx)
+            cp.cuda.Device().synchronize()
+        else:
+            print(f"cupy.sort whole: {cupy_time_ms(lambda: cp.sort(cx)):.3f} ms", flush=True)
 
 
 if __name__ == "__main__":

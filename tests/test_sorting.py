@@ -196,3 +196,14 @@ def test_sort_long_row_of_floats_values_only(device, dtype):
     assert_same(got, want)
     assert np.isnan(got).sum() == np.isnan(want).sum()
     assert_same(ck.sort(a[::-3]), np.sort(x[::-3]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_sort_many_tiles(device, dtype):
+    """Sorts of some hundreds of the GPU's 4096-key tiles, whose passes find
+    their digits' offsets by looking back over the tiles before them while
+    those are still running (a few tiles cover none of that)."""
+    x = _sample(dtype, (3_000_017,), seed=51)
+    a = ck.asarray(x, device=device)
+    assert_same(ck.sort(a), np.sort(x))
+    assert_same(ck.argsort(a, stable=True), np.argsort(x, kind="stable"))

@@ -289,75 +289,102 @@ static __device__ __forceinline__ ck_u32 ck_bscan(ck_u32 v, ck_u32 *sh)
     return before + x - v;
 }
 
-/* Rank the tile's keys by digit (key >> shift) & 255: pos[i] becomes item
- * i's place in the tile stably sorted by that digit (items at or past
- * count take no place).  Returns the tile's count of digit threadIdx.x
- * (the block has one thread per digit) and leaves in lst[d] the place
- * where digit d's run starts.  wh: CK_RX_WARPS * 256 words of shared
- * memory, free again when this returns (callers may alias it); sh:
- * CK_RX_WARPS words.  A warp ranks 32 keys at a time: eight ballots
- * (CK_RANK_BALLOT) or a match instruction (CK_RANK_MATCH, cheaper when a
- * warp's keys have few digits, dearer when many) find the lanes sharing
- * each lane's digit, the lowest of them adds their number to the warp's
- * count of the digit, and each lane's rank is that count before plus the
- * peers below it.  CK_RANK_ATOMIC ranks by a shared atomic a key: not
- * stable, for the first pass of a keys-only sort, where the order of
- * equal digits does not matter.  The warps' counts, scanned in
- * warp order per digit, and the digits' totals, scanned, place them. */
+/* Rank the tile's keys by digit (key >> shift) & 255, in two steps so
+ * that a sort pass can publish its tile's digit counts between them:
+ *
+ * ck_tile_count counts each warp's keys of each digit (wh: CK_RX_WARPS *
+ * 256 words of shared memory, one histogram a warp), then turns the counts
+ * into each warp's offset within its digit (the warps before it) and
+ * returns the tile's count of digit threadIdx.x (the block has one thread
+ * per digit).  wh must be free; the callers see to it.
+ *
+ * ck_tile_place scans those counts (lst[d]: where digit d's run starts in
+ * the tile; sh: CK_RX_WARPS words), adds the starts to the warps'
+ * offsets, and ranks: pos[i] becomes item i's place in the tile stably
+ * sorted by the digit.  Every item is ranked: a part tile is padded
+ * with keys of all ones, which rank after its keys (see the pass).  A warp
+ * ranks 32 keys at a time: eight ballots (CK_RANK_BALLOT) or a match
+ * instruction (CK_RANK_MATCH, cheaper when a warp's keys have few
+ * digits, dearer when many) find the lanes sharing each lane's digit, the
+ * lowest of them takes their number from the warp's offset of the digit,
+ * and each lane's place is that offset plus the peers below it.
+ * CK_RANK_MATCH counts by the same match too (one shared atomic a digit of
+ * a warp, not a key, as its keys mostly share few digits; keeping the
+ * peers in registers for the ranking would spill them).  CK_RANK_ATOMIC takes each key's place
+ * in its warp's count by a shared atomic while counting: not stable, for
+ * the first pass of a keys-only sort, where the order of equal digits
+ * does not matter. */
 enum { CK_RANK_BALLOT = 0, CK_RANK_MATCH = 1, CK_RANK_ATOMIC = 2 };
 
+#define CK_DIGIT(k, shift) ((ck_u32)((ck_u64)(k) >> (shift)) & 255u)
+
 template <int ITEMS, int HOW>
-static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS], int shift, int count,
-                                                      ck_u32 (&pos)[ITEMS], ck_u32 *wh, ck_u32 *lst, ck_u32 *sh)
+static __device__ __forceinline__ ck_u32 ck_tile_count(const ck_kt (&key)[ITEMS], int shift, ck_u32 (&pos)[ITEMS],
+                                                       ck_u32 *wh)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = threadIdx.x;
-    const ck_u32 lt = (1u << lane) - 1u;
     ck_u32 *mine = wh + warp * 256;
-    __syncthreads();   /* whoever used wh's memory before is done */
-    for (int j = t; j < CK_RX_WARPS * 256; j += CK_RX_THREADS) wh[j] = 0;
-    __syncthreads();
-    const int base = warp * 32 * ITEMS + lane;
+    for (int j = lane; j < 256; j += 32) mine[j] = 0;
+    __syncwarp();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const bool ok = base + i * 32 < count;
-        const ck_u32 d = (ck_u32)((ck_u64)key[i] >> shift) & 255u;
-        if (HOW == CK_RANK_ATOMIC) {   /* any order within a digit */
-            pos[i] = ok ? atomicAdd(&mine[d], 1u) : 0u;
-            continue;
-        }
-        ck_u32 peers;
+        const ck_u32 d = CK_DIGIT(key[i], shift);
         if (HOW == CK_RANK_MATCH) {
-            peers = __match_any_sync(0xffffffffu, ok ? d : 256u + lane);
+            const ck_u32 peers = __match_any_sync(0xffffffffu, d);
+            if (lane == __ffs(peers) - 1) atomicAdd(&mine[d], (ck_u32)__popc(peers));
+        } else if (HOW == CK_RANK_ATOMIC) {
+            pos[i] = atomicAdd(&mine[d], 1u);
         } else {
-            peers = count >= CK_RX_THREADS * ITEMS ? 0xffffffffu : __ballot_sync(0xffffffffu, ok);
-#pragma unroll
-            for (int b = 0; b < 8; b++) {
-                const ck_u32 bit = (d >> b) & 1u, m = __ballot_sync(0xffffffffu, bit);
-                peers &= m ^ (bit - 1u);   /* the lanes whose bit b is this lane's */
-            }
+            atomicAdd(&mine[d], 1u);
         }
-        const int leader = (__ffs(peers) - 1) & 31;
-        ck_u32 before = 0;
-        if (ok && lane == leader) before = atomicAdd(&mine[d], (ck_u32)__popc(peers));
-        before = __shfl_sync(0xffffffffu, before, leader);
-        pos[i] = before + __popc(peers & lt);
     }
     __syncthreads();
     ck_u32 s = 0;
     for (int w = 0; w < CK_RX_WARPS; w++) {
-        ck_u32 c = wh[w * 256 + t];
+        const ck_u32 c = wh[w * 256 + t];
         wh[w * 256 + t] = s;
         s += c;
     }
-    lst[t] = ck_bscan(s, sh);
+    return s;
+}
+
+template <int ITEMS, int HOW>
+static __device__ __forceinline__ void ck_tile_place(const ck_kt (&key)[ITEMS], int shift, ck_u32 total,
+                                                     ck_u32 (&pos)[ITEMS], ck_u32 *wh, ck_u32 *lst, ck_u32 *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = threadIdx.x;
+    const ck_u32 lt = (1u << lane) - 1u;
+    ck_u32 *mine = wh + warp * 256;
+    const ck_u32 start = ck_bscan(total, sh);
+    lst[t] = start;
+    for (int w = 0; w < CK_RX_WARPS; w++) wh[w * 256 + t] += start;
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const ck_u32 d = (ck_u32)((ck_u64)key[i] >> shift) & 255u;
-        pos[i] += lst[d] + mine[d];
+        const ck_u32 d = CK_DIGIT(key[i], shift);
+        if (HOW == CK_RANK_ATOMIC) {   /* any order within a digit */
+            pos[i] += mine[d];
+            continue;
+        }
+        ck_u32 peers;
+        if (HOW == CK_RANK_MATCH) {
+            peers = __match_any_sync(0xffffffffu, d);
+        } else {
+            peers = 0xffffffffu;
+#pragma unroll
+            for (int b = 0; b < 8; b++) {
+                /* r: bit b of d copied to all 32 bits; the lanes whose bit b
+                 * is this lane's are those where the ballot equals it */
+                const ck_u32 r = (ck_u32)((int)(d << (31 - b)) >> 31), m = __ballot_sync(0xffffffffu, r);
+                peers &= ~(m ^ r);
+            }
+        }
+        const int leader = (__ffs(peers) - 1) & 31;
+        ck_u32 before = 0;
+        if (lane == leader) before = atomicAdd(&mine[d], (ck_u32)__popc(peers));
+        before = __shfl_sync(0xffffffffu, before, leader);
+        pos[i] = before + __popc(peers & lt);
     }
-    __syncthreads();   /* wh is the caller's again */
-    return s;
 }
 
 /* ---- one pass of the LSD radix sort over all elements (onesweep)
@@ -377,15 +404,34 @@ static __device__ __forceinline__ ck_u32 ck_tile_rank(const ck_kt (&key)[ITEMS],
  * mode 1 by the row of each element number (pay / len), moving those
  * only.  raw_in: the first pass reads the elements themselves
  * (contiguous) through ck_in_key; raw_out: the last writes the values back
- * (ck_out_val) instead of keys.  how: ck_tile_rank's way of ranking. */
+ * (ck_out_val) instead of keys.  how: the way of ranking (CK_RANK_*). */
 #define CK_ST_FLAG_AGG (1ull << 62)
 #define CK_ST_FLAG_INC (2ull << 62)
 #define CK_ST_EPOCH(e) ((ck_u64)(e) << 56)
 #define CK_ST_EPOCH_MASK (63ull << 56)
+#ifndef CK_RX_LOOK
+#define CK_RX_LOOK 4
+#endif
 
 /* blocks a multiprocessor should hold: caps the registers of the tile
  * kernels (their 16 keys, ranks and element numbers a thread) */
 #define CK_RX_MINB (CK_SK_K64 ? 2 : 3)
+
+/* A pass's tile ranked, its digit counts published (flag | count at
+ * pub) in between; returns the tile's count of digit threadIdx.x, pad
+ * keys of padding left out. */
+template <int HOW>
+static __device__ __forceinline__ ck_u32 ck_rx_rank(const ck_kt (&key)[CK_RX_ITEMS], int shift, ck_u32 pad,
+                                                    ck_u32 (&pos)[CK_RX_ITEMS], ck_u32 *wh, ck_u32 *lst, ck_u32 *sh,
+                                                    volatile unsigned long long *pub, ck_u64 flag)
+{
+    const ck_u32 c = ck_tile_count<CK_RX_ITEMS, HOW>(key, shift, pos, wh);
+    /* the padding is not the tile's: its digit 255 counts it */
+    const ck_u32 own = threadIdx.x == 255 ? c - pad : c;
+    *pub = flag | own;
+    ck_tile_place<CK_RX_ITEMS, HOW>(key, shift, c, pos, wh, lst, sh);
+    return own;
+}
 
 template <bool PAY>
 static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *keys, const ck_u32 *pay,
@@ -397,13 +443,8 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
     __shared__ ck_u32 wh[CK_RX_WARPS * 256], lst[256], gdel[256], sh[CK_RX_WARPS], tile_sh;
     __shared__ ck_kt sbuf[CK_RX_TILE];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = threadIdx.x;
-    /* the tile's digit counts, first, in sbuf (free until the scatter):
-     * four copies a digit against lanes of one digit colliding */
-    ck_u32 *cnt = (ck_u32 *)sbuf;
     if (t == 0) tile_sh = atomicAdd(counter, 1u);
-    for (int j = t; j < 4 * 256; j += CK_RX_THREADS) cnt[j] = 0;
-    /* the digits' global starts (ck_bscan's barriers publish tile_sh and
-     * the zeroing too) */
+    /* the digits' global starts (ck_bscan's barriers publish tile_sh) */
     const ck_u32 gstart = ck_bscan(hist[t], sh);
     const ck_u32 tile = tile_sh;
     const ck_u64 tile0 = (ck_u64)tile * CK_RX_TILE;
@@ -411,64 +452,72 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
     const int base = warp * 32 * CK_RX_ITEMS + lane;
     ck_kt key[CK_RX_ITEMS];
     ck_u32 pv[CK_RX_ITEMS], pos[CK_RX_ITEMS];
-    /* one loop a source, the choice made once: all the loads issue first */
-#define CK_RX_LOAD(EXPR)                                                                                         \
-    _Pragma("unroll") for (int i = 0; i < CK_RX_ITEMS; i++) {                                                    \
-        const int li = base + i * 32;                                                                            \
-        const ck_u64 g = tile0 + li;                                                                             \
-        key[i] = li < count ? (EXPR) : (ck_kt)0;                                                                 \
-    }
+    /* one loop a source, the choice made once: all the loads issue first,
+     * and the values read raw are keyed only once all are in (keying each
+     * as it came would wait on each load in turn) */
     if (PAY && mode) {
 #pragma unroll
         for (int i = 0; i < CK_RX_ITEMS; i++) pv[i] = base + i * 32 < count ? pay[tile0 + base + i * 32] : 0u;
 #pragma unroll
-        for (int i = 0; i < CK_RX_ITEMS; i++) key[i] = (ck_kt)(pv[i] / (ck_u32)len);
+        for (int i = 0; i < CK_RX_ITEMS; i++) key[i] = base + i * 32 < count ? (ck_kt)(pv[i] / (ck_u32)len) : ~(ck_kt)0;
     } else if (!raw_in) {
-        CK_RX_LOAD(keys[g])
+#pragma unroll
+        for (int i = 0; i < CK_RX_ITEMS; i++) key[i] = base + i * 32 < count ? keys[tile0 + base + i * 32] : ~(ck_kt)0;
+    } else {
+        ck_et raw[CK_RX_ITEMS];
+#pragma unroll
+        for (int i = 0; i < CK_RX_ITEMS; i++)
+            if (base + i * 32 < count) raw[i] = ((const ck_et *)raw_in)[tile0 + base + i * 32];
+#pragma unroll
+        for (int i = 0; i < CK_RX_ITEMS; i++)
+            key[i] = base + i * 32 < count ? ck_in_key((const char *)&raw[i], kdesc) : ~(ck_kt)0;
     }
-#if CK_SK_T >= 9 && CK_SK_T <= 11
-    else if (kdesc & 2) {
-        CK_RX_LOAD(ck_raw_fkey(raw_in + g * CK_SK_ISZ))
-    }
-#endif
-    else {
-        CK_RX_LOAD(ck_word(raw_in + g * CK_SK_ISZ, 1, kdesc & 1))
-    }
-#undef CK_RX_LOAD
     if (PAY && !mode) {
 #pragma unroll
         for (int i = 0; i < CK_RX_ITEMS; i++) pv[i] = base + i * 32 < count ? pay[tile0 + base + i * 32] : 0u;
     }
-#pragma unroll
-    for (int i = 0; i < CK_RX_ITEMS; i++)
-        if (base + i * 32 < count) atomicAdd(&cnt[((ck_u32)((ck_u64)key[i] >> shift) & 255u) * 4 + (lane & 3)], 1u);
-    __syncthreads();
-    const ck_u32 c = cnt[4 * t] + cnt[4 * t + 1] + cnt[4 * t + 2] + cnt[4 * t + 3];
-    /* publish the counts before ranking, so that by the time this tile
-     * and its successors look back, the tiles before have mostly
+    /* the counts are published before ranking, so that by the time this
+     * tile and its successors look back, the tiles before have mostly
      * published their inclusive counts */
     volatile unsigned long long *st = status;
     const ck_u64 ep = CK_ST_EPOCH(epoch);
-    st[(ck_u64)tile * 256 + t] = (tile ? CK_ST_FLAG_AGG : CK_ST_FLAG_INC) | ep | c;
-    if (how == CK_RANK_ATOMIC) ck_tile_rank<CK_RX_ITEMS, CK_RANK_ATOMIC>(key, shift, count, pos, wh, lst, sh);
-    else if (how == CK_RANK_MATCH) ck_tile_rank<CK_RX_ITEMS, CK_RANK_MATCH>(key, shift, count, pos, wh, lst, sh);
-    else ck_tile_rank<CK_RX_ITEMS, CK_RANK_BALLOT>(key, shift, count, pos, wh, lst, sh);
-    /* look back, publish the inclusive count */
+    volatile unsigned long long *pub = st + (ck_u64)tile * 256 + t;
+    const ck_u64 flag = (tile ? CK_ST_FLAG_AGG : CK_ST_FLAG_INC) | ep;
+    /* a part tile is padded with keys of all ones (digit 255 in every
+     * pass), which rank after the tile's own in a stable ranking: they
+     * take its last places, which are not stored */
+    const ck_u32 pad = CK_RX_TILE - count;
+    if (pad && how == CK_RANK_ATOMIC) how = CK_RANK_BALLOT;
+    const ck_u32 c = how == CK_RANK_ATOMIC ? ck_rx_rank<CK_RANK_ATOMIC>(key, shift, pad, pos, wh, lst, sh, pub, flag)
+                   : how == CK_RANK_MATCH  ? ck_rx_rank<CK_RANK_MATCH>(key, shift, pad, pos, wh, lst, sh, pub, flag)
+                                           : ck_rx_rank<CK_RANK_BALLOT>(key, shift, pad, pos, wh, lst, sh, pub, flag);
+    /* look back, publish the inclusive count: CK_RX_LOOK tiles' words a
+     * step, read at once (walking back one load at a time would pay a
+     * load's latency a tile) and added up to the first inclusive one, the
+     * step ending early at one not yet published */
     ck_u32 before = 0;
     if (tile) {
-        for (long long p = (long long)tile - 1; p >= 0;) {
-            const ck_u64 v = st[(ck_u64)p * 256 + t];
-            if ((v & CK_ST_EPOCH_MASK) != ep || !(v >> 62)) continue;   /* not yet published */
-            before += (ck_u32)v;
-            if ((v >> 62) == 2) break;
-            p--;
+        for (long long p = (long long)tile - 1;;) {
+            ck_u64 v[CK_RX_LOOK];
+#pragma unroll
+            for (int j = 0; j < CK_RX_LOOK; j++) v[j] = p - j >= 0 ? st[(ck_u64)(p - j) * 256 + t] : CK_ST_FLAG_INC | ep;
+            int j = 0;
+            bool inc = false;
+#pragma unroll
+            for (; j < CK_RX_LOOK; j++) {
+                if ((v[j] & CK_ST_EPOCH_MASK) != ep || !(v[j] >> 62)) break;   /* not yet published */
+                before += (ck_u32)v[j];
+                if ((v[j] >> 62) == 2) { inc = true; break; }
+            }
+            if (inc) break;
+            p -= j;
         }
-        st[(ck_u64)tile * 256 + t] = CK_ST_FLAG_INC | ep | (before + c);
+        *pub = CK_ST_FLAG_INC | ep | (before + c);
     }
     gdel[t] = gstart + before - lst[t];   /* tile place j of digit d goes to gdel[d] + j */
 #pragma unroll
     for (int i = 0; i < CK_RX_ITEMS; i++)
-        if (base + i * 32 < count) sbuf[pos[i]] = key[i];
+        sbuf[pos[i]] = key[i];
     __syncthreads();
     ck_u32 dig[CK_RX_ITEMS];
 #pragma unroll
@@ -492,7 +541,7 @@ static __device__ __forceinline__ void ck_rx_pass_body(ck_u32 n, const ck_kt *ke
     ck_u32 *sp = (ck_u32 *)sbuf;
 #pragma unroll
     for (int i = 0; i < CK_RX_ITEMS; i++)
-        if (base + i * 32 < count) sp[pos[i]] = pv[i];
+        sp[pos[i]] = pv[i];
     __syncthreads();
 #pragma unroll
     for (int r = 0; r < CK_RX_ITEMS; r++) {
@@ -598,7 +647,8 @@ extern "C" __global__ void __launch_bounds__(128) ck_sk_block(long long nrows, i
 
 /* Rows of up to CK_RX_THREADS * ITEMS elements: a block per row, an LSD
  * radix sort of the row's (key, column) pairs in shared memory, a pass per
- * key byte ranked by ck_tile_rank (stable, so ties keep column order).
+ * key byte ranked by ck_tile_count/ck_tile_place (stable, so ties keep
+ * column order).
  * Positions past len hold the largest key and sort after every element.
  * The rank's scratch (wh) and the columns (si) share their memory: each
  * is in use only while the other is not. */
@@ -621,7 +671,10 @@ static __device__ __forceinline__ void ck_rows_sort(long long nrows, int len, ch
             col[i] = (ck_u32)li;
         }
         for (int shift = 0; shift < 8 * CK_SK_KB; shift += 8) {
-            ck_tile_rank<ITEMS, CK_RANK_BALLOT>(key, shift, CK_RX_THREADS * ITEMS, pos, wh, lst, sh);
+            __syncthreads();   /* wh (si) read by all */
+            const ck_u32 c = ck_tile_count<ITEMS, CK_RANK_BALLOT>(key, shift, pos, wh);
+            ck_tile_place<ITEMS, CK_RANK_BALLOT>(key, shift, c, pos, wh, lst, sh);
+            __syncthreads();   /* wh free for si */
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 sk[pos[i]] = key[i];
