@@ -183,6 +183,13 @@ static __device__ __forceinline__ ck_et ck_out_val(ck_u64 k, int desc)
 #define CK_SK_NP CK_SK_KB
 #define CK_SK_HC (CK_SK_KB >= 8 ? 4 : 8)
 
+/* every digit of key k counted in the block's histograms h */
+static __device__ __forceinline__ void ck_sk_count(ck_u32 *h, ck_u64 k, int copy)
+{
+#pragma unroll
+    for (int p = 0; p < CK_SK_NP; p++) atomicAdd(&h[(p * 256 + (ck_u32)(k >> (8 * p) & 255u)) * CK_SK_HC + copy], 1u);
+}
+
 /* keys[i] = word of element pay[i] (keys may be NULL: histograms only);
  * init: pay[i] = i first.  Element e is (row e / len, column e % len).
  * hist (or NULL, zeroed before): the word's digit histograms, from which
@@ -200,17 +207,27 @@ extern "C" __global__ void __launch_bounds__(256) ck_sk_keys(ck_u32 n, long long
     }
     const ck_u64 stride = (ck_u64)gridDim.x * blockDim.x;
     ck_u64 done = 0;
-    if (hist && !keys && !pay && es == CK_SK_ISZ && (ck_u64)len >= n && !((unsigned long long)data & 15)) {
-        /* histograms of a contiguous row only: 16-byte loads */
+    if (hist && !keys && !pay && word != 2 && es == CK_SK_ISZ && (ck_u64)len >= n &&
+        !((unsigned long long)data & 15)) {
+        /* histograms of a contiguous row only: 16-byte loads, four a
+         * thread in flight at once, every digit of a key counted */
         const int per = 16 / CK_SK_ISZ;
         const ck_u64 nv = n / per;
-        for (ck_u64 v = (ck_u64)blockIdx.x * blockDim.x + threadIdx.x; v < nv; v += stride) {
-            const ck_v16 q = ((const ck_v16 *)data)[v];
+        const ck_v16 *d16 = (const ck_v16 *)data;
+        ck_u64 v = (ck_u64)blockIdx.x * blockDim.x + threadIdx.x;
+        for (; v + 3 * stride < nv; v += 4 * stride) {
+            ck_v16 q[4];
 #pragma unroll
-            for (int e = 0; e < per; e++) {
-                const ck_u64 k = (ck_u64)ck_in_key((const char *)&q + e * CK_SK_ISZ, kdesc);
-                for (int p = 0; p < np; p++) atomicAdd(&h[(p * 256 + (ck_u32)(k >> (8 * p) & 255u)) * CK_SK_HC + copy], 1u);
-            }
+            for (int u = 0; u < 4; u++) q[u] = d16[v + u * stride];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+#pragma unroll
+                for (int e = 0; e < per; e++) ck_sk_count(h, (ck_u64)ck_in_key((const char *)&q[u] + e * CK_SK_ISZ, kdesc), copy);
+        }
+        for (; v < nv; v += stride) {
+            const ck_v16 q = d16[v];
+#pragma unroll
+            for (int e = 0; e < per; e++) ck_sk_count(h, (ck_u64)ck_in_key((const char *)&q + e * CK_SK_ISZ, kdesc), copy);
         }
         done = nv * per;
     }
@@ -233,9 +250,10 @@ extern "C" __global__ void __launch_bounds__(256) ck_sk_keys(ck_u32 n, long long
             if (i >= n) break;
             if (init && pay) pay[i] = (ck_u32)i;
             if (keys) keys[i] = k[u];
-            if (hist)
-                for (int p = 0; p < np; p++)
-                    atomicAdd(&h[(p * 256 + (ck_u32)((ck_u64)k[u] >> (8 * p) & 255u)) * CK_SK_HC + copy], 1u);
+            if (hist) {
+                if (word == 2) atomicAdd(&h[((ck_u32)k[u] & 255u) * CK_SK_HC + copy], 1u);   /* the top word: 1 digit */
+                else ck_sk_count(h, (ck_u64)k[u], copy);
+            }
         }
     }
     if (hist) {
