@@ -560,3 +560,31 @@ def test_index_arrays_are_not_modified(device):
     cx[cx] = ck.asarray([10, 20, 30, 40, 50], device=device)
     x[x.copy()] = [10, 20, 30, 40, 50]
     assert_same(cx, x)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 4095, 4096, 4097, 3 * 4096 + 17])
+def test_compaction_lengths_and_offsets(device, n):
+    """nonzero, x[mask] and x[mask] = v over masks that start on a 16-byte
+    boundary (the GPU reads those 16 bytes a thread) or not (a byte a
+    thread), at lengths around its 16-byte groups and 4096-byte chunks, with
+    runs of all true and all false."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n + 40).astype(np.float32)
+    m = rng.random(n + 40) < 0.5
+    m[:20] = True
+    m[-30:-10] = False
+    for off in (0, 1, 16):
+        av, mv = a[off:off + n], m[off:off + n]
+        ca = ck.asarray(a, device=device)[off:off + n]
+        cm = ck.asarray(m, device=device)[off:off + n]
+        assert_same(ck.flatnonzero(cm), np.flatnonzero(mv))
+        assert_same(ca[cm], av[mv])
+        vals = np.arange(mv.sum(), dtype=np.float32)
+        want = av.copy()
+        want[mv] = vals
+        got = ca.copy()
+        got[cm] = ck.asarray(vals, device=device)
+        assert_same(got, want)
+    full = np.ones((3, n), bool)
+    for g, w in zip(ck.nonzero(ck.asarray(full, device=device)), np.nonzero(full)):
+        assert_same(g, w)

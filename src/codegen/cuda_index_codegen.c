@@ -20,6 +20,7 @@ uint64_t ck_cuda_ix_key(const ck_cuda_ix_spec *sp)
     k |= (uint64_t)(sp->win64 & 1) << 26;
     k |= (uint64_t)(sp->byref & 1) << 27;
     k |= (uint64_t)(sp->contig & 1) << 28;
+    k |= (uint64_t)(sp->vec & 1) << 29;
     return ((uint64_t)CK_CUDA_IX_FAMILY << 56) | k;
 }
 
@@ -176,6 +177,58 @@ static void nz_load(ck_sbuf *b, const ck_cuda_ix_spec *sp, const char *I)
                    I, I, I);
 }
 
+/* ck_nz_flags(in, n, p0): bit k set when the mask byte at p0 + k (k < 16,
+ * p0 + k < n) is nonzero; the mask is contiguous, p0 a multiple of 16 and
+ * in 16-byte aligned.  A byte b is nonzero when ((b & 0x7f) + 0x7f) | b
+ * has its top bit; the four top bits of a word gather by one multiply. */
+static void nz_flags(ck_sbuf *b, const char *I)
+{
+    ck_sbuf_printf(b, "struct __align__(16) ck_nz16 { unsigned int x[4]; };\n"
+                      "__device__ __forceinline__ unsigned int ck_nz_bits(unsigned int v)\n{\n"
+                      "    unsigned int t = (((v & 0x7f7f7f7fu) + 0x7f7f7f7fu) | v) >> 7 & 0x01010101u;\n"
+                      "    return (t * 0x01020408u) >> 24;\n}\n"
+                      "__device__ __forceinline__ unsigned int ck_nz_flags(const unsigned char *in, %s n, %s p0)\n{\n"
+                      "    unsigned int fm = 0;\n"
+                      "    if (p0 + 16 <= n) {\n        const ck_nz16 q = *(const ck_nz16 *)(in + p0);\n"
+                      "#pragma unroll\n        for (int k = 0; k < 4; k++) fm |= ck_nz_bits(q.x[k]) << (4 * k);\n"
+                      "    } else {\n        for (int k = 0; k < 16; k++)\n"
+                      "            if (p0 + k < n && in[p0 + k]) fm |= 1u << k;\n    }\n    return fm;\n}\n",
+                   I, I);
+}
+
+/* The compaction write kernel's opening: its block's chunk (base) and
+ * where the chunk's outputs start (run). */
+static void nz_open(ck_sbuf *b, const char *I)
+{
+    ck_sbuf_printf(b, "    __shared__ unsigned int wsum[8];\n    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
+                      "    const %s base = (%s)blockIdx.x * %d;\n    long long run = offs[blockIdx.x];\n",
+                   I, I, CK_NZ_CHUNK);
+}
+
+/* The compaction's move of true element p to packed place o: its
+ * coordinates (nonzero), the source element (select) or the packed value
+ * to it (expand). */
+static void nz_move(ck_sbuf *b, const ck_cuda_ix_spec *sp, const char *I, const char *ind)
+{
+    if (sp->kind == CK_IXK_SELECT) {
+        char dst[64];
+        snprintf(dst, sizeof dst, "out + o * %d", sp->unit * sp->units);
+        move(b, sp, dst, "src + ck_src_off(P, p)", ind);
+    } else if (sp->kind == CK_IXK_EXPAND) {
+        char src[64];
+        snprintf(src, sizeof src, "vals + o * %d", sp->unit * sp->units);
+        move(b, sp, "arr + ck_src_off(P, p)", src, ind);
+    } else if (sp->ndim <= 1) {
+        ck_sbuf_printf(b, "%sout[o] = (long long)p;\n", ind);
+    } else {
+        ck_sbuf_printf(b, "%s%s r = p;\n%s#pragma unroll\n%sfor (int d = %d; d >= 0; d--) {\n"
+                          "%s    %s q = r / (%s)P.shape[d];\n"
+                          "%s    out[(long long)d * count + o] = (long long)(r - q * (%s)P.shape[d]);\n"
+                          "%s    r = q;\n%s}\n",
+                       ind, I, ind, ind, sp->ndim - 1, ind, I, I, ind, I, ind, ind);
+    }
+}
+
 static char *nonzero_source(const ck_cuda_ix_spec *sp)
 {
     ck_sbuf b = {0};
@@ -213,6 +266,19 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
     else
         ck_sbuf_printf(&b, "struct ck_nzp { long long shape[%d], st[%d]; };\n", D, D);
     nz_load(&b, sp, I);
+    if (sp->vec) nz_flags(&b, I);
+    if (sp->kind == CK_IXK_NZ_COUNT && sp->vec) {
+        ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_count(%s n, const unsigned char *in, "
+                           "const ck_nzp P, unsigned int *counts)\n{\n"
+                           "    (void)P;\n    __shared__ unsigned int wsum[8];\n"
+                           "    unsigned int c = __popc(ck_nz_flags(in, n, (%s)blockIdx.x * %d + (%s)threadIdx.x * 16));\n"
+                           "#pragma unroll\n    for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);\n"
+                           "    if ((threadIdx.x & 31) == 0) wsum[threadIdx.x >> 5] = c;\n    __syncthreads();\n"
+                           "    if (threadIdx.x == 0) {\n        unsigned int t = 0;\n"
+                           "        for (int w = 0; w < 8; w++) t += wsum[w];\n        counts[blockIdx.x] = t;\n    }\n}\n",
+                       I, I, CK_NZ_CHUNK, I);
+        return ck_sbuf_finish(&b);
+    }
     if (sp->kind == CK_IXK_NZ_COUNT) {
         ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_count(%s n, const unsigned char *in, "
                            "const ck_nzp P, unsigned int *counts)\n{\n"
@@ -254,10 +320,33 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
     else
         ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_nz_write(%s n, const unsigned char *in, "
                            "const ck_nzp P, const long long *offs, long long count, long long *out)\n{\n", I);
+    if (sp->vec) {
+        /* a thread's 16 mask bytes at once; the block's true positions,
+         * ranked by a scan of the threads' counts, listed in shared memory
+         * in order, then moved with consecutive threads on consecutive
+         * outputs */
+        nz_open(&b, I);
+        ck_sbuf_printf(&b,
+                       "    __shared__ unsigned short spos[%d];\n"
+                       "    unsigned int fm = ck_nz_flags(in, n, base + (%s)threadIdx.x * 16);\n"
+                       "    const unsigned int c = __popc(fm);\n    unsigned int x = c;\n"
+                       "#pragma unroll\n    for (int o = 1; o < 32; o <<= 1) {\n"
+                       "        const unsigned int y = __shfl_up_sync(0xffffffffu, x, o);\n        if (lane >= o) x += y;\n    }\n"
+                       "    if (lane == 31) wsum[w] = x;\n    __syncthreads();\n"
+                       "    unsigned int at = x - c, tot = 0;\n"
+                       "#pragma unroll\n    for (int v = 0; v < 8; v++) { if (v < w) at += wsum[v]; tot += wsum[v]; }\n"
+                       "    for (; fm; fm &= fm - 1) spos[at++] = (unsigned short)(threadIdx.x * 16 + __ffs(fm) - 1);\n"
+                       "    __syncthreads();\n"
+                       "    for (unsigned int k = threadIdx.x; k < tot; k += 256) {\n"
+                       "        const %s p = base + spos[k];\n        const long long o = run + k;\n"
+                       "        if (o < count) {\n",
+                       CK_NZ_CHUNK, I, I);
+        nz_move(&b, sp, I, "            ");
+        ck_sbuf_printf(&b, "        }\n    }\n}\n");
+        return ck_sbuf_finish(&b);
+    }
+    nz_open(&b, I);
     ck_sbuf_printf(&b,
-                   "    __shared__ unsigned int wsum[8];\n"
-                   "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
-                   "    const %s base = (%s)blockIdx.x * %d;\n    long long run = offs[blockIdx.x];\n"
                    "    for (int j = 0; j < %d; j++) {\n"
                    "        %s p = base + (%s)(j * 256 + threadIdx.x);\n"
                    "        const bool f = p < n && ck_nz_at(in, P, p);\n"
@@ -268,24 +357,8 @@ static char *nonzero_source(const ck_cuda_ix_spec *sp)
                    "        if (f) {\n"
                    "            const long long o = run + wpre + __popc(bal & ((1u << lane) - 1u));\n"
                    "            if (o < count) {\n",
-                   I, I, CK_NZ_CHUNK, CK_NZ_ITEMS, I, I);
-    if (sp->kind == CK_IXK_SELECT) {
-        char dst[64];
-        snprintf(dst, sizeof dst, "out + o * %d", isz);
-        move(&b, sp, dst, "src + ck_src_off(P, p)", "                ");
-    } else if (sp->kind == CK_IXK_EXPAND) {
-        char src[64];
-        snprintf(src, sizeof src, "vals + o * %d", isz);
-        move(&b, sp, "arr + ck_src_off(P, p)", src, "                ");
-    } else if (sp->ndim <= 1) {
-        ck_sbuf_printf(&b, "                out[o] = (long long)p;\n");
-    } else {
-        ck_sbuf_printf(&b, "                %s r = p;\n#pragma unroll\n                for (int d = %d; d >= 0; d--) {\n"
-                           "                    %s q = r / (%s)P.shape[d];\n"
-                           "                    out[(long long)d * count + o] = (long long)(r - q * (%s)P.shape[d]);\n"
-                           "                    r = q;\n                }\n",
-                       I, sp->ndim - 1, I, I, I);
-    }
+                   CK_NZ_ITEMS, I, I);
+    nz_move(&b, sp, I, "                ");
     ck_sbuf_printf(&b, "            }\n        }\n        run += tot;\n        __syncthreads();\n    }\n}\n");
     return ck_sbuf_finish(&b);
 }

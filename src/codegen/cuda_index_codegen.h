@@ -49,6 +49,7 @@ typedef struct ck_cuda_ix_spec {
     int win64;    /* 64-bit claim words (scatter passes) */
     int byref;    /* the parameter struct is passed by pointer (too big for the 4 KiB of parameters) */
     int contig;   /* nonzero: the mask is C-contiguous; select: the mask and the source are */
+    int vec;      /* compaction: the mask is C-contiguous and 16-byte aligned: each thread reads 16 mask bytes at once */
 } ck_cuda_ix_spec;
 
 uint64_t ck_cuda_ix_key(const ck_cuda_ix_spec *sp);

@@ -99,8 +99,10 @@ int main(void)
         for (int contig = 0; contig < 2; contig++) {
             for (int i64 = 0; i64 < 2; i64++) {
                 for (int k = CK_IXK_NZ_COUNT; k <= CK_IXK_NZ_WRITE; k += 2) {
-                    ck_cuda_ix_spec z = {.kind = k, .ndim = nd, .contig = contig, .idx64 = i64};
-                    add("nonzero", &z);
+                    for (int vec = 0; vec <= contig; vec++) {
+                        ck_cuda_ix_spec z = {.kind = k, .ndim = nd, .contig = contig, .idx64 = i64, .vec = vec};
+                        add("nonzero", &z);
+                    }
                 }
             }
         }
@@ -113,8 +115,9 @@ int main(void)
                 int unit = isz >= 8 ? 8 : isz;
                 if (!contig && nd == 3 && unit > 1) unit /= 2;
                 for (int kind = CK_IXK_SELECT; kind <= CK_IXK_EXPAND; kind++) {
+                    /* a strided source with a contiguous mask reads the mask by vectors too */
                     ck_cuda_ix_spec z = {.kind = kind, .ndim = nd, .contig = contig, .unit = unit,
-                                         .units = isz / unit, .idx64 = nd == 2};
+                                         .units = isz / unit, .idx64 = nd == 2, .vec = contig || nd == 1};
                     char what[64];
                     snprintf(what, sizeof what, "%s_%s_%dd_contig%d", kind == CK_IXK_SELECT ? "select" : "expand",
                              ck_dtype_get_info(types[t])->name, nd, contig);

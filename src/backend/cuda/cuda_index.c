@@ -22,8 +22,12 @@
  * one position skips the claims.
  *
  * nonzero is a compaction: per-chunk counts, an exclusive scan of them, and
- * a second read of each chunk that ranks its true elements with warp
- * ballots and writes their coordinates.  The count (the output size) was
+ * a second read of each chunk that ranks its true elements and writes
+ * their coordinates.  A contiguous, aligned mask is read 16 bytes a
+ * thread; the chunk's true positions, ranked by a block scan, are listed
+ * in shared memory in order and moved by consecutive threads to
+ * consecutive outputs.  Other masks are read a byte a thread, ranked by
+ * warp ballots.  The count (the output size) was
  * read by the op layer before: that is nonzero's one host sync.  x[mask]
  * with a mask over all of x (the compress slot) is the same compaction
  * writing x's elements instead of coordinates: no index arrays, no gather;
@@ -323,6 +327,8 @@ static ck_status compaction(ck_device dv, int ndim, const int64_t *shape, const 
     cnt.ndim = ndim;
     cnt.idx64 = size > 0x7FFFFFFF - CK_NZ_CHUNK;
     cnt.contig = c_contiguous(ndim, shape, mstrides, 1);
+    /* a contiguous, aligned mask is read 16 bytes a thread */
+    cnt.vec = wsp->vec = cnt.contig && !((uintptr_t)mask & 15);
     wsp->ndim = ndim;
     wsp->idx64 = cnt.idx64;
 
