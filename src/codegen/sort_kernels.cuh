@@ -222,12 +222,14 @@ extern "C" __global__ void __launch_bounds__(256) ck_sk_keys(ck_u32 n, long long
 #pragma unroll
             for (int u = 0; u < 4; u++)
 #pragma unroll
-                for (int e = 0; e < per; e++) ck_sk_count(h, (ck_u64)ck_in_key((const char *)&q[u] + e * CK_SK_ISZ, kdesc), copy);
+                for (int e = 0; e < per; e++)
+                    ck_sk_count(h, (ck_u64)ck_in_key((const char *)&q[u] + e * CK_SK_ISZ, kdesc), copy);
         }
         for (; v < nv; v += stride) {
             const ck_v16 q = d16[v];
 #pragma unroll
-            for (int e = 0; e < per; e++) ck_sk_count(h, (ck_u64)ck_in_key((const char *)&q + e * CK_SK_ISZ, kdesc), copy);
+            for (int e = 0; e < per; e++)
+                ck_sk_count(h, (ck_u64)ck_in_key((const char *)&q + e * CK_SK_ISZ, kdesc), copy);
         }
         done = nv * per;
     }
@@ -326,12 +328,12 @@ static __device__ __forceinline__ ck_u32 ck_bscan(ck_u32 v, ck_u32 *sh)
  * digits, dearer when many) find the lanes sharing each lane's digit, the
  * lowest of them takes their number from the warp's offset of the digit,
  * and each lane's place is that offset plus the peers below it.
- * CK_RANK_MATCH counts by the same match too (one shared atomic a digit of
- * a warp, not a key, as its keys mostly share few digits; keeping the
- * peers in registers for the ranking would spill them).  CK_RANK_ATOMIC takes each key's place
- * in its warp's count by a shared atomic while counting: not stable, for
- * the first pass of a keys-only sort, where the order of equal digits
- * does not matter. */
+ * CK_RANK_MATCH counts by the same match too (one shared atomic a digit
+ * of a warp, not a key, as its keys mostly share few digits; keeping the
+ * peers in registers for the ranking would spill them).  CK_RANK_ATOMIC
+ * takes each key's place in its warp's count by a shared atomic while
+ * counting: not stable, for the first pass of a keys-only sort, where the
+ * order of equal digits does not matter. */
 enum { CK_RANK_BALLOT = 0, CK_RANK_MATCH = 1, CK_RANK_ATOMIC = 2 };
 
 #define CK_DIGIT(k, shift) ((ck_u32)((ck_u64)(k) >> (shift)) & 255u)
