@@ -73,7 +73,20 @@ def main():
     row("sum axis 1, 2000x5000 float32", median_time(lambda: mc.sum(axis=1)) * 1e3,
         median_time(lambda: m.sum(axis=1)) * 1e3, "ms")
 
+    sn = rng.standard_normal(n, dtype=np.float32)
+    sc = ck.asarray(sn, device="cpu")
+    in_ = rng.integers(-2**62, 2**62, size=n)
+    ic = ck.asarray(in_, device="cpu")
+    def slow(fn):   # the sorts take a good part of a second: fewer repeats
+        return median_time(fn, repeats=5) * 1e3
+    row("sort, 1e7 float32", slow(lambda: ck.sort(sc)), slow(lambda: np.sort(sn)), "ms")
+    row("sort, 1e7 int64", slow(lambda: ck.sort(ic)), slow(lambda: np.sort(in_)), "ms")
+    row("argsort, 1e7 float32", slow(lambda: ck.argsort(sc)), slow(lambda: np.argsort(sn)), "ms")
+
     # correctness of what was timed, so a fast wrong answer cannot pass
+    assert np.array_equal(ck.asnumpy(ck.sort(sc)), np.sort(sn))
+    assert np.array_equal(ck.asnumpy(ck.sort(ic)), np.sort(in_))
+    assert np.array_equal(sn[ck.asnumpy(ck.argsort(sc))], np.sort(sn))
     np.testing.assert_allclose(ck.asnumpy(ac + bc), an + bn)
     np.testing.assert_allclose(ck.asnumpy(ck.exp(ac)), np.exp(an), rtol=2e-6)
     np.testing.assert_allclose(float(ac.sum()), float(an.astype(np.float64).sum()), rtol=1e-5)

@@ -207,3 +207,30 @@ def test_sort_many_tiles(device, dtype):
     a = ck.asarray(x, device=device)
     assert_same(ck.sort(a), np.sort(x))
     assert_same(ck.argsort(a, stable=True), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint16", "int32", "uint64", "bool"])
+def test_sort_values_only_rows_and_columns(device, dtype):
+    """Sorts for the values only (the CPU radix-sorts the elements
+    themselves): long rows, columns (strided) and descending, against NumPy;
+    on the CPU the bits too, NaN payloads and signed zeros in the stable
+    order of NumPy's stable sort."""
+    x = _sample(dtype, (300, 70), seed=61)
+    if np.dtype(dtype).kind == "f":
+        x[::7, ::5] = -0.0
+        # quiet and signalling NaNs of both signs with payloads, as bits
+        bits = {"float16": np.array([0x7E01, 0xFE02, 0x7C03], np.uint16),
+                "float32": np.array([0x7FC00001, 0xFFC00002, 0x7F800003], np.uint32),
+                "float64": np.array([0x7FF8000000000001, 0xFFF8000000000002, 0x7FF0000000000003], np.uint64)}[dtype]
+        nans = bits.view(dtype)
+        x[3::11, 2::9] = nans[np.arange(x[3::11, 2::9].size) % 3].reshape(x[3::11, 2::9].shape)
+    a = ck.asarray(x, device=device)
+    for axis in (-1, 0):
+        got = ck.asnumpy(ck.sort(a, axis=axis))
+        want = np.sort(x, axis=axis, kind="stable")
+        assert_same(got, want)
+        if device == "cpu":
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+        assert_same(ck.sort(a, axis=axis, descending=True), np.flip(np.sort(x, axis=axis), axis=axis))
+    flat = ck.asnumpy(ck.sort(a.reshape(-1)))
+    assert_same(flat, np.sort(x.reshape(-1), kind="stable"))
