@@ -212,9 +212,9 @@ def test_sort_many_tiles(device, dtype):
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint16", "int32", "uint64", "bool"])
 def test_sort_values_only_rows_and_columns(device, dtype):
     """Sorts for the values only (the CPU radix-sorts the elements
-    themselves): long rows, columns (strided) and descending, against NumPy;
-    on the CPU the bits too, NaN payloads and signed zeros in the stable
-    order of NumPy's stable sort."""
+    themselves) and argsorts (the CPU's keyed order): long rows, columns
+    (strided) and descending, against NumPy; on the CPU the bits too, NaN
+    payloads and signed zeros in the stable order of NumPy's stable sort."""
     x = _sample(dtype, (300, 70), seed=61)
     if np.dtype(dtype).kind == "f":
         x[::7, ::5] = -0.0
@@ -232,5 +232,6 @@ def test_sort_values_only_rows_and_columns(device, dtype):
         if device == "cpu":
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
         assert_same(ck.sort(a, axis=axis, descending=True), np.flip(np.sort(x, axis=axis), axis=axis))
+        assert_same(ck.argsort(a, axis=axis, stable=True), np.argsort(x, axis=axis, kind="stable"))
     flat = ck.asnumpy(ck.sort(a.reshape(-1)))
     assert_same(flat, np.sort(x.reshape(-1), kind="stable"))

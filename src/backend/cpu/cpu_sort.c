@@ -8,10 +8,16 @@
  * pairs: linear in n, stable by construction, and identical for every
  * dtype; short rows use an insertion sort, whose constant is lower.  The
  * values are finally gathered from a copy of the row through the indices,
- * so NaN payloads and signed zeros come out as they went in.  A sort for
- * the values only (no indices, not complex) radix-sorts the elements
- * themselves instead, keyed on the fly: the same order, a quarter of the
- * bytes moved. */
+ * so NaN payloads and signed zeros come out as they went in.  Three
+ * forms, one order:
+ *  - a sort for the values only (no indices, not complex) radix-sorts the
+ *    elements themselves, keyed on the fly (raw_sort);
+ *  - the order of other non-complex rows sorts (key as wide as the
+ *    element, 32-bit element number) pairs (key_order);
+ *  - complex rows, and rows past 2^32 elements, sort (top, hi, lo) keys
+ *    with 64-bit element numbers (sort_rows).
+ * The first two count every digit in one read and skip the digits all
+ * keys share. */
 #include "cpu_internal.h"
 #include "../../runtime/parallel.h"
 
@@ -108,16 +114,24 @@ typedef struct sort_ctx {
     ck_status status;
 } sort_ctx;
 
+/* A radix pass's digit counts (of n keys) turned into where each digit's
+ * run starts; 0 when one digit has them all (the pass moves nothing). */
+static int digit_starts(int64_t *count, int64_t n)
+{
+    for (int d = 0; d < 256; d++)
+        if (count[d] == n) return 0;
+    int64_t sum = 0;
+    for (int d = 0; d < 256; d++) { const int64_t c = count[d]; count[d] = sum; sum += c; }
+    return 1;
+}
+
 /* One radix pass over byte `shift/8` of word `w` (0: lo, 1: hi, 2: top); returns
  * 0 when every element has the same byte there (the pass is skipped). */
 static int radix_pass(int64_t n, sort_key *k, int64_t *ix, sort_key *k2, int64_t *ix2, int w, int shift)
 {
     int64_t count[256] = {0};
     for (int64_t i = 0; i < n; i++) count[((w == 2 ? k[i].top : w ? k[i].hi : k[i].lo) >> shift) & 0xff]++;
-    for (int b = 0; b < 256; b++)
-        if (count[b] == n) return 0;
-    int64_t sum = 0;
-    for (int b = 0; b < 256; b++) { int64_t c = count[b]; count[b] = sum; sum += c; }
+    if (!digit_starts(count, n)) return 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t pos = count[((w == 2 ? k[i].top : w ? k[i].hi : k[i].lo) >> shift) & 0xff]++;
         k2[pos] = k[i];
@@ -158,11 +172,8 @@ static int radix_pass(int64_t n, sort_key *k, int64_t *ix, sort_key *k2, int64_t
         }                                                                                           \
         U *src = x, *dst = tmp;                                                                     \
         for (int b = 0; b < NB; b++) {                                                              \
-            int64_t *c = cnt[b], sum = 0;                                                           \
-            int shared = 0;                                                                         \
-            for (int d = 0; d < 256; d++) shared |= c[d] == n;                                      \
-            if (shared) continue;   /* every key has this digit: nothing moves */                  \
-            for (int d = 0; d < 256; d++) { const int64_t t = c[d]; c[d] = sum; sum += t; }        \
+            int64_t *c = cnt[b];                                                                    \
+            if (!digit_starts(c, n)) continue;   /* every key has this digit: nothing moves */     \
             for (int64_t i = 0; i < n; i++) {                                                       \
                 const U v = src[i], k = (U)(KEY(U, v) ^ flip);                                      \
                 dst[c[(k >> (8 * b)) & 255]++] = v;                                                 \
@@ -184,6 +195,74 @@ CK_GEN_RAW_SORT(f32, uint32_t, CK_RAWKEY_F32)
 CK_GEN_RAW_SORT(u64, uint64_t, CK_RAWKEY_UNSIGNED)
 CK_GEN_RAW_SORT(i64, uint64_t, CK_RAWKEY_SIGNED)
 CK_GEN_RAW_SORT(f64, uint64_t, CK_RAWKEY_F64)
+
+/* A row's order (argsort) for a non-complex dtype: an LSD radix sort of
+ * (key, 32-bit element number) pairs, the key as wide as the element
+ * (elem_key's order, xor'ed with all ones for descending), every digit
+ * counted in one read, shared digits skipped.  buf holds 2n keys and 2n
+ * numbers; returns the sorted numbers (in buf). */
+#define CK_GEN_KEY_ORDER(NAME, U, KEY)                                                              \
+    static uint32_t *key_order_##NAME(const char *row, int64_t es, int64_t n, int desc, void *buf)  \
+    {                                                                                               \
+        enum { NB = (int)sizeof(U) };                                                               \
+        const U flip = desc ? (U) ~(U)0 : (U)0;                                                     \
+        U *k = (U *)buf, *k2 = k + n;                                                               \
+        uint32_t *ix = (uint32_t *)(k2 + n), *ix2 = ix + n;                                         \
+        int64_t cnt[NB][256];                                                                       \
+        memset(cnt, 0, sizeof cnt);                                                                 \
+        for (int64_t i = 0; i < n; i++) {                                                           \
+            U v;                                                                                    \
+            memcpy(&v, row + i * es, sizeof v);                                                     \
+            const U key = (U)(KEY(U, v) ^ flip);                                                    \
+            k[i] = key;                                                                             \
+            ix[i] = (uint32_t)i;                                                                    \
+            for (int b = 0; b < NB; b++) cnt[b][(key >> (8 * b)) & 255]++;                          \
+        }                                                                                           \
+        for (int b = 0; b < NB; b++) {                                                              \
+            int64_t *c = cnt[b];                                                                    \
+            if (!digit_starts(c, n)) continue;   /* every key has this digit: nothing moves */     \
+            for (int64_t i = 0; i < n; i++) {                                                       \
+                const int64_t at = c[(k[i] >> (8 * b)) & 255]++;                                    \
+                k2[at] = k[i];                                                                      \
+                ix2[at] = ix[i];                                                                    \
+            }                                                                                       \
+            U *tk = k; k = k2; k2 = tk;                                                             \
+            uint32_t *ti = ix; ix = ix2; ix2 = ti;                                                  \
+        }                                                                                           \
+        return ix;                                                                                  \
+    }
+
+CK_GEN_KEY_ORDER(bool, uint8_t, CK_RAWKEY_BOOL)
+CK_GEN_KEY_ORDER(u8, uint8_t, CK_RAWKEY_UNSIGNED)
+CK_GEN_KEY_ORDER(i8, uint8_t, CK_RAWKEY_SIGNED)
+CK_GEN_KEY_ORDER(u16, uint16_t, CK_RAWKEY_UNSIGNED)
+CK_GEN_KEY_ORDER(i16, uint16_t, CK_RAWKEY_SIGNED)
+CK_GEN_KEY_ORDER(f16, uint16_t, CK_RAWKEY_F16)
+CK_GEN_KEY_ORDER(u32, uint32_t, CK_RAWKEY_UNSIGNED)
+CK_GEN_KEY_ORDER(i32, uint32_t, CK_RAWKEY_SIGNED)
+CK_GEN_KEY_ORDER(f32, uint32_t, CK_RAWKEY_F32)
+CK_GEN_KEY_ORDER(u64, uint64_t, CK_RAWKEY_UNSIGNED)
+CK_GEN_KEY_ORDER(i64, uint64_t, CK_RAWKEY_SIGNED)
+CK_GEN_KEY_ORDER(f64, uint64_t, CK_RAWKEY_F64)
+
+static uint32_t *key_order(ck_dtype t, const char *row, int64_t es, int64_t n, int desc, void *buf)
+{
+    switch (t) {
+    case CK_BOOL: return key_order_bool(row, es, n, desc, buf);
+    case CK_UINT8: return key_order_u8(row, es, n, desc, buf);
+    case CK_INT8: return key_order_i8(row, es, n, desc, buf);
+    case CK_UINT16: return key_order_u16(row, es, n, desc, buf);
+    case CK_INT16: return key_order_i16(row, es, n, desc, buf);
+    case CK_FLOAT16: return key_order_f16(row, es, n, desc, buf);
+    case CK_UINT32: return key_order_u32(row, es, n, desc, buf);
+    case CK_INT32: return key_order_i32(row, es, n, desc, buf);
+    case CK_FLOAT32: return key_order_f32(row, es, n, desc, buf);
+    case CK_UINT64: return key_order_u64(row, es, n, desc, buf);
+    case CK_INT64: return key_order_i64(row, es, n, desc, buf);
+    case CK_FLOAT64: return key_order_f64(row, es, n, desc, buf);
+    default: return NULL;
+    }
+}
 
 /* The row x (n contiguous elements of t) sorted in place through tmp (as
  * many bytes); 0 for a dtype this path does not take. */
@@ -234,6 +313,46 @@ static void sort_rows_raw(void *vctx, int64_t begin, int64_t end, int worker)
     free(buf);
 }
 
+/* Row r's outputs from its order (element numbers: 32-bit fi or 64-bit
+ * ii): the indices, and the values gathered through a copy of the row. */
+static void emit_row(const ck_sort_desc *d, int64_t isz, int64_t r, const uint32_t *fi, const int64_t *ii, char *copy)
+{
+    const int64_t n = d->len;
+    char *row = d->data + r * d->row_stride;
+#define CK_ORDER_AT(i) (fi ? (int64_t)fi[i] : ii[i])
+    if (d->idx) {
+        int64_t *orow = d->idx + r * d->idx_row_stride;
+        for (int64_t i = 0; i < n; i++) orow[i * d->idx_elem_stride] = CK_ORDER_AT(i);
+    }
+    if (d->sort_values) {
+        for (int64_t i = 0; i < n; i++) memcpy(copy + i * isz, row + i * d->elem_stride, (size_t)isz);
+        for (int64_t i = 0; i < n; i++) memcpy(row + i * d->elem_stride, copy + CK_ORDER_AT(i) * isz, (size_t)isz);
+    }
+#undef CK_ORDER_AT
+}
+
+/* Rows of a non-complex dtype whose order is wanted: key_order. */
+static void sort_rows_keyed(void *vctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    sort_ctx *c = vctx;
+    const ck_sort_desc *d = c->d;
+    const int64_t n = d->len;
+    const size_t kw = (size_t)c->isz;   /* keys as wide as the elements */
+    char *buf = malloc((size_t)n * 2 * (kw + 4));
+    char *copy = d->sort_values ? malloc((size_t)n * kw) : NULL;
+    if (!buf || (d->sort_values && !copy)) {
+        free(buf); free(copy);
+        c->status = CK_ERR_MEMORY;   /* racy but every writer writes the same value */
+        return;
+    }
+    for (int64_t r = begin; r < end; r++) {
+        const uint32_t *fi = key_order(d->type, d->data + r * d->row_stride, d->elem_stride, n, d->descending, buf);
+        emit_row(d, c->isz, r, fi, NULL, copy);
+    }
+    free(buf); free(copy);
+}
+
 static void sort_rows(void *vctx, int64_t begin, int64_t end, int worker)
 {
     (void)worker;
@@ -279,14 +398,7 @@ static void sort_rows(void *vctx, int64_t begin, int64_t end, int worker)
                         int64_t *ti = ii; ii = io; io = ti;
                     }
         }
-        if (d->idx) {
-            int64_t *orow = d->idx + r * d->idx_row_stride;
-            for (int64_t i = 0; i < n; i++) orow[i * d->idx_elem_stride] = ii[i];
-        }
-        if (d->sort_values) {
-            for (int64_t i = 0; i < n; i++) memcpy(copy + i * c->isz, row + i * d->elem_stride, (size_t)c->isz);
-            for (int64_t i = 0; i < n; i++) memcpy(row + i * d->elem_stride, copy + ii[i] * c->isz, (size_t)c->isz);
-        }
+        emit_row(d, c->isz, r, NULL, ii, copy);
     }
     free(k); free(ix); free(copy);
 }
@@ -300,7 +412,10 @@ ck_status ck_cpu_sort(const ck_sort_desc *d)
     int64_t grain = d->len >= 4096 ? 1 : 4096 / d->len;
     int raw = !d->idx && d->sort_values && !c.complex_keys && d->len >= CK_SORT_SMALL &&
               !(d->elem_stride % c.isz) && !(d->row_stride % c.isz) && !((uintptr_t)d->data % (uintptr_t)c.isz);
-    ck_parallel_for(d->nrows, grain, raw ? sort_rows_raw : sort_rows, &c);
+    /* the order of non-complex rows (longer than the insertion sort's)
+     * by key_order, whose element numbers are 32-bit */
+    int keyed = !raw && !c.complex_keys && d->len >= CK_SORT_SMALL && d->len <= (int64_t)UINT32_MAX;
+    ck_parallel_for(d->nrows, grain, raw ? sort_rows_raw : keyed ? sort_rows_keyed : sort_rows, &c);
     if (c.status != CK_OK) return ck_error_set(CK_ERR_MEMORY, "out of memory sorting rows of %lld elements", (long long)d->len);
     return CK_OK;
 }
