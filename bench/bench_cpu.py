@@ -83,7 +83,16 @@ def main():
     row("sort, 1e7 int64", slow(lambda: ck.sort(ic)), slow(lambda: np.sort(in_)), "ms")
     row("argsort, 1e7 float32", slow(lambda: ck.argsort(sc)), slow(lambda: np.argsort(sn)), "ms")
 
+    mn = an > 0.3
+    mc_ = ck.asarray(mn, device="cpu")
+    gi = rng.integers(0, n, size=n)
+    gc = ck.asarray(gi, device="cpu")
+    row("x[mask], 1e7 float32", median_time(lambda: ac[mc_]) * 1e3, median_time(lambda: an[mn]) * 1e3, "ms")
+    row("x[idx], 1e7 float32, 1e7 int64 idx", slow(lambda: ac[gc]), slow(lambda: an[gi]), "ms")
+
     # correctness of what was timed, so a fast wrong answer cannot pass
+    assert np.array_equal(ck.asnumpy(ac[mc_]), an[mn])
+    assert np.array_equal(ck.asnumpy(ac[gc]), an[gi])
     assert np.array_equal(ck.asnumpy(ck.sort(sc)), np.sort(sn))
     assert np.array_equal(ck.asnumpy(ck.sort(ic)), np.sort(in_))
     assert np.array_equal(sn[ck.asnumpy(ck.argsort(sc))], np.sort(sn))
