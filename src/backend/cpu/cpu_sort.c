@@ -17,7 +17,7 @@
  *  - complex rows, and rows past 2^32 elements, sort (top, hi, lo) keys
  *    with 64-bit element numbers (sort_rows).
  * The first two count every digit in one read and skip the digits all
- * keys share. */
+ * keys share; all three insertion-sort rows shorter than CK_SORT_SMALL. */
 #include "cpu_internal.h"
 #include "../../runtime/parallel.h"
 
@@ -164,6 +164,15 @@ static int radix_pass(int64_t n, sort_key *k, int64_t *ix, sort_key *k2, int64_t
     {                                                                                               \
         enum { NB = (int)sizeof(U) };                                                               \
         const U flip = desc ? (U) ~(U)0 : (U)0;                                                     \
+        if (n < CK_SORT_SMALL) {   /* short rows: an insertion sort, keyed as it goes */           \
+            for (int64_t i = 1; i < n; i++) {                                                       \
+                const U v = x[i], kv = (U)(KEY(U, v) ^ flip);                                       \
+                int64_t j = i;                                                                      \
+                for (; j > 0 && kv < (U)(KEY(U, x[j - 1]) ^ flip); j--) x[j] = x[j - 1];            \
+                x[j] = v;                                                                           \
+            }                                                                                       \
+            return;                                                                                 \
+        }                                                                                           \
         int64_t cnt[NB][256];                                                                       \
         memset(cnt, 0, sizeof cnt);                                                                 \
         for (int64_t i = 0; i < n; i++) {                                                           \
@@ -208,6 +217,18 @@ CK_GEN_RAW_SORT(f64, uint64_t, CK_RAWKEY_F64)
         const U flip = desc ? (U) ~(U)0 : (U)0;                                                     \
         U *k = (U *)buf, *k2 = k + n;                                                               \
         uint32_t *ix = (uint32_t *)(k2 + n), *ix2 = ix + n;                                         \
+        if (n < CK_SORT_SMALL) {   /* short rows: an insertion sort of the pairs */                \
+            for (int64_t i = 0; i < n; i++) {                                                       \
+                U v;                                                                                \
+                memcpy(&v, row + i * es, sizeof v);                                                 \
+                const U kv = (U)(KEY(U, v) ^ flip);                                                 \
+                int64_t j = i;                                                                      \
+                for (; j > 0 && kv < k[j - 1]; j--) { k[j] = k[j - 1]; ix[j] = ix[j - 1]; }         \
+                k[j] = kv;                                                                          \
+                ix[j] = (uint32_t)i;                                                                \
+            }                                                                                       \
+            return ix;                                                                              \
+        }                                                                                           \
         int64_t cnt[NB][256];                                                                       \
         memset(cnt, 0, sizeof cnt);                                                                 \
         for (int64_t i = 0; i < n; i++) {                                                           \
@@ -410,11 +431,11 @@ ck_status ck_cpu_sort(const ck_sort_desc *d)
     sort_ctx c = {d, key_bytes(d->type), ck_dtype_is_complex(d->type), ck_dtype_get_info(d->type)->itemsize, CK_OK};
     /* rows of a few thousand elements each are worth a thread */
     int64_t grain = d->len >= 4096 ? 1 : 4096 / d->len;
-    int raw = !d->idx && d->sort_values && !c.complex_keys && d->len >= CK_SORT_SMALL &&
+    int raw = !d->idx && d->sort_values && !c.complex_keys &&
               !(d->elem_stride % c.isz) && !(d->row_stride % c.isz) && !((uintptr_t)d->data % (uintptr_t)c.isz);
     /* the order of non-complex rows (longer than the insertion sort's)
      * by key_order, whose element numbers are 32-bit */
-    int keyed = !raw && !c.complex_keys && d->len >= CK_SORT_SMALL && d->len <= (int64_t)UINT32_MAX;
+    int keyed = !raw && !c.complex_keys && d->len <= (int64_t)UINT32_MAX;
     ck_parallel_for(d->nrows, grain, raw ? sort_rows_raw : keyed ? sort_rows_keyed : sort_rows, &c);
     if (c.status != CK_OK) return ck_error_set(CK_ERR_MEMORY, "out of memory sorting rows of %lld elements", (long long)d->len);
     return CK_OK;
