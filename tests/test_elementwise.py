@@ -232,6 +232,18 @@ def test_where_each_dtype(device, dtype):
 # ----------------------------------- hypothesis: mixed dtypes, views, broadcasting
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_tanh_special_values(device, dtype):
+    """tanh at signed zeros, tiny, the CPU's switch point (0.625), large and
+    non-finite values: NumPy's values and signs."""
+    a = np.array([0.0, -0.0, 1e-30, -1e-40, 0.625, -0.625, 0.6249, 3.0, -9.0, 44.0, 100.0,
+                  np.inf, -np.inf, np.nan], dtype=dtype)
+    got = ck.tanh(ck.asarray(a, device=device))
+    want = np.tanh(a)
+    assert_same(got, want, **tol(want.dtype))
+    assert np.array_equal(np.signbit(ck.asnumpy(got)), np.signbit(want))
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_log1p_complex_keeps_the_side_of_the_cut(device, dtype):
     """log1p(z) on the cut (re < -1) takes the side of im's signed zero, as
