@@ -46,8 +46,9 @@ static inline float ck_nextafter_FLOAT16(float a, float b)
 /* The CPU's own tanh of float32 (and float16, computed in float): Cephes'
  * odd polynomial below |x| = 0.625, 1 - 2 / (e^2|x| + 1) with ck_expf
  * above, both computed and one selected so that the loop vectorises
- * (libm's tanhf is a call an element).  1.33 ulp at most over every
- * float32, against tanh in double. */
+ * (libm's tanhf is a call an element).  1.33 ulp at most, against tanh
+ * in double, over every positive float32 (the function is odd, and so is
+ * the code). */
 CK_FN float ck_tanhf(float x)
 {
     const float z = fabs(x), s = x * x;
