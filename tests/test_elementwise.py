@@ -232,6 +232,26 @@ def test_where_each_dtype(device, dtype):
 # ----------------------------------- hypothesis: mixed dtypes, views, broadcasting
 
 
+@pytest.mark.parametrize("op", ["sin", "cos"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sin_cos_large_and_special_values(device, op, dtype):
+    """sin and cos at signed zeros, near multiples of pi/2, around and past
+    2^20 (where the CPU's float32 reduction hands over to libm), at the
+    largest finite values and non-finite ones; in place and strided too."""
+    a = np.array([0.0, -0.0, 1e-30, -1e-40, np.pi / 2, -np.pi, 355.0, 1048575.9, 1048576.0, 1048577.0, -3e7,
+                  1e30, 3.0e38, np.inf, -np.inf, np.nan], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = a.astype(dtype)
+        want = getattr(np, op)(a)
+    f = getattr(ck, op)
+    assert_same(f(ck.asarray(a, device=device)), want, **tol(want.dtype))
+    assert np.array_equal(np.signbit(ck.asnumpy(f(ck.asarray(a[:2], device=device)))), np.signbit(want[:2]))
+    inplace = ck.asarray(a.copy(), device=device)   # (on the CPU asarray shares a's memory)
+    f(inplace, out=inplace)
+    assert_same(inplace, want, **tol(want.dtype))
+    assert_same(f(ck.asarray(np.repeat(a, 2), device=device)[::2]), want, **tol(want.dtype))
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_tanh_special_values(device, dtype):
     """tanh at signed zeros, tiny, the CPU's switch point (0.625), large and

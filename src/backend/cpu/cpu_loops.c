@@ -69,6 +69,9 @@ static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st) 
             *(O *)op = (O)(CK_X_##ID(DT, K, C, a));                               \
         }                                                                         \
     }                                                                             \
+    /* float32 sin and cos leave the largest arguments to libm (cpu_scalar.h) */ \
+    if ((CK_OP_##ID == CK_OP_SIN || CK_OP_##ID == CK_OP_COS) && CK_##DT == CK_FLOAT32) \
+        ck_trig_fixup(args[0], st[0], n, CK_OP_##ID == CK_OP_COS);              \
     return ck_bad ? ck_loop_fail_(CK_OP_##ID) : CK_OK;                            \
 }
 

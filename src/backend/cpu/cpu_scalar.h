@@ -70,4 +70,73 @@ CK_FN float ck_tanhf(float x)
 #define CK_X_TANH_COMPLEX64(a) tanh(a)
 #define CK_X_TANH_COMPLEX128(a) tanh(a)
 
+/* The CPU's own sin and cos of float32 (and float16, computed in float),
+ * in double so that the result is correctly rounded or nearly (0.500 ulp
+ * at most, against sin and cos in double, over every float32 up to
+ * CK_TRIG_BIG): x reduced by k pi/2 (k = x / (pi/2) rounded; pi/2 in two
+ * parts, the first of 33 bits so that k times it is exact), Taylor
+ * polynomials on [-pi/4, pi/4], the quadrant k mod 4 (read from the
+ * rounding's bits) picking sin or cos and the sign.  Selections are by
+ * bit masks so that the loop vectorises.  Infinities give NaN.  Beyond
+ * CK_TRIG_BIG x comes back as itself, which cannot be a sine: the float32
+ * loop then calls ck_trig_fixup on its output, which gives those elements
+ * to libm (an element-wise expression cannot hold the call without
+ * keeping the loop from vectorising); float16 has no such values. */
+#define CK_TRIG_BIG 1048576.0f
+CK_FN uint64_t ck_f64_bits_(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+CK_FN float ck_trigf(float x, int cosine)
+{
+    const double xd = x, magic = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
+    const double t0 = xd * 0.63661977236758134308;       /* x / (pi/2) */
+    const double t = t0 > 2097152.0 ? 2097152.0 : t0 < -2097152.0 ? -2097152.0 : t0;
+    const double k = (t + magic) - magic;
+    const double r = (xd - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11;
+    const double r2 = r * r;
+    const double sn = r * (1.0 + r2 * (-1.66666666666666657415e-01 + r2 * (8.33333333333333321769e-03 +
+                          r2 * (-1.98412698412698412526e-04 + r2 * (2.75573192239858906526e-06 +
+                          r2 * -2.50521083854417187751e-08)))));
+    const double cs = 1.0 + r2 * (-0.5 + r2 * (4.16666666666666643537e-02 + r2 * (-1.38888888888888894189e-03 +
+                          r2 * (2.48015873015873015658e-05 + r2 * (-2.75573192239858906526e-07 +
+                          r2 * 2.08767569878680989792e-09)))));
+    const uint64_t q = (ck_f64_bits_(t + magic) + (uint64_t)cosine) & 3, m = 0 - (q & 1);
+    const uint64_t vb = ((ck_f64_bits_(cs) & m) | (ck_f64_bits_(sn) & ~m)) ^ ((q & 2) << 62);
+    double v;
+    memcpy(&v, &vb, 8);
+    const float res = (float)v;
+    const float xr = (x - x) + x;   /* x, or NaN for an infinity (whose sine is NaN) */
+    uint32_t xb, rb;
+    memcpy(&xb, &xr, 4);
+    memcpy(&rb, &res, 4);
+    const uint32_t big = 0u - (uint32_t)(fabs(x) > CK_TRIG_BIG), ob = (xb & big) | (rb & ~big);
+    float o;
+    memcpy(&o, &ob, 4);
+    return o;
+}
+/* The elements ck_trigf left as they were (n float32 at o, os bytes
+ * apart), by libm. */
+static inline void ck_trig_fixup(char *o, int64_t os, int64_t n, int cosine)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float v;
+        memcpy(&v, o + i * os, 4);
+        if (!(fabs(v) > CK_TRIG_BIG)) continue;
+        v = cosine ? cos(v) : sin(v);
+        memcpy(o + i * os, &v, 4);
+    }
+}
+#undef CK_X_SIN
+#undef CK_X_COS
+#define CK_X_SIN(DT, K, C, a) CK_X_TRIG_##DT(a, 0, sin)
+#define CK_X_COS(DT, K, C, a) CK_X_TRIG_##DT(a, 1, cos)
+#define CK_X_TRIG_FLOAT16(a, c, f) ck_trigf(a, c)
+#define CK_X_TRIG_FLOAT32(a, c, f) ck_trigf(a, c)
+#define CK_X_TRIG_FLOAT64(a, c, f) f(a)
+#define CK_X_TRIG_COMPLEX64(a, c, f) f(a)
+#define CK_X_TRIG_COMPLEX128(a, c, f) f(a)
+
 #endif
