@@ -67,6 +67,8 @@ def main():
     row("exp, 1e7 float32", median_time(lambda: ck.exp(ac)) * 1e3, median_time(lambda: np.exp(an)) * 1e3, "ms")
     row("sum, 1e7 float32", median_time(lambda: ac.sum()) * 1e3, median_time(lambda: an.sum()) * 1e3, "ms")
     row("sin, 1e7 float32", median_time(lambda: ck.sin(ac)) * 1e3, median_time(lambda: np.sin(an)) * 1e3, "ms")
+    row("arctan2, 1e7 float32", median_time(lambda: ck.arctan2(ac, bc)) * 1e3,
+        median_time(lambda: np.arctan2(an, bn)) * 1e3, "ms")
     row("tanh, 1e7 float32", median_time(lambda: ck.tanh(ac)) * 1e3, median_time(lambda: np.tanh(an)) * 1e3, "ms")
     row("clip, 1e7 float32", median_time(lambda: ck.clip(ac, -1, 1)) * 1e3,
         median_time(lambda: np.clip(an, -1, 1)) * 1e3, "ms")
@@ -101,6 +103,7 @@ def main():
     assert np.array_equal(ck.asnumpy(ck.sort(ic)), np.sort(in_))
     assert np.array_equal(sn[ck.asnumpy(ck.argsort(sc))], np.sort(sn))
     np.testing.assert_allclose(ck.asnumpy(ck.sin(ac)), np.sin(an), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(ck.asnumpy(ck.arctan2(ac, bc)), np.arctan2(an, bn), rtol=2e-6, atol=1e-7)
     np.testing.assert_allclose(ck.asnumpy(ck.tanh(ac)), np.tanh(an), rtol=2e-6, atol=1e-7)
     assert np.array_equal(ck.asnumpy(ck.clip(ac, -1, 1)), np.clip(an, -1, 1))
     np.testing.assert_allclose(ck.asnumpy(ac + bc), an + bn)

@@ -232,6 +232,22 @@ def test_where_each_dtype(device, dtype):
 # ----------------------------------- hypothesis: mixed dtypes, views, broadcasting
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_arctan2_special_values(device, dtype):
+    """arctan2 over every pair of signed zeros, ones, infinities, NaN, the
+    smallest and largest values: NumPy's (C99's) values and signs."""
+    sp = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -3e38, 0.5], dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        sp = sp.astype(dtype)
+    y, x = np.meshgrid(sp, sp)
+    with np.errstate(invalid="ignore"):
+        want = np.arctan2(y, x)
+    got = ck.arctan2(ck.asarray(y, device=device), ck.asarray(x, device=device))
+    assert_same(got, want, **tol(want.dtype))
+    num = ~np.isnan(want)   # (a NaN's sign is not specified)
+    assert np.array_equal(np.signbit(ck.asnumpy(got))[num], np.signbit(want)[num])
+
+
 @pytest.mark.parametrize("op", ["sin", "cos"])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_sin_cos_large_and_special_values(device, op, dtype):
