@@ -89,6 +89,12 @@ CK_FN uint64_t ck_f64_bits_(double d)
     memcpy(&u, &d, 8);
     return u;
 }
+CK_FN double ck_f64_from_bits_(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
 CK_FN float ck_trigf(float x, int cosine)
 {
     const double xd = x, magic = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
@@ -105,9 +111,7 @@ CK_FN float ck_trigf(float x, int cosine)
                           r2 * 2.08767569878680989792e-09)))));
     const uint64_t q = (ck_f64_bits_(t + magic) + (uint64_t)cosine) & 3, m = 0 - (q & 1);
     const uint64_t vb = ((ck_f64_bits_(cs) & m) | (ck_f64_bits_(sn) & ~m)) ^ ((q & 2) << 62);
-    double v;
-    memcpy(&v, &vb, 8);
-    const float res = (float)v;
+    const float res = (float)ck_f64_from_bits_(vb);
     const float xr = (x - x) + x;   /* x, or NaN for an infinity (whose sine is NaN) */
     uint32_t xb, rb;
     memcpy(&xb, &xr, 4);
@@ -148,10 +152,7 @@ CK_FN float ck_atan2f(float y, float x)
     double r = u * p + (a > tan8 ? 0.78539816339744830962 : 0.0);
     r = ay > ax ? 1.57079632679489661923 - r : r;
     r = (ck_f64_bits_(xd) >> 63) ? 3.14159265358979323846 - r : r;
-    const uint64_t rb = (ck_f64_bits_(r) & ~(1ull << 63)) | (ck_f64_bits_(yd) & (1ull << 63));
-    double v;
-    memcpy(&v, &rb, 8);
-    return (float)v;
+    return (float)ck_f64_from_bits_((ck_f64_bits_(r) & ~(1ull << 63)) | (ck_f64_bits_(yd) & (1ull << 63)));
 }
 #undef CK_X_ARCTAN2
 #define CK_X_ARCTAN2(DT, K, C, a, b) CK_X_ATAN2_##DT(a, b)

@@ -149,17 +149,29 @@ static int radix_pass(int64_t n, sort_key *k, int64_t *ix, sort_key *k2, int64_t
 #define CK_RAWKEY_UNSIGNED(U, v) ((U)(v))
 #define CK_RAWKEY_SIGNED(U, v) ((U)((v) ^ ((U)1 << (8 * sizeof(U) - 1))))
 #define CK_RAWKEY_BOOL(U, v) ((U)((v) != 0))
-/* floats: every NaN onto the largest key, -0.0 onto +0.0 (as float_bits_key) */
+/* floats: float_bits_key on the bits (NaN: above the infinity's bits) */
 #define CK_RAWKEY_FLOAT(U, v, INF)                                                                  \
-    (((v) & (U) ~((U)1 << (8 * sizeof(U) - 1))) > (U)(INF) ? (U) ~(U)0                             \
-     : ((v) & (U) ~((U)1 << (8 * sizeof(U) - 1))) == 0     ? (U)((U)1 << (8 * sizeof(U) - 1))      \
-     : ((v) >> (8 * sizeof(U) - 1))                        ? (U) ~(v)                              \
-                                                           : (U)((v) | ((U)1 << (8 * sizeof(U) - 1))))
+    ((U)float_bits_key((uint64_t)(v), 8 * (int)sizeof(U), ((v) & (U) ~((U)1 << (8 * sizeof(U) - 1))) > (U)(INF)))
 #define CK_RAWKEY_F16(U, v) CK_RAWKEY_FLOAT(U, v, 0x7c00u)
 #define CK_RAWKEY_F32(U, v) CK_RAWKEY_FLOAT(U, v, 0x7f800000u)
 #define CK_RAWKEY_F64(U, v) CK_RAWKEY_FLOAT(U, v, 0x7ff0000000000000ull)
 
-#define CK_GEN_RAW_SORT(NAME, U, KEY)                                                               \
+/* The dtypes of raw_sort and key_order: M(NAME, dtype, raw word, key) */
+#define CK_RAW_DTYPES(M)                                                                            \
+    M(bool, CK_BOOL, uint8_t, CK_RAWKEY_BOOL)                                                       \
+    M(u8, CK_UINT8, uint8_t, CK_RAWKEY_UNSIGNED)                                                    \
+    M(i8, CK_INT8, uint8_t, CK_RAWKEY_SIGNED)                                                       \
+    M(u16, CK_UINT16, uint16_t, CK_RAWKEY_UNSIGNED)                                                 \
+    M(i16, CK_INT16, uint16_t, CK_RAWKEY_SIGNED)                                                    \
+    M(f16, CK_FLOAT16, uint16_t, CK_RAWKEY_F16)                                                     \
+    M(u32, CK_UINT32, uint32_t, CK_RAWKEY_UNSIGNED)                                                 \
+    M(i32, CK_INT32, uint32_t, CK_RAWKEY_SIGNED)                                                    \
+    M(f32, CK_FLOAT32, uint32_t, CK_RAWKEY_F32)                                                     \
+    M(u64, CK_UINT64, uint64_t, CK_RAWKEY_UNSIGNED)                                                 \
+    M(i64, CK_INT64, uint64_t, CK_RAWKEY_SIGNED)                                                    \
+    M(f64, CK_FLOAT64, uint64_t, CK_RAWKEY_F64)
+
+#define CK_GEN_RAW_SORT(NAME, T, U, KEY)                                                               \
     static void raw_sort_##NAME(U *x, U *tmp, int64_t n, int desc)                                  \
     {                                                                                               \
         enum { NB = (int)sizeof(U) };                                                               \
@@ -192,25 +204,14 @@ static int radix_pass(int64_t n, sort_key *k, int64_t *ix, sort_key *k2, int64_t
         if (src != x) memcpy(x, src, (size_t)n * sizeof(U));                                        \
     }
 
-CK_GEN_RAW_SORT(bool, uint8_t, CK_RAWKEY_BOOL)
-CK_GEN_RAW_SORT(u8, uint8_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_RAW_SORT(i8, uint8_t, CK_RAWKEY_SIGNED)
-CK_GEN_RAW_SORT(u16, uint16_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_RAW_SORT(i16, uint16_t, CK_RAWKEY_SIGNED)
-CK_GEN_RAW_SORT(f16, uint16_t, CK_RAWKEY_F16)
-CK_GEN_RAW_SORT(u32, uint32_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_RAW_SORT(i32, uint32_t, CK_RAWKEY_SIGNED)
-CK_GEN_RAW_SORT(f32, uint32_t, CK_RAWKEY_F32)
-CK_GEN_RAW_SORT(u64, uint64_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_RAW_SORT(i64, uint64_t, CK_RAWKEY_SIGNED)
-CK_GEN_RAW_SORT(f64, uint64_t, CK_RAWKEY_F64)
+CK_RAW_DTYPES(CK_GEN_RAW_SORT)
 
 /* A row's order (argsort) for a non-complex dtype: an LSD radix sort of
  * (key, 32-bit element number) pairs, the key as wide as the element
  * (elem_key's order, xor'ed with all ones for descending), every digit
  * counted in one read, shared digits skipped.  buf holds 2n keys and 2n
  * numbers; returns the sorted numbers (in buf). */
-#define CK_GEN_KEY_ORDER(NAME, U, KEY)                                                              \
+#define CK_GEN_KEY_ORDER(NAME, T, U, KEY)                                                              \
     static uint32_t *key_order_##NAME(const char *row, int64_t es, int64_t n, int desc, void *buf)  \
     {                                                                                               \
         enum { NB = (int)sizeof(U) };                                                               \
@@ -253,57 +254,28 @@ CK_GEN_RAW_SORT(f64, uint64_t, CK_RAWKEY_F64)
         return ix;                                                                                  \
     }
 
-CK_GEN_KEY_ORDER(bool, uint8_t, CK_RAWKEY_BOOL)
-CK_GEN_KEY_ORDER(u8, uint8_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_KEY_ORDER(i8, uint8_t, CK_RAWKEY_SIGNED)
-CK_GEN_KEY_ORDER(u16, uint16_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_KEY_ORDER(i16, uint16_t, CK_RAWKEY_SIGNED)
-CK_GEN_KEY_ORDER(f16, uint16_t, CK_RAWKEY_F16)
-CK_GEN_KEY_ORDER(u32, uint32_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_KEY_ORDER(i32, uint32_t, CK_RAWKEY_SIGNED)
-CK_GEN_KEY_ORDER(f32, uint32_t, CK_RAWKEY_F32)
-CK_GEN_KEY_ORDER(u64, uint64_t, CK_RAWKEY_UNSIGNED)
-CK_GEN_KEY_ORDER(i64, uint64_t, CK_RAWKEY_SIGNED)
-CK_GEN_KEY_ORDER(f64, uint64_t, CK_RAWKEY_F64)
+CK_RAW_DTYPES(CK_GEN_KEY_ORDER)
 
 static uint32_t *key_order(ck_dtype t, const char *row, int64_t es, int64_t n, int desc, void *buf)
 {
+#define CK_KEY_ORDER_CASE_(NAME, T, U, KEY) case T: return key_order_##NAME(row, es, n, desc, buf);
     switch (t) {
-    case CK_BOOL: return key_order_bool(row, es, n, desc, buf);
-    case CK_UINT8: return key_order_u8(row, es, n, desc, buf);
-    case CK_INT8: return key_order_i8(row, es, n, desc, buf);
-    case CK_UINT16: return key_order_u16(row, es, n, desc, buf);
-    case CK_INT16: return key_order_i16(row, es, n, desc, buf);
-    case CK_FLOAT16: return key_order_f16(row, es, n, desc, buf);
-    case CK_UINT32: return key_order_u32(row, es, n, desc, buf);
-    case CK_INT32: return key_order_i32(row, es, n, desc, buf);
-    case CK_FLOAT32: return key_order_f32(row, es, n, desc, buf);
-    case CK_UINT64: return key_order_u64(row, es, n, desc, buf);
-    case CK_INT64: return key_order_i64(row, es, n, desc, buf);
-    case CK_FLOAT64: return key_order_f64(row, es, n, desc, buf);
+    CK_RAW_DTYPES(CK_KEY_ORDER_CASE_)
     default: return NULL;
     }
+#undef CK_KEY_ORDER_CASE_
 }
 
 /* The row x (n contiguous elements of t) sorted in place through tmp (as
  * many bytes); 0 for a dtype this path does not take. */
 static int raw_sort(ck_dtype t, void *x, void *tmp, int64_t n, int desc)
 {
+#define CK_RAW_SORT_CASE_(NAME, T, U, KEY) case T: raw_sort_##NAME(x, tmp, n, desc); return 1;
     switch (t) {
-    case CK_BOOL: raw_sort_bool(x, tmp, n, desc); return 1;
-    case CK_UINT8: raw_sort_u8(x, tmp, n, desc); return 1;
-    case CK_INT8: raw_sort_i8(x, tmp, n, desc); return 1;
-    case CK_UINT16: raw_sort_u16(x, tmp, n, desc); return 1;
-    case CK_INT16: raw_sort_i16(x, tmp, n, desc); return 1;
-    case CK_FLOAT16: raw_sort_f16(x, tmp, n, desc); return 1;
-    case CK_UINT32: raw_sort_u32(x, tmp, n, desc); return 1;
-    case CK_INT32: raw_sort_i32(x, tmp, n, desc); return 1;
-    case CK_FLOAT32: raw_sort_f32(x, tmp, n, desc); return 1;
-    case CK_UINT64: raw_sort_u64(x, tmp, n, desc); return 1;
-    case CK_INT64: raw_sort_i64(x, tmp, n, desc); return 1;
-    case CK_FLOAT64: raw_sort_f64(x, tmp, n, desc); return 1;
+    CK_RAW_DTYPES(CK_RAW_SORT_CASE_)
     default: return 0;
     }
+#undef CK_RAW_SORT_CASE_
 }
 
 /* Rows sorted for their values only, by raw_sort: each row gathered into
