@@ -63,21 +63,21 @@ static int word_aligned(int isz, uint64_t bits)
     return (isz == 1 || isz == 2 || isz == 4 || isz == 8) && !(bits % (uint64_t)isz);
 }
 
-static int typed_row(int isz, int scatter, char *arr, int64_t st, const char *ip, int64_t is, char *oth, int64_t os,
-                     int64_t n)
+/* (word_aligned has checked that isz is one of these widths) */
+static void typed_row(int isz, int scatter, char *arr, int64_t st, const char *ip, int64_t is, char *oth, int64_t os,
+                      int64_t n)
 {
     switch (isz) {
-    case 1: CK_GATHER_ROW(uint8_t); return 1;
-    case 2: CK_GATHER_ROW(uint16_t); return 1;
-    case 4: CK_GATHER_ROW(uint32_t); return 1;
-    case 8: CK_GATHER_ROW(uint64_t); return 1;
-    default: return 0;
+    case 1: CK_GATHER_ROW(uint8_t); break;
+    case 2: CK_GATHER_ROW(uint16_t); break;
+    case 4: CK_GATHER_ROW(uint32_t); break;
+    default: CK_GATHER_ROW(uint64_t); break;
     }
 }
 
-/* Walk positions in C order keeping the byte offsets into arr and other;
- * with one index array and elements of a machine word's width, the
- * innermost dim runs as one typed loop. */
+/* Walk positions in C order, a row (the innermost dim) at a time, keeping
+ * the byte offsets into arr and other; with one index array along the row
+ * and elements of a machine word's width, the row is one typed loop. */
 static ck_status run(const ck_gather_desc *d, int scatter)
 {
     const int64_t *ix[CK_MAXDIMS];
@@ -88,35 +88,30 @@ static ck_status run(const ck_gather_desc *d, int scatter)
         int64_t pos[CK_MAXDIMS] = {0};
         int64_t ioff[CK_MAXDIMS] = {0};   /* byte offset into each index array */
         int64_t aoff = 0, ooff = 0;
+        /* the innermost dim is walked as a row: its steps */
         const int last = nd - 1;
+        const int64_t n = nd > 0 ? d->shape[last] : 1;
+        const int64_t as = nd > 0 ? d->arr_strides[last] : 0, os = nd > 0 ? d->other_strides[last] : 0;
+        int64_t is[CK_MAXDIMS];
+        for (int k = 0; k < d->nidx; k++) is[k] = nd > 0 ? d->idx_strides[k][last] : 0;
         uint64_t bits = (uint64_t)(uintptr_t)d->arr | (uint64_t)(uintptr_t)d->other | (uint64_t)d->axis_stride[0];
         for (int dim = 0; dim < nd; dim++) bits |= (uint64_t)(d->arr_strides[dim] | d->other_strides[dim]);
-        if (nd >= 1 && d->nidx == 1 && d->arr_strides[last] == 0 && word_aligned(isz, bits)) {
-            /* the innermost dim is the index array's: rows of typed moves */
-            const int64_t n = d->shape[last];
-            for (int64_t it = 0; it < d->size; it += n) {
-                typed_row(isz, scatter, d->arr + aoff, d->axis_stride[0], (const char *)ix[0] + ioff[0],
-                          d->idx_strides[0][last], d->other + ooff, d->other_strides[last], n);
-                for (int dim = last - 1; dim >= 0; dim--) {
-                    aoff += d->arr_strides[dim];
-                    ooff += d->other_strides[dim];
-                    ioff[0] += d->idx_strides[0][dim];
-                    if (++pos[dim] < d->shape[dim]) break;
-                    aoff -= d->shape[dim] * d->arr_strides[dim];
-                    ooff -= d->shape[dim] * d->other_strides[dim];
-                    ioff[0] -= d->shape[dim] * d->idx_strides[0][dim];
-                    pos[dim] = 0;
+        /* the row is the index array's (arr does not step along it) */
+        const int typed = nd >= 1 && d->nidx == 1 && as == 0 && word_aligned(isz, bits);
+        for (int64_t it = 0; it < d->size; it += n) {
+            if (typed) {
+                typed_row(isz, scatter, d->arr + aoff, d->axis_stride[0], (const char *)ix[0] + ioff[0], is[0],
+                          d->other + ooff, os, n);
+            } else {
+                for (int64_t j = 0; j < n; j++) {
+                    int64_t off = aoff + j * as;
+                    for (int k = 0; k < d->nidx; k++)
+                        off += *(const int64_t *)((const char *)ix[k] + ioff[k] + j * is[k]) * d->axis_stride[k];
+                    if (scatter) memcpy(d->arr + off, d->other + ooff + j * os, (size_t)isz);
+                    else memcpy(d->other + ooff + j * os, d->arr + off, (size_t)isz);
                 }
             }
-            goto done;
-        }
-        for (int64_t it = 0; it < d->size; it++) {
-            int64_t off = aoff;
-            for (int k = 0; k < d->nidx; k++)
-                off += *(const int64_t *)((const char *)ix[k] + ioff[k]) * d->axis_stride[k];
-            if (scatter) memcpy(d->arr + off, d->other + ooff, (size_t)isz);
-            else memcpy(d->other + ooff, d->arr + off, (size_t)isz);
-            for (int dim = nd - 1; dim >= 0; dim--) {
+            for (int dim = last - 1; dim >= 0; dim--) {
                 aoff += d->arr_strides[dim];
                 ooff += d->other_strides[dim];
                 for (int k = 0; k < d->nidx; k++) ioff[k] += d->idx_strides[k][dim];
@@ -128,7 +123,6 @@ static ck_status run(const ck_gather_desc *d, int scatter)
             }
         }
     }
-done:
     for (int k = 0; k < d->nidx; k++) free(own[k]);
     return s;
 }
@@ -142,7 +136,6 @@ ck_status ck_cpu_scatter(const ck_gather_desc *d) { return run(d, 1); }
  * overwritten by the next true one.  Writes stop once the slots are full
  * (the count came from another pass; a mask that changed since is an
  * error, not a write past the end). */
-
 ck_status ck_cpu_nonzero(const ck_nonzero_desc *d)
 {
     int nd = d->ndim;
