@@ -3,10 +3,8 @@
  * cast, fill and iota, and the reductions and scans of every dtype. */
 #include "cudakit.h"
 #include "../../src/platform/cuda_api.h"
+#include "../../src/codegen/cuda_reduce_codegen.h"
 #include "ck_nvrtc_batch.h"
-
-char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout);
-char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout);
 
 static void compile_one(const char *what, char *src)
 {
@@ -122,13 +120,15 @@ int main(void)
             if ((op == CK_REDUCE_SUM || op == CK_REDUCE_PROD) && t == CK_BOOL) out = CK_INT64;
             char what[64];
             snprintf(what, sizeof what, "reduce_%d_%s", op, ck_dtype_get_info((ck_dtype)t)->name);
-            compile_one(what, ck_cuda_red_source_for_test(op, (ck_dtype)t, out, 2, 1, op % 2));
+            ck_cuda_red_spec rs = {op, (ck_dtype)t, out, 2, 1, op % 2};
+            compile_one(what, ck_cuda_red_source(&rs));
             n++;
         }
     }
     for (int t = 1; t < CK_NTYPES; t++) {
-        compile_one("scan_sum", ck_cuda_scan_source_for_test(CK_REDUCE_SUM, (ck_dtype)t, 1));
-        compile_one("scan_prod", ck_cuda_scan_source_for_test(CK_REDUCE_PROD, (ck_dtype)t, 1));
+        ck_cuda_scan_spec sum = {CK_REDUCE_SUM, (ck_dtype)t, 1}, prod = {CK_REDUCE_PROD, (ck_dtype)t, 1};
+        compile_one("scan_sum", ck_cuda_scan_source(&sum));
+        compile_one("scan_prod", ck_cuda_scan_source(&prod));
         n += 2;
     }
     batch_flush(0);

@@ -1,9 +1,10 @@
-/* The integer and bool matrix-product kernel (src/backend/cuda/cuda_blas.c)
+/* The integer and bool matrix-product kernel (src/codegen/cuda_gemm_codegen.c)
  * compiles through NVRTC for every integer dtype and bool, to PTX and to a
  * cubin for sm_90 (no GPU needed), and its keys are distinct, non-zero and
  * in the BLAS helpers' family (0x44). */
 #include "cudakit.h"
 #include "../../src/codegen/cuda_codegen.h"
+#include "../../src/codegen/cuda_gemm_codegen.h"
 #include "../../src/runtime/kcache.h"
 #include "../../src/platform/cuda_api.h"
 
@@ -12,18 +13,19 @@
 
 #include "ck_test.h"
 
-char *ck_cuda_gemm_int_source_for_test(ck_dtype t);
-uint64_t ck_cuda_gemm_int_key(ck_dtype t);
-
 int main(void)
 {
     static const ck_dtype types[] = {CK_BOOL, CK_INT8, CK_UINT8, CK_INT16, CK_UINT16,
                                      CK_INT32, CK_UINT32, CK_INT64, CK_UINT64};
     const int nt = (int)(sizeof types / sizeof *types);
     for (int i = 0; i < nt; i++) {
-        uint64_t key = ck_cuda_gemm_int_key(types[i]);
+        ck_cuda_gemm_int_spec a = {types[i]};
+        uint64_t key = ck_cuda_gemm_int_key(&a);
         CHECK(key != 0 && (key >> 56) == 0x44, "key %llx", (unsigned long long)key);
-        for (int j = 0; j < i; j++) CHECK(key != ck_cuda_gemm_int_key(types[j]), "keys %d and %d collide", i, j);
+        for (int j = 0; j < i; j++) {
+            ck_cuda_gemm_int_spec b = {types[j]};
+            CHECK(key != ck_cuda_gemm_int_key(&b), "keys %d and %d collide", i, j);
+        }
     }
     if (ck_nvrtc_load() != CK_OK) {
         printf("skipped compiling: %s\n", ck_error_message());
@@ -31,7 +33,8 @@ int main(void)
     }
     setenv("CUDAKIT_CACHE_DIR", "off", 1);
     for (int i = 0; i < nt; i++) {
-        char *src = ck_cuda_gemm_int_source_for_test(types[i]);
+        ck_cuda_gemm_int_spec sp = {types[i]};
+        char *src = ck_cuda_gemm_int_source(&sp);
         CHECK(src != NULL, "no source for %s", ck_dtype_get_info(types[i])->name);
         if (!src) continue;
         CHECK(strstr(src, "ck_gemm_int(") != NULL, "entry point missing");

@@ -6,11 +6,10 @@
 #include "ck_test.h"
 #include "../../src/runtime/kcache.h"
 #include "../../src/platform/cuda_api.h"
+#include "../../src/codegen/cuda_sort_codegen.h"
+#include "../../src/codegen/cuda_random_codegen.h"
 
 #include <string.h>
-
-char *ck_cuda_sort_source_for_test(ck_dtype t);
-char *ck_cuda_random_source_for_test(int dist, ck_dtype t, int per, int vec);
 
 static void compile(char *src, const char *what, const char *const *must_have, int nmust)
 {
@@ -33,16 +32,15 @@ int main(void)
         printf("skipped: %s\n", ck_error_message());
         return 0;
     }
-    static const char *const sort_kernels[] = {"ck_sk_keys", "ck_rx_rowhist", "ck_rx_pass", "ck_rx_pass_pay",
-                                               "ck_sk_out", "ck_sk_put", "ck_ss", "ck_sk_unkey", "ck_sk_block",
-                                               "ck_sk_rows4", "ck_sk_rows16"};
     int nsort = 0;
     for (int t = 0; t < CK_NTYPES; t++) {
         char what[64];
         snprintf(what, sizeof what, "sort_%s", ck_dtype_get_info((ck_dtype)t)->name);
         /* complex keys take three words: no block sort, no keys-only sort */
-        compile(ck_cuda_sort_source_for_test((ck_dtype)t), what, sort_kernels,
-                ck_dtype_is_complex((ck_dtype)t) ? 7 : 11);
+        ck_cuda_sort_spec sp = {(ck_dtype)t};
+        CHECK(ck_cuda_sort_nkernels(&sp) == (ck_dtype_is_complex((ck_dtype)t) ? 7 : 11), "%s: %d entry points", what,
+              ck_cuda_sort_nkernels(&sp));
+        compile(ck_cuda_sort_source(&sp), what, ck_cuda_sort_names, ck_cuda_sort_nkernels(&sp));
         nsort++;
     }
     static const char *const rng_kernels[] = {"ck_rng_fill", "ck_rng_philox"};
@@ -63,7 +61,9 @@ int main(void)
             char what[64];
             snprintf(what, sizeof what, "rng_%d_%s_%d_%d", fills[i].dist, ck_dtype_get_info(fills[i].t)->name,
                      fills[i].per, vec);
-            compile(ck_cuda_random_source_for_test(fills[i].dist, fills[i].t, fills[i].per, vec), what, rng_kernels, 2);
+            ck_cuda_rng_spec sp = {fills[i].dist, fills[i].t, fills[i].per, vec};
+            CHECK(!strcmp(ck_cuda_rng_name(&sp), "ck_rng_fill"), "%s: kernel %s", what, ck_cuda_rng_name(&sp));
+            compile(ck_cuda_rng_source(&sp), what, rng_kernels, 2);
             nrng++;
         }
     /* gamma, beta (float64), poisson, binomial (int64): a thread per element */
@@ -75,7 +75,9 @@ int main(void)
     for (size_t i = 0; i < sizeof heavy / sizeof heavy[0]; i++) {
         char what[64];
         snprintf(what, sizeof what, "rng_heavy_%d", heavy[i].dist);
-        compile(ck_cuda_random_source_for_test(heavy[i].dist, heavy[i].t, 0, 0), what, heavy_kernels, 3);
+        ck_cuda_rng_spec sp = {heavy[i].dist, heavy[i].t, 0, 0};
+        CHECK(!strcmp(ck_cuda_rng_name(&sp), "ck_rng_heavy"), "%s: kernel %s", what, ck_cuda_rng_name(&sp));
+        compile(ck_cuda_rng_source(&sp), what, heavy_kernels, 3);
         nrng++;
     }
     printf("%d sort modules, %d random fills: %d failures\n", nsort, nrng, failures);

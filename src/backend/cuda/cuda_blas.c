@@ -19,11 +19,10 @@
  */
 #include "cuda_internal.h"
 #include "../../platform/cublas_api.h"
+#include "../../codegen/cuda_gemm_codegen.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define CK_BLAS_FAMILY 0x44ull
 
 static _Thread_local cublasHandle_t handles_[CK_CUDA_MAX_DEVICES];
 
@@ -128,59 +127,7 @@ static ck_status matmul_blas(const ck_matmul_desc *d)
 
 /* ------------------------------------------------- integers and bool */
 
-/* A 16 x 16 tile of C per block of 256 threads, tiles of A and B staged in
- * shared memory; blocks walk (batch, tile row, tile column) grid-stride.
- * Integers accumulate in 64-bit unsigned arithmetic and wrap to the result
- * type at the end, which gives NumPy's wrapped result; bool ORs the ANDs. */
-static char *int_source(const void *spec)
-{
-    ck_dtype t = *(const ck_dtype *)spec;
-    const char *T = ck_cuda_storage_type(t);
-    const int is_bool = t == CK_BOOL;
-    ck_sbuf b = {0};
-    ck_sbuf_prelude(&b);
-    ck_sbuf_printf(&b,
-        "typedef %s T;\n"
-        "typedef %s ACC;\n"
-        "extern \"C\" __global__ void __launch_bounds__(256) ck_gemm_int(\n"
-        "    long long m, long long n, long long k, long long batch,\n"
-        "    const T *__restrict__ a, long long a_rs, long long a_cs, long long a_bs,\n"
-        "    const T *__restrict__ b, long long b_rs, long long b_cs, long long b_bs,\n"
-        "    T *__restrict__ c, long long c_rs, long long c_cs, long long c_bs)\n"
-        "{\n"
-        "    __shared__ T as[16][17];\n"
-        "    __shared__ T bs[16][17];\n"
-        "    const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;\n"
-        "    const long long tm = (m + 15) / 16, tn = (n + 15) / 16, per = tm * tn;\n"
-        "    for (long long t = blockIdx.x; t < per * batch; t += gridDim.x) {\n"
-        "        const long long bt = t / per, r = t - bt * per;\n"
-        "        const long long row = (r / tn) * 16 + ty, col = (r %% tn) * 16 + tx;\n"
-        "        const T *ab = a + bt * a_bs;\n"
-        "        const T *bb = b + bt * b_bs;\n"
-        "        ACC acc = 0;\n"
-        "        for (long long k0 = 0; k0 < k; k0 += 16) {\n"
-        "            const long long ka = k0 + tx, kb = k0 + ty;\n"
-        "            as[ty][tx] = (row < m && ka < k) ? ab[row * a_rs + ka * a_cs] : T(0);\n"
-        "            bs[ty][tx] = (kb < k && col < n) ? bb[kb * b_rs + col * b_cs] : T(0);\n"
-        "            __syncthreads();\n"
-        "#pragma unroll\n"
-        "            for (int q = 0; q < 16; q++) %s;\n"
-        "            __syncthreads();\n"
-        "        }\n"
-        "        if (row < m && col < n) c[bt * c_bs + row * c_rs + col * c_cs] = (T)acc;\n"
-        "    }\n"
-        "}\n",
-        T, is_bool ? "unsigned int" : "unsigned long long",
-        is_bool ? "acc |= (as[ty][q] != 0) & (bs[q][tx] != 0)" : "acc += (ACC)as[ty][q] * (ACC)bs[q][tx]");
-    return ck_sbuf_finish(&b);
-}
-
-/* The source, for the C test that compiles it with NVRTC. */
-char *ck_cuda_gemm_int_source_for_test(ck_dtype t);
-char *ck_cuda_gemm_int_source_for_test(ck_dtype t) { return int_source(&t); }
-
-uint64_t ck_cuda_gemm_int_key(ck_dtype t);
-uint64_t ck_cuda_gemm_int_key(ck_dtype t) { return (CK_BLAS_FAMILY << 56) | (1ull << 8) | (uint64_t)t; }
+static char *int_source(const void *spec) { return ck_cuda_gemm_int_source(spec); }
 
 typedef struct int_ctx { int dev; CUfunction f; } int_ctx;
 
@@ -201,8 +148,8 @@ static ck_status matmul_int(const ck_matmul_desc *d)
     int_ctx c = {d->dev.index, NULL};
     ck_status s = ck_cuda_use(c.dev);
     if (s != CK_OK) return s;
-    ck_dtype t = d->type;
-    s = ck_cuda_get_kernel(c.dev, ck_cuda_gemm_int_key(t), int_source, &t, "ck_gemm_int", &c.f);
+    ck_cuda_gemm_int_spec sp = {d->type};
+    s = ck_cuda_get_kernel(c.dev, ck_cuda_gemm_int_key(&sp), int_source, &sp, "ck_gemm_int", &c.f);
     if (s != CK_OK) return s;
     return ck_gemm_for_each_job(d, int_job, &c);
 }

@@ -9,253 +9,23 @@
  * neighbouring threads reading neighbouring memory: sum along axis 0).
  */
 #include "cuda_internal.h"
+#include "../../codegen/cuda_reduce_codegen.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define CK_RED_MAXDIM 8
-
-typedef struct red_spec {
-    int op;            /* ck_reduce_op */
-    ck_dtype in, out;
-    int nout, nin;     /* outer / inner dims */
-    int thread_layout;
-} red_spec;
-
-typedef struct red_nd {
-    long long out_shape[CK_RED_MAXDIM], out_in_st[CK_RED_MAXDIM], out_out_st[CK_RED_MAXDIM];
-    long long in_shape[CK_RED_MAXDIM], in_st[CK_RED_MAXDIM];
-} red_nd;
-
-static uint64_t red_key(const red_spec *s)
-{
-    return ((uint64_t)0xAB << 48) | ((uint64_t)s->op << 32) | ((uint64_t)s->in << 24) | ((uint64_t)s->out << 16) |
-           ((uint64_t)s->nout << 10) | ((uint64_t)s->nin << 4) | (uint64_t)s->thread_layout;
-}
-
-/* The accumulator type of op on input t with output o. */
-static const char *acc_type(const red_spec *s)
-{
-    switch (s->op) {
-    case CK_REDUCE_SUM: case CK_REDUCE_PROD:
-        /* float sums accumulate in double: the partials of a split sum are
-         * then exact enough that the order of the combine does not show */
-        if (s->out == CK_FLOAT16 || s->out == CK_FLOAT32) return "double";
-        if (s->out == CK_COMPLEX64) return "ck_c128";
-        return ck_cuda_compute_type(s->out);
-    case CK_REDUCE_MIN: case CK_REDUCE_MAX: return ck_cuda_compute_type(s->in);
-    case CK_REDUCE_ALL: case CK_REDUCE_ANY: return "int";
-    case CK_REDUCE_COUNT_NONZERO: return "long long";
-    default: return "ck_argacc";
-    }
-}
-
-static char *red_source(const void *vspec)
-{
-    const red_spec *s = vspec;
-    ck_sbuf b = {0};
-    ck_sbuf_prelude(&b);
-    const char *in_st = ck_cuda_storage_type(s->in), *in_c = ck_cuda_compute_type(s->in);
-    const char *out_st = ck_cuda_storage_type(s->out), *A = acc_type(s);
-    char k = ck_cuda_kind_letter(s->in);
-    int is_float = k == 'F' || k == 'C';
-    ck_sbuf_printf(&b, "struct red_nd { long long out_shape[%d], out_in_st[%d], out_out_st[%d], in_shape[%d], in_st[%d]; };\n",
-                   CK_RED_MAXDIM, CK_RED_MAXDIM, CK_RED_MAXDIM, CK_RED_MAXDIM, CK_RED_MAXDIM);
-    ck_sbuf_printf(&b, "struct ck_argacc { %s v; long long i; };\n", in_c);
-    /* identity, map (value v of the input at flat index j) and combine */
-    switch (s->op) {
-    case CK_REDUCE_SUM:
-        ck_sbuf_printf(&b, "#define IDENT ((%s)0)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) + (b))\n", A, A);
-        break;
-    case CK_REDUCE_PROD:
-        ck_sbuf_printf(&b, "#define IDENT ((%s)1)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) * (b))\n", A, A);
-        break;
-    case CK_REDUCE_MIN: case CK_REDUCE_MAX: {
-        const char *mm = s->op == CK_REDUCE_MIN ? "MINIMUM" : "MAXIMUM";
-        const char *id;
-        switch (k) {
-        case 'B': id = s->op == CK_REDUCE_MIN ? "1" : "0"; break;
-        case 'F': id = s->op == CK_REDUCE_MIN ? "CK_INFF" : "-CK_INFF"; break;
-        case 'C': id = s->op == CK_REDUCE_MIN ? "CK_INFF, CK_INFF" : "-CK_INFF, -CK_INFF"; break;
-        default: id = NULL;
-        }
-        int mn = s->op == CK_REDUCE_MIN;
-        if (id)
-            ck_sbuf_printf(&b, "#define IDENT (%s(%s))\n", A, id);
-        else if (k == 'U')   /* the type's largest value for min, 0 for max */
-            ck_sbuf_printf(&b, "#define IDENT ((%s)(%s))\n", A, mn ? "~0ull" : "0");
-        else                 /* signed: largest is ~(1 << (bits-1)), smallest 1 << (bits-1) */
-            ck_sbuf_printf(&b, "#define IDENT ((%s)(%s(1ull << (8 * sizeof(%s) - 1))))\n", A, mn ? "~" : "", A);
-        ck_sbuf_printf(&b, "#define MAP(v, j) (v)\n#define COMB(a, b) CK_X_%s_%c(a, b)\n", mm, k);
-        break;
-    }
-    case CK_REDUCE_ALL:
-        ck_sbuf_printf(&b, "#define IDENT 1\n#define MAP(v, j) ((v) != 0)\n#define COMB(a, b) ((a) & (b))\n");
-        break;
-    case CK_REDUCE_ANY:
-        ck_sbuf_printf(&b, "#define IDENT 0\n#define MAP(v, j) ((v) != 0)\n#define COMB(a, b) ((a) | (b))\n");
-        break;
-    case CK_REDUCE_COUNT_NONZERO:
-        ck_sbuf_printf(&b, "#define IDENT 0ll\n#define MAP(v, j) ((long long)((v) != 0))\n#define COMB(a, b) ((a) + (b))\n");
-        break;
-    default: {
-        int amin = s->op == CK_REDUCE_ARGMIN;
-        ck_sbuf_printf(&b, "static __device__ ck_argacc ck_mk(%s v, long long i) { ck_argacc r; r.v = v; r.i = i; return r; }\n", in_c);
-        ck_sbuf_printf(&b, "static __device__ bool ck_isnan_(%s v) { return %s; }\n", in_c,
-                       k == 'F' ? "v != v" : k == 'C' ? "CK_CNAN(v)" : "false");
-        ck_sbuf_printf(&b, "static __device__ bool ck_lt_(%s a, %s b) { return %s; }\n", in_c, in_c,
-                       k == 'C' ? "CK_CLT(a, b)" : "a < b");
-        /* the first NaN wins, then the extreme value, then the lower index */
-        ck_sbuf_printf(&b, "static __device__ ck_argacc ck_comb(ck_argacc a, ck_argacc b) {\n"
-                           "    if (a.i < 0) return b;\n    if (b.i < 0) return a;\n"
-                           "    bool an = ck_isnan_(a.v), bn = ck_isnan_(b.v);\n"
-                           "    if (an || bn) return (an && (!bn || a.i < b.i)) ? a : b;\n"
-                           "    if (ck_lt_(%s, %s)) return a;\n    if (ck_lt_(%s, %s)) return b;\n"
-                           "    return a.i < b.i ? a : b;\n}\n",
-                       amin ? "a.v" : "b.v", amin ? "b.v" : "a.v", amin ? "b.v" : "a.v", amin ? "a.v" : "b.v");
-        ck_sbuf_printf(&b, "#define IDENT ck_mk((%s)0, -1)\n#define MAP(v, j) ck_mk((v), (j))\n#define COMB(a, b) ck_comb(a, b)\n", in_c);
-        break;
-    }
-    }
-    (void)is_float;
-    /* the final conversion of an accumulator to the output */
-    if (s->op == CK_REDUCE_ARGMIN || s->op == CK_REDUCE_ARGMAX)
-        ck_sbuf_printf(&b, "#define FIN(a) ((%s)((a).i < 0 ? 0 : (a).i))\n", out_st);
-    else
-        ck_sbuf_printf(&b, "#define FIN(a) ((%s)(a))\n", out_st);
-
-    /* offsets of output o and of reduced position j: the last dim takes
-     * what is left, so one dim costs no division */
-    ck_sbuf_printf(&b,
-        "static __device__ void ck_out_off(const red_nd &nd, long long o, long long &in_off, long long &out_off) {\n"
-        "    in_off = 0; out_off = 0;\n#pragma unroll\n    for (int d = 0; d < %d - 1; d++) {\n"
-        "        long long q = o / nd.out_shape[d], c = o - q * nd.out_shape[d]; o = q;\n"
-        "        in_off += c * nd.out_in_st[d]; out_off += c * nd.out_out_st[d];\n    }\n"
-        "    if (%d > 0) { in_off += o * nd.out_in_st[%d]; out_off += o * nd.out_out_st[%d]; }\n}\n",
-        s->nout, s->nout, s->nout > 0 ? s->nout - 1 : 0, s->nout > 0 ? s->nout - 1 : 0);
-    ck_sbuf_printf(&b,
-        "static __device__ long long ck_in_off(const red_nd &nd, long long j) {\n"
-        "    long long off = 0;\n#pragma unroll\n    for (int d = 0; d < %d - 1; d++) {\n"
-        "        long long q = j / nd.in_shape[d], c = j - q * nd.in_shape[d]; j = q;\n"
-        "        off += c * nd.in_st[d];\n    }\n    return %d > 0 ? off + j * nd.in_st[%d] : 0;\n}\n",
-        s->nin, s->nin, s->nin > 0 ? s->nin - 1 : 0);
-    ck_sbuf_printf(&b, "#define LOAD(p) ((%s)*(const %s *)(p))\n", in_c, in_st);
-
-    /* block layout: block (x: output, y: split) */
-    ck_sbuf_printf(&b,
-        "extern \"C\" __global__ void __launch_bounds__(256) ck_red_block(long long n_out, long long inner, long long chunk,\n"
-        "        red_nd nd, const char *in, char *out, %s *partial) {\n"
-        "    __shared__ %s sm[256];\n"
-        "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
-        "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
-        "        long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
-        "        %s acc = IDENT;\n"
-        "        for (long long j = j0 + threadIdx.x; j < j1; j += blockDim.x) {\n"
-        "            %s v = LOAD(in + ioff + ck_in_off(nd, j)); acc = COMB(acc, MAP(v, j));\n        }\n"
-        "        sm[threadIdx.x] = acc; __syncthreads();\n"
-        "        for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-        "            if ((int)threadIdx.x < w) sm[threadIdx.x] = COMB(sm[threadIdx.x], sm[threadIdx.x + w]);\n"
-        "            __syncthreads();\n        }\n"
-        "        if (threadIdx.x == 0) {\n"
-        "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
-        "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
-        "        __syncthreads();\n    }\n}\n", A, A, A, in_c, out_st);
-    /* block layout over contiguous, 16-byte aligned rows: vector loads,
-     * two in flight per thread */
-    {
-        int isz = ck_dtype_get_info(s->in)->itemsize, V = isz >= 16 ? 1 : 16 / isz;
-        ck_sbuf_printf(&b,
-            "extern \"C\" __global__ void __launch_bounds__(256) ck_red_vec(long long n_out, long long inner, long long chunk,\n"
-            "        red_nd nd, const char *in, char *out, %s *partial) {\n"
-            "    __shared__ %s sm[256];\n"
-            "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
-            "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
-            "        long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
-            "        const %s *p = (const %s *)(in + ioff);\n"
-            "        const ck_vec<%s, %d> *pv = (const ck_vec<%s, %d> *)(p + j0);\n"
-            "        long long nv = (j1 - j0) / %d;\n"
-            "        %s acc = IDENT, acc2 = IDENT;\n"
-            "        long long t = threadIdx.x;\n"
-            "        for (; t + blockDim.x < nv; t += 2 * blockDim.x) {\n"
-            "            ck_vec<%s, %d> x = pv[t], y = pv[t + blockDim.x];\n"
-            "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n"
-            "                acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n"
-            "                acc2 = COMB(acc2, MAP((%s)y.v[e], j0 + (t + blockDim.x) * %d + e));\n            }\n        }\n"
-            "        for (; t < nv; t += blockDim.x) {\n"
-            "            ck_vec<%s, %d> x = pv[t];\n"
-            "#pragma unroll\n            for (int e = 0; e < %d; e++) acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n        }\n"
-            "        for (long long j = j0 + nv * %d + threadIdx.x; j < j1; j += blockDim.x) acc = COMB(acc, MAP((%s)p[j], j));\n"
-            "        acc = COMB(acc, acc2);\n"
-            "        sm[threadIdx.x] = acc; __syncthreads();\n"
-            "        for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-            "            if ((int)threadIdx.x < w) sm[threadIdx.x] = COMB(sm[threadIdx.x], sm[threadIdx.x + w]);\n"
-            "            __syncthreads();\n        }\n"
-            "        if (threadIdx.x == 0) {\n"
-            "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
-            "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
-            "        __syncthreads();\n    }\n}\n",
-            A, A, in_st, in_st, in_st, V, in_st, V, V, A, in_st, V, V, in_c, V, in_c, V, in_st, V, V, in_c, V, V, in_c, out_st);
-    }
-    /* thread layout: thread per output, block.y splits */
-    ck_sbuf_printf(&b,
-        "extern \"C\" __global__ void __launch_bounds__(256) ck_red_thread(long long n_out, long long inner, long long chunk,\n"
-        "        red_nd nd, const char *in, char *out, %s *partial) {\n"
-        "    long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "    if (o >= n_out) return;\n"
-        "    long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
-        "    long long j0 = (long long)blockIdx.y * chunk, j1 = j0 + chunk < inner ? j0 + chunk : inner;\n"
-        "    %s acc = IDENT, a1 = IDENT, a2 = IDENT, a3 = IDENT;\n"
-        "    long long j = j0;\n"
-        "    for (; j + 3 < j1; j += 4) {\n"   /* four loads in flight per thread */
-        "        %s v0 = LOAD(in + ioff + ck_in_off(nd, j)), v1 = LOAD(in + ioff + ck_in_off(nd, j + 1));\n"
-        "        %s v2 = LOAD(in + ioff + ck_in_off(nd, j + 2)), v3 = LOAD(in + ioff + ck_in_off(nd, j + 3));\n"
-        "        acc = COMB(acc, MAP(v0, j)); a1 = COMB(a1, MAP(v1, j + 1)); a2 = COMB(a2, MAP(v2, j + 2)); a3 = COMB(a3, MAP(v3, j + 3));\n    }\n"
-        "    for (; j < j1; j++) { %s v = LOAD(in + ioff + ck_in_off(nd, j)); acc = COMB(acc, MAP(v, j)); }\n"
-        "    acc = COMB(COMB(acc, a1), COMB(a2, a3));\n"
-        "    if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(acc);\n"
-        "    else partial[(long long)blockIdx.y * n_out + o] = acc;\n}\n", A, A, in_c, in_c, in_c, out_st);
-    /* combine the splits' partials: a block per output */
-    ck_sbuf_printf(&b,
-        "extern \"C\" __global__ void __launch_bounds__(256) ck_red_final(long long n_out, int splits, red_nd nd, char *out, const %s *partial) {\n"
-        "    __shared__ %s sm[256];\n"
-        "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
-        "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
-        "        %s acc = IDENT;\n"
-        "        for (int y = threadIdx.x; y < splits; y += blockDim.x) acc = COMB(acc, partial[(long long)y * n_out + o]);\n"
-        "        sm[threadIdx.x] = acc; __syncthreads();\n"
-        "        for (int w = blockDim.x / 2; w > 0; w >>= 1) {\n"
-        "            if ((int)threadIdx.x < w) sm[threadIdx.x] = COMB(sm[threadIdx.x], sm[threadIdx.x + w]);\n"
-        "            __syncthreads();\n        }\n"
-        "        if (threadIdx.x == 0) *(%s *)(out + ooff) = FIN(sm[0]);\n"
-        "        __syncthreads();\n    }\n}\n", A, A, A, out_st);
-    return ck_sbuf_finish(&b);
-}
-
-static size_t acc_size(const red_spec *s)
-{
-    switch (s->op) {
-    case CK_REDUCE_SUM: case CK_REDUCE_PROD:
-        return s->out == CK_FLOAT16 || s->out == CK_FLOAT32 ? 8 : s->out == CK_COMPLEX64 ? 16
-               : (size_t)ck_dtype_get_info(s->out)->itemsize;
-    case CK_REDUCE_MIN: case CK_REDUCE_MAX: {
-        ck_dtype t = s->in == CK_FLOAT16 ? CK_FLOAT32 : s->in;
-        return (size_t)ck_dtype_get_info(t)->itemsize;
-    }
-    case CK_REDUCE_ALL: case CK_REDUCE_ANY: return 4;
-    case CK_REDUCE_COUNT_NONZERO: return 8;
-    default: return 32;   /* {value, index} padded */
-    }
-}
+static char *red_source(const void *spec) { return ck_cuda_red_source(spec); }
+static char *scan_source(const void *spec) { return ck_cuda_scan_source(spec); }
 
 ck_status ck_cuda_reduce(const ck_reduce_desc *d)
 {
     int dev = d->dev.index;
-    if (d->n_outer > CK_RED_MAXDIM || d->n_inner > CK_RED_MAXDIM)
-        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU reductions support up to %d non-mergeable dimensions", CK_RED_MAXDIM);
+    if (d->n_outer > CK_CUDA_RED_MAXDIM || d->n_inner > CK_CUDA_RED_MAXDIM)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU reductions support up to %d non-mergeable dimensions", CK_CUDA_RED_MAXDIM);
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
-    red_spec sp = {d->op, d->in_type, d->out_type, d->n_outer, d->n_inner, 0};
-    red_nd nd;
+    ck_cuda_red_spec sp = {d->op, d->in_type, d->out_type, d->n_outer, d->n_inner, 0};
+    ck_cuda_red_nd nd;
     memset(&nd, 0, sizeof nd);
     long long n_out = 1;
     for (int i = 0; i < d->n_outer; i++) {
@@ -309,15 +79,16 @@ ck_status ck_cuda_reduce(const ck_reduce_desc *d)
         if (splits > 1) splits = (inner + chunk - 1) / chunk;
     }
     CUfunction fmain, ffinal = NULL;
-    s = ck_cuda_get_kernel(dev, red_key(&sp) * 4 + (vec ? 3 : 1), red_source, &sp,
-                           sp.thread_layout ? "ck_red_thread" : vec ? "ck_red_vec" : "ck_red_block", &fmain);
+    ck_red_kernel kmain = !sp.thread_layout && vec ? CK_REDK_VEC : CK_REDK_MAIN;
+    s = ck_cuda_get_kernel(dev, ck_cuda_red_key(&sp, kmain), red_source, &sp, ck_cuda_red_name(&sp, kmain), &fmain);
     if (s != CK_OK) return s;
     void *partial = NULL;
     size_t psize = 0;
     if (splits > 1) {
-        s = ck_cuda_get_kernel(dev, red_key(&sp) * 4 + 2, red_source, &sp, "ck_red_final", &ffinal);
+        s = ck_cuda_get_kernel(dev, ck_cuda_red_key(&sp, CK_REDK_FINAL), red_source, &sp,
+                               ck_cuda_red_name(&sp, CK_REDK_FINAL), &ffinal);
         if (s != CK_OK) return s;
-        psize = (size_t)splits * (size_t)n_out * acc_size(&sp);
+        psize = (size_t)splits * (size_t)n_out * ck_cuda_red_acc_size(&sp);
         partial = ck_cuda_alloc(d->dev, psize);
         if (!partial) return ck_error_status();
     }
@@ -343,153 +114,13 @@ ck_status ck_cuda_reduce(const ck_reduce_desc *d)
 
 /* ------------------------------------------------------------- scans */
 
-typedef struct scan_spec { int op; ck_dtype t; int nout; } scan_spec;
-
-static char *scan_source(const void *vspec)
-{
-    const scan_spec *s = vspec;
-    ck_sbuf b = {0};
-    ck_sbuf_prelude(&b);
-    const char *st = ck_cuda_storage_type(s->t), *c = ck_cuda_compute_type(s->t);
-    const char *comb = s->op == CK_REDUCE_SUM ? "+" : "*";
-    /* one block per row: each thread scans a run of elements serially, the
-     * block scans the runs' totals in shared memory, then threads add their
-     * offset; rows longer than a block's tile loop tile by tile with a carry */
-    ck_sbuf_printf(&b,
-        "struct scan_nd { long long shape[8], in_st[8], out_st[8]; };\n"
-        "extern \"C\" __global__ void __launch_bounds__(256) ck_scan(long long rows, long long len, long long in_stride,\n"
-        "        long long out_stride, scan_nd nd, const char *in, char *out) {\n"
-        "    __shared__ %s tot[256];\n"
-        "    const int T = blockDim.x, R = 8;\n"
-        "    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
-        "        long long io = 0, oo = 0, q = row;\n"
-        "        for (int d = 0; d < %d; d++) { long long cc = q %% nd.shape[d]; q /= nd.shape[d]; io += cc * nd.in_st[d]; oo += cc * nd.out_st[d]; }\n"
-        "        %s carry = (%s)%s;\n"
-        "        for (long long base = 0; base < len; base += (long long)T * R) {\n"
-        "            %s v[8]; %s run = (%s)%s;\n"
-        "            long long j0 = base + (long long)threadIdx.x * R;\n"
-        "            for (int r = 0; r < R; r++) { long long j = j0 + r;\n"
-        "                %s x = j < len ? (%s)*(const %s *)(in + io + j * in_stride) : (%s)%s;\n"
-        "                run = run %s x; v[r] = run; }\n"
-        "            tot[threadIdx.x] = run; __syncthreads();\n"
-        "            for (int w = 1; w < T; w <<= 1) {\n"
-        "                %s add = (int)threadIdx.x >= w ? tot[threadIdx.x - w] : (%s)%s;\n"
-        "                __syncthreads(); tot[threadIdx.x] = tot[threadIdx.x] %s add; __syncthreads();\n            }\n"
-        "            %s before = carry %s (threadIdx.x ? tot[threadIdx.x - 1] : (%s)%s);\n"
-        "            for (int r = 0; r < R; r++) { long long j = j0 + r;\n"
-        "                if (j < len) *(%s *)(out + oo + j * out_stride) = (%s)(before %s v[r]); }\n"
-        "            carry = carry %s tot[T - 1]; __syncthreads();\n        }\n    }\n}\n",
-        c, s->nout, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1",
-        c, c, st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
-        c, comb, c, s->op == CK_REDUCE_SUM ? "0" : "1", st, st, comb, comb);
-    /* one long contiguous row (not complex): a single-pass scan with
-     * decoupled look-back.  256 threads scan a tile of 4096 elements, 16 a
-     * thread: each warp loads its 512 coalesced into shared memory and
-     * reads back 16 consecutive ones a lane (a warp transpose, padded
-     * against bank conflicts); lanes scan serially, warps by shuffles, the
-     * block over the 8 warp totals.  Tiles are taken in order from a
-     * counter, so a tile only ever waits on tiles already running.  Each
-     * publishes its aggregate (flag 1), then, once it knows its prefix, its
-     * inclusive value (flag 2); warp 0 looks back over 32 predecessors at a
-     * time, summing the aggregates after the last inclusive value it sees.
-     * Compute types of 4 bytes or less pack (flag, value) in one 64-bit
-     * word, read and written whole; wider ones write the value, fence, then
-     * the flag, and a reader reads the flag, fences, then the value. */
-    if (ck_cuda_kind_letter(s->t) != 'C') {
-        int packed = s->t == CK_FLOAT16 || ck_dtype_get_info(s->t)->itemsize <= 4;
-        ck_sbuf_printf(&b,
-            "#define CK_SOP(a, b) ((a) %s (b))\n#define CK_PAD(i) ((i) + ((i) >> 5))\n"
-            "extern \"C\" __global__ void __launch_bounds__(256) ck_scan_lb(long long len, const %s *in, %s *out,\n"
-            "        unsigned *counter, unsigned long long *desc, int *flags, %s *aggs, %s *incls) {\n"
-            "    typedef %s CT;\n    const CT ID = (CT)%s;\n"
-            "    __shared__ CT buf[8][528];\n    __shared__ CT wsum[8];\n    __shared__ CT excl_sh;\n"
-            "    __shared__ unsigned tile_sh;\n"
-            "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
-            "    if (threadIdx.x == 0) tile_sh = atomicAdd(counter, 1u);\n    __syncthreads();\n"
-            "    const unsigned tile = tile_sh;\n"
-            "    const long long t0 = (long long)tile * 4096 + (long long)warp * 512;\n"
-            "    CT *wb = buf[warp];\n"
-            "    if (t0 + 512 <= len) {\n"
-            "#pragma unroll\n        for (int r = 0; r < 16; r++) wb[CK_PAD(r * 32 + lane)] = (CT)in[t0 + r * 32 + lane];\n"
-            "    } else {\n"
-            "#pragma unroll\n        for (int r = 0; r < 16; r++) { long long j = t0 + r * 32 + lane;\n"
-            "            wb[CK_PAD(r * 32 + lane)] = j < len ? (CT)in[j] : ID; }\n    }\n"
-            "    __syncwarp();\n"
-            "    CT v[16];\n    v[0] = wb[CK_PAD(lane * 16)];\n"
-            "#pragma unroll\n    for (int r = 1; r < 16; r++) v[r] = CK_SOP(v[r - 1], wb[CK_PAD(lane * 16 + r)]);\n"
-            "    CT x = v[15];\n"
-            "#pragma unroll\n    for (int o = 1; o < 32; o <<= 1) { CT y = (CT)__shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x = CK_SOP(y, x); }\n"
-            "    CT xex = (CT)__shfl_up_sync(0xffffffffu, x, 1);\n"
-            "    if (lane == 31) wsum[warp] = x;\n"
-            "    __syncthreads();\n"
-            "    CT agg = wsum[0], wpre = ID;\n"
-            "    for (int k = 1; k < 8; k++) agg = CK_SOP(agg, wsum[k]);\n"
-            "    for (int k = 0; k < warp; k++) wpre = k ? CK_SOP(wpre, wsum[k]) : wsum[0];\n",
-            comb, st, st, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1");
-        if (packed)
-            ck_sbuf_printf(&b,
-                "    union CkPk { CT v; unsigned u; };\n"
-                "#define CK_PUB(t, f, val) do { CkPk pk_; pk_.u = 0u; pk_.v = (val); \\\n"
-                "        atomicExch(&desc[t], ((unsigned long long)(f) << 32) | pk_.u); } while (0)\n"
-                "#define CK_GET(j, f, val) do { unsigned long long w_ = *(volatile unsigned long long *)&desc[j]; \\\n"
-                "        CkPk pk_; pk_.u = (unsigned)w_; f = (int)(w_ >> 32); val = pk_.v; } while (0)\n");
-        else
-            ck_sbuf_printf(&b,
-                "#define CK_PUB(t, f, val) do { *(volatile CT *)((f) == 2 ? &incls[t] : &aggs[t]) = (val); \\\n"
-                "        __threadfence(); atomicExch(&flags[t], (f)); } while (0)\n"
-                "#define CK_GET(j, f, val) do { f = *(volatile int *)&flags[j]; if (f) { __threadfence(); \\\n"
-                "        val = *(volatile CT *)(f == 2 ? &incls[j] : &aggs[j]); } } while (0)\n");
-        ck_sbuf_printf(&b,
-            "    if (warp == 0) {\n"
-            "        CT excl = ID;\n"
-            "        if (tile == 0) {\n"
-            "            if (lane == 0) CK_PUB(0, 2, agg);\n"
-            "        } else {\n"
-            "            if (lane == 0) CK_PUB(tile, 1, agg);\n"
-            "            long long end = tile;\n"   /* tiles [end, tile) are in excl */
-            "            for (;;) {\n"
-            "                long long j = end - 32 + lane;\n"
-            "                int f = 2; CT val = ID;\n"
-            "                if (j >= 0) CK_GET(j, f, val);\n"
-            "                while (__any_sync(0xffffffffu, f == 0)) { if (f == 0) CK_GET(j, f, val); }\n"
-            "                unsigned m2 = __ballot_sync(0xffffffffu, f == 2);\n"
-            "                int hi = m2 ? 31 - __clz((int)m2) : -1;\n"
-            "                CT w = lane >= hi ? val : ID;\n"
-            "#pragma unroll\n                for (int o = 1; o < 32; o <<= 1) {\n"
-            "                    CT y = (CT)__shfl_down_sync(0xffffffffu, w, o); if (lane + o < 32) w = CK_SOP(w, y); }\n"
-            "                w = (CT)__shfl_sync(0xffffffffu, w, 0);\n"
-            "                excl = end == (long long)tile ? w : CK_SOP(w, excl);\n"
-            "                if (m2) break;\n"
-            "                end -= 32;\n            }\n"
-            "            if (lane == 0) CK_PUB(tile, 2, CK_SOP(excl, agg));\n"
-            "        }\n"
-            "        if (lane == 0) excl_sh = excl;\n    }\n"
-            "    __syncthreads();\n"
-            "    CT pre = tile ? excl_sh : ID;\n"
-            "    if (warp) pre = tile ? CK_SOP(pre, wpre) : wpre;\n"
-            "    if (lane) pre = (tile || warp) ? CK_SOP(pre, xex) : xex;\n"
-            "    const bool first = !tile && !warp && !lane;\n"
-            "#pragma unroll\n    for (int r = 0; r < 16; r++) wb[CK_PAD(lane * 16 + r)] = first ? v[r] : CK_SOP(pre, v[r]);\n"
-            "    __syncwarp();\n"
-            "    if (t0 + 512 <= len) {\n"
-            "#pragma unroll\n        for (int r = 0; r < 16; r++) out[t0 + r * 32 + lane] = (%s)wb[CK_PAD(r * 32 + lane)];\n"
-            "    } else {\n"
-            "#pragma unroll\n        for (int r = 0; r < 16; r++) { long long j = t0 + r * 32 + lane;\n"
-            "            if (j < len) out[j] = (%s)wb[CK_PAD(r * 32 + lane)]; }\n    }\n"
-            "}\n#undef CK_PUB\n#undef CK_GET\n#undef CK_PAD\n#undef CK_SOP\n",
-            st, st);
-    }
-    return ck_sbuf_finish(&b);
-}
-
-typedef struct { long long shape[8], in_st[8], out_st[8]; } scan_nd;
-
-static ck_status scan_long_rows(const ck_scan_desc *d, const scan_spec *sp, uint64_t key, long long rows,
-                                const scan_nd *nd)
+static ck_status scan_long_rows(const ck_scan_desc *d, const ck_cuda_scan_spec *sp, long long rows,
+                                const ck_cuda_scan_nd *nd)
 {
     int dev = d->dev.index;
     CUfunction f;
-    ck_status s = ck_cuda_get_kernel(dev, key, scan_source, sp, "ck_scan_lb", &f);
+    ck_status s = ck_cuda_get_kernel(dev, ck_cuda_scan_key(sp, CK_SCANK_LOOKBACK), scan_source, sp,
+                                     ck_cuda_scan_name(CK_SCANK_LOOKBACK), &f);
     if (s != CK_OK) return s;
     long long len = d->len, ntiles = (len + 4095) / 4096;
     /* counter (16 bytes), then one 8-byte word a tile: the packed (flag,
@@ -526,11 +157,12 @@ static ck_status scan_long_rows(const ck_scan_desc *d, const scan_spec *sp, uint
 ck_status ck_cuda_scan(const ck_scan_desc *d)
 {
     int dev = d->dev.index;
-    if (d->n_outer > 8) return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU scans support up to 8 outer dimensions");
+    if (d->n_outer > CK_CUDA_SCAN_MAXDIM)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU scans support up to %d outer dimensions", CK_CUDA_SCAN_MAXDIM);
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
-    scan_spec sp = {d->op, d->type, d->n_outer};
-    scan_nd nd;
+    ck_cuda_scan_spec sp = {d->op, d->type, d->n_outer};
+    ck_cuda_scan_nd nd;
     memset(&nd, 0, sizeof nd);
     long long rows = 1;
     for (int i = 0; i < d->n_outer; i++) {
@@ -541,13 +173,13 @@ ck_status ck_cuda_scan(const ck_scan_desc *d)
     }
     if (rows == 0 || d->len == 0) return CK_OK;
     CUfunction f;
-    uint64_t key = ((uint64_t)0xAC << 48) | ((uint64_t)sp.op << 16) | ((uint64_t)sp.t << 8) | (uint64_t)sp.nout;
     int isz = ck_dtype_get_info(d->type)->itemsize;
     /* a few long contiguous rows: the single-pass scan over all the GPU, row by row */
     if (rows <= 16 && d->len >= ((int64_t)1 << 16) && d->in_stride == isz && d->out_stride == isz &&
         !ck_dtype_is_complex(d->type) && d->len / 4096 < 0x7FFFFFFF)
-        return scan_long_rows(d, &sp, key | ((uint64_t)1 << 40), rows, &nd);
-    s = ck_cuda_get_kernel(dev, key, scan_source, &sp, "ck_scan", &f);
+        return scan_long_rows(d, &sp, rows, &nd);
+    s = ck_cuda_get_kernel(dev, ck_cuda_scan_key(&sp, CK_SCANK_ROWS), scan_source, &sp,
+                           ck_cuda_scan_name(CK_SCANK_ROWS), &f);
     if (s != CK_OK) return s;
     long long len = d->len, is = d->in_stride, os = d->out_stride;
     const char *in = d->in;
@@ -556,19 +188,4 @@ ck_status ck_cuda_scan(const ck_scan_desc *d)
     unsigned grid = rows < 65535 ? (unsigned)rows : 65535;
     CK_CHECK_CU(ck_cu.cuLaunchKernel(f, grid, 1, 1, 256, 1, 1, 0, ck_cuda_current_stream(dev), args, NULL));
     return CK_OK;
-}
-
-/* The sources, for the C test that compiles every kernel kind with NVRTC. */
-char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout);
-char *ck_cuda_red_source_for_test(int op, ck_dtype in, ck_dtype out, int nout, int nin, int thread_layout)
-{
-    red_spec s = {op, in, out, nout, nin, thread_layout};
-    return red_source(&s);
-}
-
-char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout);
-char *ck_cuda_scan_source_for_test(int op, ck_dtype t, int nout)
-{
-    scan_spec s = {op, t, nout};
-    return scan_source(&s);
 }

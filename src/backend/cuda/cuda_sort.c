@@ -26,11 +26,11 @@
  * histograms back: one host sync a key word).
  */
 #include "cuda_internal.h"
+#include "../../codegen/cuda_sort_codegen.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define CK_SORT_FAMILY 0x42ull
 #define RX_TILE 4096u
 #define BITONIC_MAX 256
 #define ROWS4_MAX 1024
@@ -42,43 +42,13 @@
 enum { RANK_BALLOT, RANK_MATCH, RANK_ATOMIC };
 #define RANK_MATCH_DIGITS 16
 
-typedef struct sort_spec { ck_dtype t; } sort_spec;
-
-/* the module's entry points; the last four are not built for complex */
-enum { K_KEYS, K_ROWHIST, K_PASS, K_PASS_PAY, K_OUT, K_PUT, K_SS, K_UNKEY, K_BLOCK, K_ROWS4, K_ROWS16, K_N };
-static const char *const kernel_names_[K_N] = {"ck_sk_keys", "ck_rx_rowhist", "ck_rx_pass", "ck_rx_pass_pay",
-                                               "ck_sk_out", "ck_sk_put", "ck_ss", "ck_sk_unkey", "ck_sk_block",
-                                               "ck_sk_rows4", "ck_sk_rows16"};
-
-static int key_bytes(ck_dtype t)
-{
-    int isz = ck_dtype_get_info(t)->itemsize;
-    return ck_dtype_is_complex(t) ? isz / 2 : isz;
-}
-
-static char *sort_source(const void *vspec)
-{
-    const sort_spec *sp = vspec;
-    ck_sbuf b = {0};
-    ck_sbuf_printf(&b, "#define CK_SK_T %d\n#define CK_SK_ISZ %d\n#define CK_SK_K64 %d\n%s", (int)sp->t,
-                   ck_dtype_get_info(sp->t)->itemsize, key_bytes(sp->t) > 4, ck_src_sort_kernels);
-    return ck_sbuf_finish(&b);
-}
-
-/* The source for one dtype, for the C test that compiles it with NVRTC. */
-char *ck_cuda_sort_source_for_test(ck_dtype t);
-char *ck_cuda_sort_source_for_test(ck_dtype t)
-{
-    sort_spec sp = {t};
-    return sort_source(&sp);
-}
+static char *sort_source(const void *spec) { return ck_cuda_sort_source(spec); }
 
 static ck_status get_fns(int dev, ck_dtype t, CUfunction *fns)
 {
-    sort_spec sp = {t};
-    uint64_t key = (CK_SORT_FAMILY << 56) | ((uint64_t)t << 8);
-    int n = ck_dtype_is_complex(t) ? K_UNKEY : K_N;
-    return ck_cuda_get_kernels(dev, key, sort_source, &sp, kernel_names_, n, fns);
+    ck_cuda_sort_spec sp = {t};
+    return ck_cuda_get_kernels(dev, ck_cuda_sort_key(&sp), sort_source, &sp, ck_cuda_sort_names,
+                               ck_cuda_sort_nkernels(&sp), fns);
 }
 
 #define LAUNCH(f, grid, block, shmem, args, what)                                                          \
@@ -109,10 +79,10 @@ static ck_status block_sort(const ck_sort_desc *d, CUfunction *fns, CUstream st)
         unsigned T = P / 2 < 32 ? 32 : P / 2;
         int Pi = (int)P;
         void *args[] = {&nrows, &len, &Pi, &data, &rs, &es, &desc, &idx, &irs, &ies, &sv};
-        LAUNCH(fns[K_BLOCK], grid, T, 0, args, "block sort");
+        LAUNCH(fns[CK_SORTK_BLOCK], grid, T, 0, args, "block sort");
     } else {
         void *args[] = {&nrows, &len, &data, &rs, &es, &desc, &idx, &irs, &ies, &sv};
-        LAUNCH(fns[d->len <= ROWS4_MAX ? K_ROWS4 : K_ROWS16], grid, 256, 0, args, "row sort");
+        LAUNCH(fns[d->len <= ROWS4_MAX ? CK_SORTK_ROWS4 : CK_SORTK_ROWS16], grid, 256, 0, args, "row sort");
     }
 done:
     return s;
@@ -176,7 +146,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
     ck_status s = CK_OK;
     int64_t n64 = d->nrows * d->len;
     unsigned n = (unsigned)n64;
-    const int kb = key_bytes(d->type);
+    const int kb = ck_cuda_sort_key_bytes(d->type);
     size_t ksz = kb > 4 ? 8 : 4, isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
     unsigned ntiles = (n + RX_TILE - 1) / RX_TILE;
     const int kind = keys_only_kind(d), fkeys = kind == 2, keys_only = kind != 0, raw = raw_sort(d);
@@ -212,7 +182,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
         uint32_t *hist = b.hist + wi * 8 * 256;
         char *kout = raw ? NULL : k0;
         void *kargs[] = {&n, &len, &in, &rs, &es, &p0, &kout, &w, &kdesc, &init, &hist};
-        LAUNCH(fns[K_KEYS], kgrid, 256, 0, kargs, "sort keys");
+        LAUNCH(fns[CK_SORTK_KEYS], kgrid, 256, 0, kargs, "sort keys");
         int shifts[8], hows[8], npass = 0;
         if (skip) {
             uint32_t h[8 * 256];
@@ -253,11 +223,11 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
             uint32_t *h = hist + (shifts[j] / 8) * 256, *ctr = b.counters + epoch;
             if (keys_only) {
                 void *xargs[] = {&n, &k0, &k1, &shifts[j], &h, &b.status, &ctr, &epoch, &rin, &rout, &kdesc, &hows[j]};
-                LAUNCH(fns[K_PASS], ntiles, 256, 0, xargs, "sort pass");
+                LAUNCH(fns[CK_SORTK_PASS], ntiles, 256, 0, xargs, "sort pass");
             } else {
                 void *xargs[] = {&n, &k0, &p0, &k1, &p1, &mode, &len, &shifts[j], &h, &b.status, &ctr, &epoch,
                                  &hows[j]};
-                LAUNCH(fns[K_PASS_PAY], ntiles, 256, 0, xargs, "sort pass");
+                LAUNCH(fns[CK_SORTK_PASS_PAY], ntiles, 256, 0, xargs, "sort pass");
             }
             char *t = k0; k0 = k1; k1 = t;
             t = p0; p0 = p1; p1 = t;
@@ -265,7 +235,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
         if (raw) {
             if (npass == 1) {   /* the keys of the one pass back to values */
                 void *uargs[] = {&n, &k0, &data, &es, &desc};
-                LAUNCH(fns[K_UNKEY], gstride, 256, 0, uargs, "sort output");
+                LAUNCH(fns[CK_SORTK_UNKEY], gstride, 256, 0, uargs, "sort output");
             }
             goto done;
         }
@@ -277,7 +247,7 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
         uint32_t *hist = b.hist + 3 * 8 * 256;
         long long nrows = d->nrows;
         void *hargs[] = {&nrows, &len, &np, &hist};
-        LAUNCH(fns[K_ROWHIST], ck_cuda_grid_for(dev, nrows, 256), 256, 0, hargs, "sort row histogram");
+        LAUNCH(fns[CK_SORTK_ROWHIST], ck_cuda_grid_for(dev, nrows, 256), 256, 0, hargs, "sort row histogram");
         mode = 1;
         for (int p = 0; p < np; p++) {
             epoch++;
@@ -287,21 +257,21 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
             int64_t vals = (d->nrows + ((int64_t)1 << shift) - 1) >> shift;
             int how = vals <= RANK_MATCH_DIGITS ? RANK_MATCH : RANK_BALLOT;
             void *xargs[] = {&n, &k0, &p0, &none, &p1, &mode, &len, &shift, &h, &b.status, &ctr, &epoch, &how};
-            LAUNCH(fns[K_PASS_PAY], ntiles, 256, 0, xargs, "sort row pass");
+            LAUNCH(fns[CK_SORTK_PASS_PAY], ntiles, 256, 0, xargs, "sort row pass");
             char *t = p0; p0 = p1; p1 = t;
         }
     }
     if (keys_only) {
         void *uargs[] = {&n, &k0, &data, &es, &desc};
-        LAUNCH(fns[K_UNKEY], gstride, 256, 0, uargs, "sort output");
+        LAUNCH(fns[CK_SORTK_UNKEY], gstride, 256, 0, uargs, "sort output");
     } else {
         int64_t *idx = d->idx;
         int sv = d->sort_values;
         void *oargs[] = {&n, &len, &p0, &data, &rs, &es, &b.tmp, &idx, &irs, &ies, &sv};
-        LAUNCH(fns[K_OUT], gstride, 256, 0, oargs, "sort output");
+        LAUNCH(fns[CK_SORTK_OUT], gstride, 256, 0, oargs, "sort output");
         if (sv) {
             void *pargs[] = {&n, &len, &b.tmp, &data, &rs, &es};
-            LAUNCH(fns[K_PUT], gstride, 256, 0, pargs, "sort output");
+            LAUNCH(fns[CK_SORTK_PUT], gstride, 256, 0, pargs, "sort output");
         }
     }
 done:
@@ -325,7 +295,7 @@ ck_status ck_cuda_sort(const ck_sort_desc *d)
                                                bytes, st));
     }
     if (d->len == 1 && !d->idx) return CK_OK;   /* nothing moves */
-    CUfunction fns[K_N] = {0};
+    CUfunction fns[CK_SORTK_N] = {0};
     s = get_fns(dev, d->type, fns);
     if (s != CK_OK) return s;
     if (!ck_dtype_is_complex(d->type) && d->len <= ROWS16_MAX) return block_sort(d, fns, st);
@@ -338,7 +308,7 @@ ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d)
     int dev = d->dev.index;
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
-    CUfunction fns[K_N] = {0};
+    CUfunction fns[CK_SORTK_N] = {0};
     s = get_fns(dev, d->type, fns);
     if (s != CK_OK) return s;
     long long na = d->na, nv = d->nv;
@@ -347,7 +317,7 @@ ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d)
     int right = d->side_right;
     void *args[] = {&na, &nv, &a, &v, &out, &right};
     CUstream st = ck_cuda_current_stream(dev);
-    LAUNCH(fns[K_SS], ck_cuda_grid_for(dev, nv, 256), 256, 0, args, "searchsorted");
+    LAUNCH(fns[CK_SORTK_SS], ck_cuda_grid_for(dev, nv, 256), 256, 0, args, "searchsorted");
 done:
     return s;
 }
