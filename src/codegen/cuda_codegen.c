@@ -1,5 +1,6 @@
 /* Element-wise, cast, fill and iota kernels as CUDA C text. */
 #include "cuda_codegen.h"
+#include "kernel_keys.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,7 +78,7 @@ uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
     k |= ((uint64_t)sp->idx64 & 1) << 38;
     k |= ((uint64_t)sp->vec & 0xF) << 39;
     k |= ((uint64_t)sp->nops & 0x7) << 43;
-    return k | ((uint64_t)1 << 63);   /* never 0: 0 marks an empty table slot */
+    return ck_kernel_key(CK_KFAM_ELEMENTWISE, k);
 }
 
 /* The expression of the output from the input values v1.. (compute types). */

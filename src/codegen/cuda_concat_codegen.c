@@ -1,6 +1,7 @@
 /* The joining kernel (concatenate / stack in one launch) as CUDA C text. */
 #include "cuda_concat_codegen.h"
 #include "cuda_codegen.h"
+#include "kernel_keys.h"
 
 #include <stdlib.h>
 
@@ -14,7 +15,7 @@ uint64_t ck_cuda_cat_key(const ck_cuda_cat_spec *sp)
     k |= (uint64_t)(sp->units & 0x1F) << 17;
     k |= (uint64_t)(sp->idx64 & 1) << 22;
     k |= (uint64_t)(sp->cap & 0x3F) << 23;
-    return ((uint64_t)CK_CUDA_CAT_FAMILY << 56) | k;
+    return ck_kernel_key(CK_KFAM_CONCAT, k);
 }
 
 const char *ck_cuda_cat_name(const ck_cuda_cat_spec *sp) { return sp->kind == CK_CATK_ROWS ? "ck_cat_rows" : "ck_cat"; }

@@ -1,6 +1,6 @@
 /*
  * cuda_concat_codegen.h - CUDA C source of the joining kernel
- * (concatenate, stack and their kin in one launch), key family 0x47.
+ * (concatenate, stack and their kin in one launch), key family CK_KFAM_CONCAT.
  *
  * One launch copies up to `cap` pieces into a box of the output: a thread
  * per output element (grid-stride), the piece found by a binary search of
@@ -23,8 +23,6 @@
 #define CK_CODEGEN_CUDA_CONCAT_H
 
 #include "cudakit.h"
-
-#define CK_CUDA_CAT_FAMILY 0x47
 
 /* Pieces of one launch: the most, and the bytes their struct may take
  * (kernel parameters total 4 KiB; the rest is left for the others). */

@@ -1,12 +1,11 @@
 /* The integer and bool matrix product as CUDA C text. */
 #include "cuda_gemm_codegen.h"
 #include "cuda_codegen.h"
-
-#define CK_BLAS_FAMILY 0x44ull
+#include "kernel_keys.h"
 
 uint64_t ck_cuda_gemm_int_key(const ck_cuda_gemm_int_spec *sp)
 {
-    return (CK_BLAS_FAMILY << 56) | (1ull << 8) | (uint64_t)sp->t;
+    return ck_kernel_key(CK_KFAM_GEMM, (1ull << 8) | (uint64_t)sp->t);
 }
 
 char *ck_cuda_gemm_int_source(const ck_cuda_gemm_int_spec *sp)

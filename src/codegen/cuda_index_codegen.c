@@ -1,6 +1,7 @@
 /* Gather, scatter, index-check and nonzero kernels as CUDA C text. */
 #include "cuda_index_codegen.h"
 #include "cuda_codegen.h"
+#include "kernel_keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ uint64_t ck_cuda_ix_key(const ck_cuda_ix_spec *sp)
     k |= (uint64_t)(sp->byref & 1) << 27;
     k |= (uint64_t)(sp->contig & 1) << 28;
     k |= (uint64_t)(sp->vec & 1) << 29;
-    return ((uint64_t)CK_CUDA_IX_FAMILY << 56) | k;
+    return ck_kernel_key(CK_KFAM_INDEX, k);
 }
 
 const char *ck_cuda_ix_name(const ck_cuda_ix_spec *sp)

@@ -1,6 +1,6 @@
 /*
  * cuda_index_codegen.h - CUDA C source of the advanced-indexing kernels
- * (gather, scatter, index checks, nonzero's compaction), key family 0x41.
+ * (gather, scatter, index checks, nonzero's compaction), key family CK_KFAM_INDEX.
  *
  * A gather or scatter kernel walks the result positions in C order (one
  * thread per position, grid-stride), turns each into byte offsets through
@@ -17,8 +17,6 @@
 #define CK_CODEGEN_CUDA_INDEX_H
 
 #include "cudakit.h"
-
-#define CK_CUDA_IX_FAMILY 0x41
 
 typedef enum ck_ix_kind {
     CK_IXK_GATHER = 1,      /* other[pos] = arr[target(pos)] */

@@ -1,13 +1,14 @@
 /* The random fills as CUDA C text. */
 #include "cuda_random_codegen.h"
 #include "cuda_codegen.h"
+#include "kernel_keys.h"
 
 static int heavy(const ck_cuda_rng_spec *sp) { return sp->dist > CK_RANDOM_INTEGERS; }
 
 uint64_t ck_cuda_rng_key(const ck_cuda_rng_spec *sp)
 {
-    return (0x43ull << 56) | ((uint64_t)heavy(sp) << 40) | ((uint64_t)sp->dist << 16) | ((uint64_t)sp->t << 8) |
-           ((uint64_t)sp->per << 1) | (uint64_t)sp->vec;
+    return ck_kernel_key(CK_KFAM_RANDOM, ((uint64_t)heavy(sp) << 40) | ((uint64_t)sp->dist << 16) |
+                                         ((uint64_t)sp->t << 8) | ((uint64_t)sp->per << 1) | (uint64_t)sp->vec);
 }
 
 const char *ck_cuda_rng_name(const ck_cuda_rng_spec *sp) { return heavy(sp) ? "ck_rng_heavy" : "ck_rng_fill"; }

@@ -1,14 +1,15 @@
 /* Reductions and scans as CUDA C text. */
 #include "cuda_reduce_codegen.h"
 #include "cuda_codegen.h"
+#include "kernel_keys.h"
 
 #include <stdlib.h>
 
 uint64_t ck_cuda_red_key(const ck_cuda_red_spec *s, ck_red_kernel k)
 {
-    uint64_t key = ((uint64_t)0xAB << 48) | ((uint64_t)s->op << 32) | ((uint64_t)s->in << 24) | ((uint64_t)s->out << 16) |
-                   ((uint64_t)s->nout << 10) | ((uint64_t)s->nin << 4) | (uint64_t)s->thread_layout;
-    return key * 4 + (uint64_t)k;
+    uint64_t p = ((uint64_t)s->op << 32) | ((uint64_t)s->in << 24) | ((uint64_t)s->out << 16) |
+                 ((uint64_t)s->nout << 10) | ((uint64_t)s->nin << 4) | (uint64_t)s->thread_layout;
+    return ck_kernel_key(CK_KFAM_REDUCE, p << 2 | (uint64_t)k);
 }
 
 const char *ck_cuda_red_name(const ck_cuda_red_spec *s, ck_red_kernel k)
@@ -238,8 +239,8 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
 
 uint64_t ck_cuda_scan_key(const ck_cuda_scan_spec *s, ck_scan_kernel k)
 {
-    return ((uint64_t)0xAC << 48) | ((uint64_t)k << 40) | ((uint64_t)s->op << 16) | ((uint64_t)s->t << 8) |
-           (uint64_t)s->nout;
+    return ck_kernel_key(CK_KFAM_SCAN, ((uint64_t)k << 40) | ((uint64_t)s->op << 16) | ((uint64_t)s->t << 8) |
+                                       (uint64_t)s->nout);
 }
 
 const char *ck_cuda_scan_name(ck_scan_kernel k) { return k == CK_SCANK_LOOKBACK ? "ck_scan_lb" : "ck_scan"; }

@@ -10,6 +10,7 @@
 
 #include "ck_test.h"
 #include "../../src/codegen/cuda_codegen.h"
+#include "../../src/codegen/kernel_keys.h"
 #include "../../src/runtime/kcache.h"
 
 static ck_sbuf batch_;

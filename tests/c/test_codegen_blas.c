@@ -1,10 +1,11 @@
 /* The integer and bool matrix-product kernel (src/codegen/cuda_gemm_codegen.c)
  * compiles through NVRTC for every integer dtype and bool, to PTX and to a
  * cubin for sm_90 (no GPU needed), and its keys are distinct, non-zero and
- * in the BLAS helpers' family (0x44). */
+ * in their family (CK_KFAM_GEMM). */
 #include "cudakit.h"
 #include "../../src/codegen/cuda_codegen.h"
 #include "../../src/codegen/cuda_gemm_codegen.h"
+#include "../../src/codegen/kernel_keys.h"
 #include "../../src/runtime/kcache.h"
 #include "../../src/platform/cuda_api.h"
 
@@ -21,7 +22,7 @@ int main(void)
     for (int i = 0; i < nt; i++) {
         ck_cuda_gemm_int_spec a = {types[i]};
         uint64_t key = ck_cuda_gemm_int_key(&a);
-        CHECK(key != 0 && (key >> 56) == 0x44, "key %llx", (unsigned long long)key);
+        CHECK(key != 0 && ck_kernel_key_family(key) == CK_KFAM_GEMM, "key %llx", (unsigned long long)key);
         for (int j = 0; j < i; j++) {
             ck_cuda_gemm_int_spec b = {types[j]};
             CHECK(key != ck_cuda_gemm_int_key(&b), "keys %d and %d collide", i, j);

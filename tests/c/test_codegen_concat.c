@@ -1,4 +1,4 @@
-/* The joining kernel (concatenate / stack in one launch, family 0x47):
+/* The joining kernel (concatenate / stack in one launch, family CK_KFAM_CONCAT):
  *  - every kind compiles through NVRTC (no GPU needed) for the element
  *    widths of bool to complex128, 1 to 4 dims with the axis anywhere, 32
  *    dims, 32/64-bit positions; one batch down to a cubin; keys distinct;
@@ -21,7 +21,7 @@ static int compiled_;
 
 static void add(const char *what, const ck_cuda_cat_spec *sp)
 {
-    batch_check_key(what, ck_cuda_cat_key(sp), CK_CUDA_CAT_FAMILY);
+    batch_check_key(what, ck_cuda_cat_key(sp), CK_KFAM_CONCAT);
     CHECK(ck_cuda_cat_params_size(sp) <= CK_CAT_PARAM_BYTES, "%s: %zu bytes of parameters", what,
           ck_cuda_cat_params_size(sp));
     char *src = ck_cuda_cat_source(sp);

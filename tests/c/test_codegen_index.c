@@ -16,7 +16,7 @@ static int compiled_;
 
 static void add(const char *what, const ck_cuda_ix_spec *sp)
 {
-    batch_check_key(what, ck_cuda_ix_key(sp), CK_CUDA_IX_FAMILY);
+    batch_check_key(what, ck_cuda_ix_key(sp), CK_KFAM_INDEX);
 
     char *src = ck_cuda_ix_source(sp);
     CHECK(src != NULL, "%s: no source: %s", what, ck_error_message());

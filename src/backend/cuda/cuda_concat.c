@@ -1,7 +1,7 @@
 /*
  * Joining on the GPU (the copy_pieces slot of backend.h): every piece of a
  * concatenate / stack call in one launch, as generated kernels of family
- * 0x47 (src/codegen/cuda_concat_codegen.h).
+ * CK_KFAM_CONCAT (src/codegen/cuda_concat_codegen.h).
  *
  * When the output and every piece are C-contiguous each piece is a run of
  * bytes in every outer row of the output ("rows" kernel): elements are not

@@ -1,6 +1,6 @@
 /*
  * Advanced indexing on the GPU: gather, scatter and nonzero (the optional
- * slots of backend.h), as generated kernels of family 0x41.
+ * slots of backend.h), as generated kernels of family CK_KFAM_INDEX.
  *
  * Index bounds are checked on the device, inside the kernel that uses the
  * indices: a thread that meets a bad index skips its element and lowers a
