@@ -1,6 +1,5 @@
-/* Devices, contexts, current device and stream, kernel table and launch. */
+/* Devices, contexts, current device and stream, and launch. */
 #include "cuda_internal.h"
-#include "../../runtime/kcache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,118 +53,7 @@ ck_status ck_cuda_use(int d)
     return CK_OK;
 }
 
-/* ------------------------------------------------------------- kernels */
-
-static size_t slot_of(uint64_t key, size_t cap) { return (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1); }
-
-static ck_status table_insert(ck_cuda_device *cd, uint64_t key, CUfunction fn)
-{
-    ck_ktable *t = cd->kernels;
-    if (!t || (cd->kcount + 1) * 2 > t->cap) {
-        size_t ncap = t ? t->cap * 2 : 256;
-        ck_ktable *n = calloc(1, sizeof *n + ncap * sizeof(ck_kernel_slot));
-        if (!n) return ck_error_set(CK_ERR_MEMORY, "out of memory growing the kernel table");
-        n->cap = ncap;
-        for (size_t i = 0; t && i < t->cap; i++) {
-            if (!t->slots[i].key) continue;
-            size_t j = slot_of(t->slots[i].key, ncap);
-            while (n->slots[j].key) j = (j + 1) & (ncap - 1);
-            n->slots[j] = t->slots[i];
-        }
-        __atomic_store_n(&cd->kernels, n, __ATOMIC_RELEASE);   /* the old table stays valid for readers */
-        t = n;
-    }
-    size_t j = slot_of(key, t->cap);
-    while (t->slots[j].key && t->slots[j].key != key) j = (j + 1) & (t->cap - 1);
-    if (!t->slots[j].key) cd->kcount++;
-    t->slots[j].fn = fn;
-    __atomic_store_n(&t->slots[j].key, key, __ATOMIC_RELEASE);
-    return CK_OK;
-}
-
-static CUfunction table_find(ck_cuda_device *cd, uint64_t key)
-{
-    ck_ktable *t = __atomic_load_n(&cd->kernels, __ATOMIC_ACQUIRE);
-    if (!t) return NULL;
-    size_t j = slot_of(key, t->cap);
-    for (;;) {
-        uint64_t k = __atomic_load_n(&t->slots[j].key, __ATOMIC_ACQUIRE);
-        if (k == key) return t->slots[j].fn;
-        if (!k) return NULL;
-        j = (j + 1) & (t->cap - 1);
-    }
-}
-
-ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
-                             const char *name, CUfunction *fn)
-{
-    ck_cuda_device *cd = &ck_cuda_devices[d];
-    CUfunction f = table_find(cd, key);
-    if (f) { *fn = f; return CK_OK; }
-    pthread_mutex_lock(&cd->kmu);
-    f = table_find(cd, key);
-    ck_status s = CK_OK;
-    if (!f) {
-        char *src = make_source(spec);
-        if (!src) { s = ck_error_status(); goto out; }
-        ck_kernel_image img;
-        s = ck_kernel_compile(src, name, NULL, 0, cd->cc_major * 10 + cd->cc_minor, &img);
-        free(src);
-        if (s != CK_OK) goto out;
-        CUmodule mod;
-        CUresult r = ck_cu.cuModuleLoadData(&mod, img.data);
-        ck_kernel_image_free(&img);
-        if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuModuleLoadData", __func__, __FILE__, __LINE__); goto out; }
-        r = ck_cu.cuModuleGetFunction(&f, mod, name);
-        if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuModuleGetFunction", __func__, __FILE__, __LINE__); goto out; }
-        if (cd->nmodules == cd->cmodules) {
-            size_t nc = cd->cmodules ? cd->cmodules * 2 : 64;
-            CUmodule *m = realloc(cd->modules, nc * sizeof *m);
-            if (m) { cd->modules = m; cd->cmodules = nc; }
-        }
-        if (cd->nmodules < cd->cmodules) cd->modules[cd->nmodules++] = mod;
-        s = table_insert(cd, key, f);
-    }
-out:
-    pthread_mutex_unlock(&cd->kmu);
-    if (s == CK_OK) *fn = f;
-    return s;
-}
-
-ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
-                              const char *const *names, int n, CUfunction *fns)
-{
-    ck_cuda_device *cd = &ck_cuda_devices[d];
-    int have = 1;
-    for (int i = 0; i < n && have; i++) have = (fns[i] = table_find(cd, key + (uint64_t)i)) != NULL;
-    if (have) return CK_OK;
-    pthread_mutex_lock(&cd->kmu);
-    ck_status s = CK_OK;
-    char *src = make_source(spec);
-    if (!src) { s = ck_error_status(); goto out; }
-    ck_kernel_image img;
-    s = ck_kernel_compile(src, names[0], NULL, 0, cd->cc_major * 10 + cd->cc_minor, &img);
-    free(src);
-    if (s != CK_OK) goto out;
-    CUmodule mod;
-    CUresult r = ck_cu.cuModuleLoadData(&mod, img.data);
-    ck_kernel_image_free(&img);
-    if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuModuleLoadData", __func__, __FILE__, __LINE__); goto out; }
-    if (cd->nmodules == cd->cmodules) {
-        size_t nc = cd->cmodules ? cd->cmodules * 2 : 64;
-        CUmodule *m = realloc(cd->modules, nc * sizeof *m);
-        if (m) { cd->modules = m; cd->cmodules = nc; }
-    }
-    if (cd->nmodules < cd->cmodules) cd->modules[cd->nmodules++] = mod;
-    for (int i = 0; i < n && s == CK_OK; i++) {
-        r = ck_cu.cuModuleGetFunction(&fns[i], mod, names[i]);
-        if (r != CUDA_SUCCESS) s = ck_cu_fail(r, "cuModuleGetFunction", __func__, __FILE__, __LINE__);
-        else s = table_insert(cd, key + (uint64_t)i, fns[i]);
-    }
-out:
-    pthread_mutex_unlock(&cd->kmu);
-    return s;
-}
+/* ------------------------------------------------------------- launch */
 
 unsigned ck_cuda_grid_for(int d, int64_t n, unsigned block)
 {

@@ -48,13 +48,16 @@ void ck_cuda_set_current_device(int d);
 CUstream ck_cuda_current_stream(int d);
 void ck_cuda_set_current_stream(int d, CUstream s);
 
-/* The function for a spec, compiled (or loaded from the disk cache) on first use. */
-ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
-                             const char *name, CUfunction *fn);
-/* Several entry points of one module: names[i] gets key + i (n of them,
- * consecutive keys); one compile for all of them on a miss. */
+/* The functions of n entry points of one module, names[i] at key + i,
+ * compiled (or loaded from the disk cache) on first use: one compile of
+ * make_source(spec) for all of them on a miss (cuda_kernels.c). */
 ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
                               const char *const *names, int n, CUfunction *fns);
+static inline ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_source)(const void *spec),
+                                           const void *spec, const char *name, CUfunction *fn)
+{
+    return ck_cuda_get_kernels(d, key, make_source, spec, &name, 1, fn);
+}
 /* Launch on the current stream of device d. */
 ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args);
 /* Blocks for a grid-stride kernel over n work items. */

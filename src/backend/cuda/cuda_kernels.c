@@ -1,9 +1,97 @@
-/* Element-wise, cast, fill and iota on the GPU: a merged iteration becomes
- * a kernel spec, the spec a compiled kernel (cached by its 64-bit key), and
- * one launch on the current stream. */
+/* The table of compiled kernels, and element-wise, cast, fill and iota on
+ * the GPU: a merged iteration becomes a kernel spec, the spec a compiled
+ * kernel (cached by its 64-bit key), and one launch on the current stream. */
 #include "cuda_internal.h"
+#include "../../runtime/kcache.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------- kernel table */
+
+static size_t slot_of(uint64_t key, size_t cap) { return (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1); }
+
+static ck_status table_insert(ck_cuda_device *cd, uint64_t key, CUfunction fn)
+{
+    ck_ktable *t = cd->kernels;
+    if (!t || (cd->kcount + 1) * 2 > t->cap) {
+        size_t ncap = t ? t->cap * 2 : 256;
+        ck_ktable *n = calloc(1, sizeof *n + ncap * sizeof(ck_kernel_slot));
+        if (!n) return ck_error_set(CK_ERR_MEMORY, "out of memory growing the kernel table");
+        n->cap = ncap;
+        for (size_t i = 0; t && i < t->cap; i++) {
+            if (!t->slots[i].key) continue;
+            size_t j = slot_of(t->slots[i].key, ncap);
+            while (n->slots[j].key) j = (j + 1) & (ncap - 1);
+            n->slots[j] = t->slots[i];
+        }
+        __atomic_store_n(&cd->kernels, n, __ATOMIC_RELEASE);   /* the old table stays valid for readers */
+        t = n;
+    }
+    size_t j = slot_of(key, t->cap);
+    while (t->slots[j].key && t->slots[j].key != key) j = (j + 1) & (t->cap - 1);
+    if (!t->slots[j].key) cd->kcount++;
+    t->slots[j].fn = fn;
+    __atomic_store_n(&t->slots[j].key, key, __ATOMIC_RELEASE);
+    return CK_OK;
+}
+
+static CUfunction table_find(ck_cuda_device *cd, uint64_t key)
+{
+    ck_ktable *t = __atomic_load_n(&cd->kernels, __ATOMIC_ACQUIRE);
+    if (!t) return NULL;
+    size_t j = slot_of(key, t->cap);
+    for (;;) {
+        uint64_t k = __atomic_load_n(&t->slots[j].key, __ATOMIC_ACQUIRE);
+        if (k == key) return t->slots[j].fn;
+        if (!k) return NULL;
+        j = (j + 1) & (t->cap - 1);
+    }
+}
+
+static int table_find_all(ck_cuda_device *cd, uint64_t key, int n, CUfunction *fns)
+{
+    for (int i = 0; i < n; i++)
+        if (!(fns[i] = table_find(cd, key + (uint64_t)i))) return 0;
+    return 1;
+}
+
+ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
+                              const char *const *names, int n, CUfunction *fns)
+{
+    ck_cuda_device *cd = &ck_cuda_devices[d];
+    if (table_find_all(cd, key, n, fns)) return CK_OK;
+    pthread_mutex_lock(&cd->kmu);
+    ck_status s = CK_OK;
+    /* another thread may have compiled the module while this one waited */
+    if (table_find_all(cd, key, n, fns)) goto out;
+    char *src = make_source(spec);
+    if (!src) { s = ck_error_status(); goto out; }
+    ck_kernel_image img;
+    s = ck_kernel_compile(src, names[0], NULL, 0, cd->cc_major * 10 + cd->cc_minor, &img);
+    free(src);
+    if (s != CK_OK) goto out;
+    CUmodule mod;
+    CUresult r = ck_cu.cuModuleLoadData(&mod, img.data);
+    ck_kernel_image_free(&img);
+    if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuModuleLoadData", __func__, __FILE__, __LINE__); goto out; }
+    if (cd->nmodules == cd->cmodules) {
+        size_t nc = cd->cmodules ? cd->cmodules * 2 : 64;
+        CUmodule *m = realloc(cd->modules, nc * sizeof *m);
+        if (m) { cd->modules = m; cd->cmodules = nc; }
+    }
+    if (cd->nmodules < cd->cmodules) cd->modules[cd->nmodules++] = mod;
+    for (int i = 0; i < n && s == CK_OK; i++) {
+        r = ck_cu.cuModuleGetFunction(&fns[i], mod, names[i]);
+        if (r != CUDA_SUCCESS) s = ck_cu_fail(r, "cuModuleGetFunction", __func__, __FILE__, __LINE__);
+        else s = table_insert(cd, key + (uint64_t)i, fns[i]);
+    }
+out:
+    pthread_mutex_unlock(&cd->kmu);
+    return s;
+}
+
+/* ----------------------------------------------------- element-wise */
 
 static char *ew_source(const void *spec) { return ck_cuda_ew_source((const ck_cuda_ew_spec *)spec); }
 
