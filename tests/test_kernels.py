@@ -449,6 +449,15 @@ def test_fuse_final_reduction(kdev):
     assert_same(p(arr(ii, kdev)), np.asarray((ii * 2).sum()))
 
 
+def test_fuse_numpy_scalars(kdev):
+    # a NumPy scalar argument is a typed parameter (float64 is a float subclass, not a weak scalar)
+    a = np.arange(5, dtype=np.float32)
+    f = ck.fuse(lambda x, s: x * s + np.float32(0.5))
+    got = f(arr(a, kdev), np.float64(2))
+    assert_same(got, a * np.float64(2) + np.float32(0.5))
+    assert got.dtype == ck.float64
+
+
 def test_fuse_fallback(device):
     calls = []
 

@@ -2,9 +2,11 @@
 
 The function is traced once per combination of argument dtypes (and of
 which arguments are arrays or scalars) with proxy objects standing in for
-the arguments: operators and cudakit ufuncs on proxies record CUDA C, and
-the result becomes an ElementwiseKernel (or, when the function ends in a
-sum/prod/max/min, a ReductionKernel whose map is the traced expression).
+the arguments: operators and cudakit ufuncs on proxies record steps (op,
+dtypes, operands), C writes them out as a device function
+(src/codegen/user_kernel_codegen.c), and the result becomes an
+ElementwiseKernel (or, when the function ends in a sum/prod/max/min, a
+ReductionKernel whose map is the traced expression).
 Dtypes follow NumPy's rules (NEP 50) step by step, so the fused result has
 the dtype the unfused one would.  When tracing meets something it cannot
 fuse, the function is simply called (noted once under CUDAKIT_DEBUG).
@@ -25,56 +27,9 @@ class _Unsupported(Exception):
     pass
 
 
-def _cname(dt):
-    from ._kernels import _ctype
-    return _ctype(dt)
-
-
-# C expression templates by ufunc name; operands already cast to the
-# computation dtype `T`.  {0}, {1}: operands.
-_BINARY = {
-    "add": "({0} + {1})", "subtract": "({0} - {1})", "multiply": "({0} * {1})", "divide": "({0} / {1})",
-    "true_divide": "({0} / {1})",
-    "maximum": "(({0} != {0}) ? {0} : (({1} != {1}) ? {1} : ({0} > {1} ? {0} : {1})))",
-    "minimum": "(({0} != {0}) ? {0} : (({1} != {1}) ? {1} : ({0} < {1} ? {0} : {1})))",
-    "fmax": "fmax({0}, {1})", "fmin": "fmin({0}, {1})",
-    "power": "pow({0}, {1})", "arctan2": "atan2({0}, {1})", "hypot": "hypot({0}, {1})",
-    "copysign": "copysign({0}, {1})",
-    "less": "({0} < {1})", "less_equal": "({0} <= {1})", "greater": "({0} > {1})",
-    "greater_equal": "({0} >= {1})", "equal": "({0} == {1})", "not_equal": "({0} != {1})",
-    "logical_and": "((bool){0} && (bool){1})", "logical_or": "((bool){0} || (bool){1})",
-    "logical_xor": "((bool){0} != (bool){1})",
-    "bitwise_and": "({0} & {1})", "bitwise_or": "({0} | {1})", "bitwise_xor": "({0} ^ {1})",
-    "left_shift": "({0} << {1})", "right_shift": "({0} >> {1})",
-}
-_BINARY_INT = {
-    "floor_divide": "(({1}) == 0 ? ({0}) * 0 : (({0}) / ({1}) - ((({0}) % ({1}) != 0) && ((({0}) < 0) != (({1}) < 0)))))",
-    "remainder": "(({1}) == 0 ? ({0}) * 0 : (((({0}) % ({1})) != 0 && ((({0}) % ({1})) < 0) != (({1}) < 0)) ? "
-                 "({0}) % ({1}) + ({1}) : ({0}) % ({1})))",
-}
-_BINARY_FLOAT = {
-    "floor_divide": "floor({0} / {1})",
-    "remainder": "(({0}) - floor(({0}) / ({1})) * ({1}))",
-}
-_UNARY = {
-    "negative": "(-{0})", "positive": "(+{0})", "sqrt": "sqrt({0})", "exp": "exp({0})", "log": "log({0})",
-    "sin": "sin({0})", "cos": "cos({0})", "tan": "tan({0})", "tanh": "tanh({0})", "sinh": "sinh({0})",
-    "cosh": "cosh({0})", "arcsin": "asin({0})", "arccos": "acos({0})", "arctan": "atan({0})",
-    "arcsinh": "asinh({0})", "arccosh": "acosh({0})", "arctanh": "atanh({0})", "exp2": "exp2({0})",
-    "log2": "log2({0})", "log10": "log10({0})", "log1p": "log1p({0})", "expm1": "expm1({0})",
-    "floor": "floor({0})", "ceil": "ceil({0})", "trunc": "trunc({0})", "rint": "rint({0})",
-    "cbrt": "cbrt({0})", "square": "({0} * {0})", "reciprocal": "((decltype({0}))1 / {0})",
-    "logical_not": "(!(bool){0})", "invert": "(~{0})", "isnan": "({0} != {0})",
-    "isinf": "isinf({0})", "isfinite": "isfinite({0})", "sign": "(({0} > 0) - ({0} < 0))",
-}
-_FLOAT_ONLY_UNARY = {"sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arcsin", "arccos", "arctan",
-                     "arcsinh", "arccosh", "arctanh", "exp2", "log2", "log10", "log1p", "expm1", "floor", "ceil",
-                     "trunc", "rint", "cbrt", "isinf", "isfinite"}
-_REDUCTIONS = {
-    "sum": ("a + b", "0"), "prod": ("a * b", "1"),
-    "max": ("((a != a) ? a : ((b != b) ? b : (a > b ? a : b)))", None),
-    "min": ("((a != a) ? a : ((b != b) ? b : (a < b ? a : b)))", None),
-}
+# the ops a trace may record, by ufunc name: (op, nargs, float_only)
+_OPS = _core._fuse_ops()
+_CAST, _WHERE = -1, -2   # the steps of astype and where
 _REDUCTION_ALIASES = {"sum": "sum", "prod": "prod", "max": "max", "amax": "max", "min": "min", "amin": "min"}
 
 
@@ -90,15 +45,15 @@ def _np_result(name, *operands):
 
 
 class _Tracer:
-    def __init__(self):
-        self.lines = []
-        self.n = 0
+    """The steps of a trace: (op, dtype, compute dtype or None, operands),
+    step n's value being the operand ("t", n)."""
 
-    def var(self, dtype, expr):
-        name = f"_t{self.n}"
-        self.n += 1
-        self.lines.append(f"    {_cname(dtype)} {name} = {expr};")
-        return _Proxy(self, name, dtype)
+    def __init__(self):
+        self.steps = []
+
+    def var(self, dtype, op, cdt, refs):
+        self.steps.append((op, dtype, cdt, tuple(refs)))
+        return _Proxy(self, ("t", len(self.steps) - 1), dtype)
 
 
 def _weak(x):
@@ -106,30 +61,29 @@ def _weak(x):
     return type(x)(0) if isinstance(x, (bool, int, float, complex)) else x
 
 
-def _literal(x):
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, int):
-        return f"{x}LL"
-    if isinstance(x, float):
-        if x != x or x in (float("inf"), float("-inf")):
-            raise _Unsupported("a non-finite constant")
-        return repr(x)
-    raise _Unsupported(f"constant of type {type(x).__name__}")
+def _constant(x):
+    """A Python bool, int or float that C can write as a constant."""
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        raise _Unsupported("a non-finite constant")
+    if isinstance(x, int) and not isinstance(x, bool) and not -2**63 <= x < 2**63:
+        raise _Unsupported("an integer constant beyond 64 bits")
+    if not isinstance(x, (bool, int, float)):
+        raise _Unsupported(f"constant of type {type(x).__name__}")
+    return x
 
 
 def _operand(tr, x):
-    """(C expression, dtype-or-weak-scalar) of an operand."""
+    """(operand, dtype-or-weak-scalar) of an operand."""
     if isinstance(x, _WeakProxy):
         return x.name, x.pytype(0)
     if isinstance(x, _Proxy):
         if x.tracer is not tr:
             raise _Unsupported("proxies of two traces")
         return x.name, x.dtype
-    if isinstance(x, (bool, int, float)):
-        return _literal(x), _weak(x)
     if isinstance(x, _np.generic) and x.dtype.kind in "biuf":
-        return f"(({_cname(x.dtype)}){_literal(x.item())})", x.dtype
+        return ("c", _constant(x.item()), x.dtype), x.dtype
+    if isinstance(x, (bool, int, float)):
+        return ("l", _constant(x)), _weak(x)
     raise _Unsupported(f"operand of type {type(x).__name__}")
 
 
@@ -139,44 +93,28 @@ def _apply(name, *xs):
     rdt = _np_result(name, *[o[1] for o in ops])
     if rdt.kind not in "biuf" or rdt.itemsize == 2 and rdt.kind == "f":
         raise _Unsupported(f"{name} gives {rdt}")
+    op = _OPS.get(name)
+    if op is None or op[1] != len(xs):
+        raise _Unsupported(name)
     if len(xs) == 1:
-        tmpl = _UNARY.get(name)
-        if tmpl is None:
-            if name == "absolute":
-                tmpl = "fabs({0})" if rdt.kind == "f" else ("{0}" if rdt.kind in "bu" else "({0} < 0 ? -{0} : {0})")
-            else:
-                raise _Unsupported(name)
         # the computation dtype: the result's for arithmetic, the input's for predicates
         cdt = rdt if rdt.kind != "b" or name in ("logical_not", "invert") else \
             (ops[0][1] if isinstance(ops[0][1], _np.dtype) else _np.dtype("float64"))
-        if name in _FLOAT_ONLY_UNARY and (cdt.kind != "f"):
-            raise _Unsupported(f"{name} on {cdt}")
-        a = f"(({_cname(cdt)}){ops[0][0]})"
-        return tr.var(rdt, tmpl.format(a))
-    if len(xs) == 2:
-        if rdt.kind == "b" and name not in ("logical_and", "logical_or", "logical_xor", "bitwise_and",
-                                            "bitwise_or", "bitwise_xor"):
-            cdt = _np_result("add", ops[0][1], ops[1][1])   # comparison in the common type
-        else:
-            cdt = rdt
-        tmpl = _BINARY.get(name)
-        if name in _BINARY_INT or name in _BINARY_FLOAT:
-            tmpl = (_BINARY_FLOAT if cdt.kind == "f" else _BINARY_INT)[name]
-        if tmpl is None:
-            raise _Unsupported(name)
-        if name == "power" and cdt.kind != "f":
-            raise _Unsupported("integer power")
-        a, b = (f"(({_cname(cdt)}){o[0]})" for o in ops)
-        return tr.var(rdt, tmpl.format(a, b))
-    raise _Unsupported(name)
+    elif rdt.kind == "b" and name not in ("logical_and", "logical_or", "logical_xor", "bitwise_and",
+                                          "bitwise_or", "bitwise_xor"):
+        cdt = _np_result("add", ops[0][1], ops[1][1])   # comparison in the common type
+    else:
+        cdt = rdt
+    if op[2] and cdt.kind != "f":
+        raise _Unsupported(f"{name} on {cdt}")
+    return tr.var(rdt, op[0], cdt, [o[0] for o in ops])
 
 
 def _where(c, x, y):
     tr = next(v.tracer for v in (c, x, y) if isinstance(v, _Proxy))
     oc, ox, oy = (_operand(tr, v) for v in (c, x, y))
     rdt = _np_result("where", _np.dtype(bool), ox[1], oy[1])
-    ct = _cname(rdt)
-    return tr.var(rdt, f"((bool)({oc[0]}) ? ({ct})({ox[0]}) : ({ct})({oy[0]}))")
+    return tr.var(rdt, _WHERE, None, [oc[0], ox[0], oy[0]])
 
 
 class _Reduced:
@@ -241,7 +179,7 @@ class _Proxy:
 
     def astype(self, dtype, copy=True):
         dt = _np.dtype(dtype)
-        return self.tracer.var(dt, f"(({_cname(dt)}){self.name})")
+        return self.tracer.var(dt, _CAST, None, [self.name])
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         return _reduce("sum", self, axis, dtype, out, keepdims)
@@ -262,7 +200,7 @@ class _Proxy:
 def _patched_functions():
     """cudakit's functions as the traced function sees them while tracing."""
     table = {}
-    for name in set(_UNARY) | set(_BINARY) | set(_BINARY_INT) | {"absolute", "abs"}:
+    for name in set(_OPS) | {"abs"}:
         uname = "absolute" if name == "abs" else name
 
         def f(*xs, _n=uname, **kw):
@@ -303,22 +241,22 @@ class Fusion:
     def _trace(self, args):
         import cudakit as ck
         tr = _Tracer()
-        proxies, in_params = [], []
+        proxies, in_params, in_types = [], [], []
         for k, a in enumerate(args):
             if isinstance(a, _core.ndarray):
                 dt = _np.dtype(a.dtype.name)
-                proxies.append(_Proxy(tr, f"in{k}", dt))
-                in_params.append(f"{dt.name} in{k}")
+                proxies.append(_Proxy(tr, ("p", k), dt))
+            elif isinstance(a, _np.generic) and a.dtype.kind in "biuf":
+                dt = a.dtype
+                proxies.append(_Proxy(tr, ("p", k), dt))
             elif isinstance(a, (bool, int, float)):
                 # a weak scalar: rules by its Python type, passed as double / long long / bool
-                proxies.append(_ScalarArg(tr, f"in{k}", a))
-                cdt = {bool: "bool", int: "int64", float: "float64"}[type(a)]
-                in_params.append(f"{cdt} in{k}")
-            elif isinstance(a, _np.generic) and a.dtype.kind in "biuf":
-                proxies.append(_Proxy(tr, f"in{k}", a.dtype))
-                in_params.append(f"{a.dtype.name} in{k}")
+                proxies.append(_ScalarArg(tr, ("p", k), a))
+                dt = _np.dtype(proxies[-1].cdt)
             else:
                 raise _Unsupported(f"argument {k} of type {type(a).__name__}")
+            in_params.append(f"{dt.name} in{k}")
+            in_types.append(dt)
         patched = _patched_functions()
         with _TRACE_LOCK:
             saved = {n: getattr(ck, n) for n in patched if hasattr(ck, n)}
@@ -343,25 +281,17 @@ class Fusion:
         for o in outs:
             if not isinstance(o, _Proxy):
                 raise _Unsupported("the function does not return a traced element-wise value")
-        body = "\n".join(tr.lines)
-        in_sig = ", ".join(f"{_cname(p.dtype)} {p.name}" if isinstance(p, _Proxy) else
-                           f"{_cname(_np.dtype(p.cdt))} {p.name}" for p in proxies)
         from ._kernels import ElementwiseKernel, ReductionKernel
+        res_types = (reduced.dtype,) if reduced is not None else tuple(o.dtype for o in outs)
+        fn, call = _core._fuse_source(tuple(in_types), tr.steps, tuple(o.name for o in outs), res_types,
+                                      reduced is not None)
         if reduced is not None:
-            rdt = reduced.dtype
-            fn = (f"__device__ {_cname(rdt)} _ck_fused_map({in_sig})\n{{\n{body}\n"
-                  f"    return ({_cname(rdt)}){outs[0].name};\n}}\n")
-            rexpr, ident = _REDUCTIONS[reduced.op]
-            call = ", ".join(p.name for p in proxies)
-            kern = ReductionKernel(", ".join(in_params), f"{rdt.name} out0", f"_ck_fused_map({call})", rexpr,
-                                   "out0 = a", ident, self.name, preamble=fn)
+            rexpr, ident = _core._fuse_reduction(reduced.op)
+            kern = ReductionKernel(", ".join(in_params), f"{reduced.dtype.name} out0", call, rexpr, "out0 = a", ident,
+                                   self.name, preamble=fn)
             return ("reduce", kern, reduced.axis, reduced.keepdims)
         rets = ", ".join(f"{o.dtype.name} out{j}" for j, o in enumerate(outs))
-        fn = (f"__device__ void _ck_fused_fn({in_sig}" + "".join(f", {_cname(o.dtype)} &_r{j}"
-                                                               for j, o in enumerate(outs)) + ")\n{\n" + body +
-              "\n" + "".join(f"    _r{j} = ({_cname(o.dtype)}){o.name};\n" for j, o in enumerate(outs)) + "}\n")
-        call = ", ".join([p.name for p in proxies] + [f"out{j}" for j in range(len(outs))])
-        kern = ElementwiseKernel(", ".join(in_params), rets, f"_ck_fused_fn({call})", self.name, preamble=fn,
+        kern = ElementwiseKernel(", ".join(in_params), rets, call, self.name, preamble=fn,
                                  return_tuple=len(outs) > 1 or isinstance(result, tuple))
         return ("map", kern, None, None)
 

@@ -42,23 +42,8 @@ _DEBUG = "CUDAKIT_DEBUG" in os.environ
 
 # ---------------------------------------------------------------- signatures
 
-_CTYPES = {
-    "float": "float32", "double": "float64",
-    "int": "int32", "signed int": "int32", "int32_t": "int32", "signed": "int32",
-    "unsigned int": "uint32", "unsigned": "uint32", "uint32_t": "uint32",
-    "long long": "int64", "long long int": "int64", "signed long long": "int64", "int64_t": "int64",
-    "long": "int64", "long int": "int64", "ptrdiff_t": "int64", "ssize_t": "int64",
-    "unsigned long long": "uint64", "unsigned long long int": "uint64", "uint64_t": "uint64",
-    "unsigned long": "uint64", "size_t": "uint64",
-    "short": "int16", "short int": "int16", "int16_t": "int16",
-    "unsigned short": "uint16", "unsigned short int": "uint16", "uint16_t": "uint16",
-    "signed char": "int8", "int8_t": "int8",
-    "unsigned char": "uint8", "uint8_t": "uint8",
-    "bool": "bool",
-    "__half": "float16", "half": "float16",
-    "complex<float>": "complex64", "complex<double>": "complex128",
-    "ck_c64": "complex64", "ck_c128": "complex128",
-}
+# the dtype of a C type name as signatures spell it (None: not a plain type)
+_ctype_dtype = _core._ukernel_dtype_of_ctype
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b")
 
 
@@ -82,10 +67,10 @@ def _parse_param(p):
     if stars == 1:
         if base in ("void", "char"):
             return ("p", None)
-        return ("p", _CTYPES.get(base))
+        return ("p", _ctype_dtype(base))
     if stars > 1:
         return ("p", None)
-    t = _CTYPES.get(base)
+    t = _ctype_dtype(base)
     if t is None:
         return ("?", None)
     return ("s", t)
@@ -282,7 +267,7 @@ class RawModule:
                 if g.group(2) == name:
                     m = g
             if m is not None:
-                t = _CTYPES.get(" ".join(m.group(1).split()))
+                t = _ctype_dtype(" ".join(m.group(1).split()))
                 if t is not None:
                     dtype = t
                     if shape is None and m.group(3):
@@ -329,75 +314,16 @@ class SourceModule(RawModule):
 
 
 # ------------------------------------------------------- generated kernels
+# The source, the signature and each call's launch arguments come from C
+# (src/codegen/user_kernel_codegen.c); the classes bind the arguments'
+# dtypes, allocate outputs and keep one kernel a (dtypes, layout class).
 
-_C_TYPES = {
-    "bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
-    "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int", "int64": "long long",
-    "uint64": "unsigned long long", "float32": "float", "float64": "double",
-    "complex64": "complex<float>", "complex128": "complex<double>",
-}
-
-# The generated code's helpers: CUDA C in the subset the CPU target supports.
-_HELPERS = r"""
-struct ck_ind_t {
-    long long n_; const long long *c_;
-    __device__ long long size() const { return n_; }
-    __device__ const long long *get() const { return c_; }
-};
-template <typename T> struct ck_raw_t {
-    T *p_; long long n_;
-    __device__ T &operator[](long long k) const { return p_[k]; }
-    __device__ long long size() const { return n_; }
-};
-"""
-
-_COMPLEX_HELPERS = r"""
-template <typename T> struct complex {
-    T re_, im_;
-    __device__ complex() : re_(0), im_(0) {}
-    __device__ complex(T r) : re_(r), im_(0) {}
-    __device__ complex(T r, T i) : re_(r), im_(i) {}
-    template <typename U> __device__ complex(const complex<U> &o) : re_((T)o.re_), im_((T)o.im_) {}
-    __device__ T real() const { return re_; }
-    __device__ T imag() const { return im_; }
-};
-template <typename T> __device__ complex<T> operator+(complex<T> a, complex<T> b) { return complex<T>(a.re_ + b.re_, a.im_ + b.im_); }
-template <typename T> __device__ complex<T> operator-(complex<T> a, complex<T> b) { return complex<T>(a.re_ - b.re_, a.im_ - b.im_); }
-template <typename T> __device__ complex<T> operator-(complex<T> a) { return complex<T>(-a.re_, -a.im_); }
-template <typename T> __device__ complex<T> operator*(complex<T> a, complex<T> b) { return complex<T>(a.re_ * b.re_ - a.im_ * b.im_, a.re_ * b.im_ + a.im_ * b.re_); }
-template <typename T> __device__ complex<T> operator/(complex<T> a, complex<T> b) {
-    T d = b.re_ * b.re_ + b.im_ * b.im_;
-    return complex<T>((a.re_ * b.re_ + a.im_ * b.im_) / d, (a.im_ * b.re_ - a.re_ * b.im_) / d);
-}
-template <typename T> __device__ bool operator==(complex<T> a, complex<T> b) { return a.re_ == b.re_ && a.im_ == b.im_; }
-template <typename T> __device__ bool operator!=(complex<T> a, complex<T> b) { return !(a == b); }
-template <typename T> __device__ T real(complex<T> a) { return a.re_; }
-template <typename T> __device__ T imag(complex<T> a) { return a.im_; }
-template <typename T> __device__ complex<T> conj(complex<T> a) { return complex<T>(a.re_, -a.im_); }
-template <typename T> __device__ T abs(complex<T> a) { return sqrt(a.re_ * a.re_ + a.im_ * a.im_); }
-"""
-
-_TYPE_NAMES = set(_C_TYPES) | {"float", "int", "complex", "float16", "half", "double", "single", "longlong",
-                               "ulonglong", "intp", "uintp", "byte", "ubyte", "short", "ushort", "intc", "uintc",
-                               "bool_", "float_", "int_", "complex_"}
-
-
-def _dtype_name(t):
-    return _np.dtype(t).name
-
-
-def _ctype(dt):
-    name = _dtype_name(dt)
-    if name == "float16":
-        raise NotImplementedError("float16 in generated kernels is not supported yet (use float32)")
-    try:
-        return _C_TYPES[name]
-    except KeyError:
-        raise TypeError(f"dtype {name} cannot be used in a kernel") from None
+# the C type a generated kernel names a dtype by (NotImplementedError for float16)
+_ctype = _core._ukernel_ctype
 
 
 class _Param:
-    __slots__ = ("raw", "ctype", "dtype", "name", "placeholder")
+    __slots__ = ("raw", "dtype", "name", "placeholder")
 
     def __init__(self, text):
         words = text.split()
@@ -412,8 +338,9 @@ class _Param:
             raise ValueError(f"bad parameter name {self.name!r}")
         self.dtype = None
         self.placeholder = None
+        # a capitalised name is a placeholder; so is any other that is not a dtype
         try:
-            if t in _TYPE_NAMES or not re.fullmatch(r"[A-Z]\w*", t):
+            if not re.fullmatch(r"[A-Z]\w*", t):
                 self.dtype = _np.dtype(t)
         except TypeError:
             self.dtype = None
@@ -482,35 +409,6 @@ def _launch_config(n, dev_is_cpu):
     cap = (os.cpu_count() or 1) * 8 if dev_is_cpu else 1 << 20
     return max(1, min(grid, cap)), block
 
-
-def _merge_dims(shape, strides_list):
-    """Drop length-1 dims and merge dims that are contiguous for every
-    operand (strides in bytes)."""
-    dims = [(s, [st[d] for st in strides_list]) for d, s in enumerate(shape) if s != 1]
-    if not dims:
-        return (), [() for _ in strides_list]
-    merged = [dims[0]]
-    for s, sts in dims[1:]:
-        ps, psts = merged[-1]
-        if all(pst == st * s for pst, st in zip(psts, sts)):
-            merged[-1] = (ps * s, sts)
-        else:
-            merged.append((s, sts))
-    shape = tuple(s for s, _ in merged)
-    return shape, [tuple(sts[k] for _, sts in merged) for k in range(len(strides_list))]
-
-
-def _bcast_strides(a, shape):
-    """Byte strides of array a broadcast to shape (0 where broadcast)."""
-    nd = len(shape)
-    off = nd - a.ndim
-    st = [0] * nd
-    for d in range(a.ndim):
-        if a.shape[d] != 1:
-            st[off + d] = a.strides[d]
-    return st
-
-
 class ElementwiseKernel:
     """CuPy's ``ElementwiseKernel(in_params, out_params, operation, name)``.
 
@@ -547,93 +445,27 @@ class ElementwiseKernel:
         self.loop_prep = loop_prep
         self.after_loop = after_loop
         self._uses_ind = "_ind.get" in operation
+        self._pnames = tuple((p.name, p.placeholder) for p in self.in_params + self.out_params)
         self._cache = {}
         self._lock = threading.Lock()
 
     # ---- code generation
     def _source(self, dts, kinds, ndim, contig):
-        """kinds[k]: 'a' array, 'r' raw, 's' scalar for each parameter."""
-        params = self.in_params + self.out_params
-        lines = []
-        needs_complex = any(_dtype_name(d).startswith("complex") for d in dts)
-        if needs_complex:
-            lines.append(_COMPLEX_HELPERS)
-        lines.append(_HELPERS)
-        seen = set()
-        for p, d in zip(params, dts):
-            if p.placeholder and p.placeholder not in seen:
-                seen.add(p.placeholder)
-                lines.append(f"typedef {_ctype(d)} {p.placeholder};")
-        if self.preamble:
-            lines.append(self.preamble)
-        sig = ["long long _n"] + [f"long long _sh{d}" for d in range(ndim)]
-        for k, (p, d, kind) in enumerate(zip(params, dts, kinds)):
-            ct = _ctype(d)
-            if kind == "s":
-                sig.append(f"{ct} {p.name}")
-            elif kind == "r":
-                sig.append(f"{ct} *_p_{p.name}")
-                sig.append(f"long long _n_{p.name}")
-            else:
-                sig.append(f"{ct} *_p_{p.name}")
-                if not contig:
-                    sig += [f"long long _st{k}_{d}" for d in range(ndim)]
-        body = []
-        body.append("    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < _n; "
-                    "i += (long long)blockDim.x * gridDim.x) {")
-        need_coords = (not contig) or self._uses_ind
-        if need_coords and ndim:
-            body.append(f"        long long _c[{ndim}];")
-            body.append("        { long long _r = i;")
-            for d in reversed(range(ndim)):
-                body.append(f"          _c[{d}] = _r % _sh{d}; _r /= _sh{d};")
-            body.append("        }")
-            body.append("        ck_ind_t _ind = {_n, _c};")
-        else:
-            body.append("        long long _c0 = i; ck_ind_t _ind = {_n, &_c0};")
-        for k, (p, d, kind) in enumerate(zip(params, dts, kinds)):
-            ct = _ctype(d)
-            is_out = k >= self.nin
-            if kind == "r":
-                body.append(f"        ck_raw_t<{ct}> {p.name} = {{_p_{p.name}, _n_{p.name}}};")
-            elif kind == "a":
-                if contig:
-                    ref = f"_p_{p.name}[i]"
-                else:
-                    off = " + ".join(f"_c[{d}] * _st{k}_{d}" for d in range(ndim)) or "0"
-                    ref = f"*({ct} *)((char *)_p_{p.name} + ({off}))"
-                if is_out:
-                    body.append(f"        {ct} &{p.name} = {ref};")
-                else:
-                    body.append(f"        const {ct} {p.name} = {ref};")
-        body.append("        (void)_ind;")
-        body.append("        " + self.operation.strip().rstrip(";") + ";")
-        body.append("    }")
-        prep = ("    " + self.loop_prep + "\n") if self.loop_prep else ""
-        after = ("    " + self.after_loop + "\n") if self.after_loop else ""
-        src = "\n".join(lines) + f'\nextern "C" __global__ void {self.name}({", ".join(sig)})\n{{\n' + prep + \
-            "\n".join(body) + "\n" + after + "}\n"
-        return src
+        """The kernel's CUDA C for parameter dtypes dts and kinds ('a' array,
+        'r' raw, 's' scalar, one a parameter) over ndim loop dims."""
+        return self._generate(dts, kinds, ndim, contig)[0]
+
+    def _generate(self, dts, kinds, ndim, contig):
+        return _core._ukernel_ew_source(self.name, self.operation, self.preamble, self.loop_prep, self.after_loop,
+                                        self._pnames, tuple(dts), "".join(kinds), self.nin, ndim, contig,
+                                        self._uses_ind)
 
     def _kernel(self, key, dts, kinds, ndim, contig):
-        k = self._cache.get(key)
-        if k is None:
-            src = self._source(dts, kinds, ndim, contig)
-            sig = [("s", "int64")] + [("s", "int64")] * ndim
-            for d, kind in zip(dts, kinds):
-                name = _dtype_name(d)
-                if kind == "s":
-                    sig.append(("s", name))
-                elif kind == "r":
-                    sig += [("p", name), ("s", "int64")]
-                else:
-                    sig.append(("p", name))
-                    if not contig:
-                        sig += [("s", "int64")] * ndim
-            k = RawKernel(src, self.name, self.options, _signature=sig)
-            k.generated_source = src
-            with self._lock:
-                self._cache[key] = k
+        src, sig = self._generate(dts, kinds, ndim, contig)
+        k = RawKernel(src, self.name, self.options, _signature=sig)
+        k.generated_source = src
+        with self._lock:
+            self._cache[key] = k
         return k
 
     def __call__(self, *args, size=None, block_size=None, stream=None, out=None, **kw):
@@ -674,7 +506,7 @@ class ElementwiseKernel:
         shapes = [a.shape for p, a in zip(self.in_params, args) if _is_array(a) and not p.raw]
         shapes += [o.shape for p, o in zip(self.out_params, outs) if o is not None and not p.raw]
         if shapes:
-            shape = tuple(_np.broadcast_shapes(*shapes))
+            shape = _core.broadcast_shapes(*shapes)
         elif size is not None:
             shape = (int(size),)
         else:
@@ -710,6 +542,7 @@ class ElementwiseKernel:
                 kinds.append("s")
             else:
                 kinds.append("r" if p.raw else "a")
+        kinds = "".join(kinds)
         nel = 1
         for s in shape:
             nel *= s
@@ -719,40 +552,21 @@ class ElementwiseKernel:
                 if k >= self.nin:
                     raise NotImplementedError(f"{self.name}: a raw output must be C-contiguous")
                 allv[k] = a.copy()
-        arr_idx = [k for k in range(len(params)) if kinds[k] == "a"]
-        strides = [_bcast_strides(allv[k], shape) for k in arr_idx]
-        contig = all(allv[k].flags.c_contiguous and tuple(allv[k].shape) == shape for k in arr_idx) \
-            and not self._uses_ind
-        if contig:
-            lshape = (nel,)
-            lstrides = [()] * len(arr_idx)
-        elif self.reduce_dims and not self._uses_ind:
-            lshape, lstrides = _merge_dims(shape, strides)
-        else:
-            lshape, lstrides = shape, strides
-        ndim = len(lshape)
         if nel == 0:
             return self._result(outs)
-        key = (tuple(d.str for d in dts), tuple(kinds), ndim, contig)
-        kern = self._kernel(key, dts, kinds, ndim, contig)
-        largs = [nel] + list(lshape)
-        ai = 0
-        for k, (p, a) in enumerate(zip(params, allv)):
-            if kinds[k] == "s":
-                largs.append(a)
-            elif kinds[k] == "r":
-                largs += [a, a.size]
-            else:
-                largs.append(a)
-                if not contig:
-                    largs += list(lstrides[ai])
-                ai += 1
+        uses_ind = self._uses_ind
+        ndim, contig, largs = _core._ukernel_ew_args(tuple(allv), kinds, shape, self.reduce_dims and not uses_ind,
+                                                     not uses_ind)
+        key = (tuple(dts), kinds, ndim, contig)
+        kern = self._cache.get(key)
+        if kern is None:
+            kern = self._kernel(key, dts, kinds, ndim, contig)
         is_cpu = str(dev).startswith("cpu")
         grid, block = _launch_config(nel, is_cpu)
         if block_size is not None:
             block = int(block_size)
             grid = max(1, min((nel + block - 1) // block, 1 << 20))
-        kern(grid, block, tuple(largs), 0, stream)
+        kern(grid, block, largs, 0, stream)
         return self._result(outs)
 
     def _result(self, outs):
@@ -795,122 +609,22 @@ class ReductionKernel:
         self.reduce_type = reduce_type
         self.preamble = preamble
         self.options = tuple(options)
+        self._pnames = tuple((p.name, p.placeholder) for p in self.in_params + self.out_params)
         self._cache = {}
         self._lock = threading.Lock()
 
     _BLOCK = 256
 
     def _source(self, dts, kinds, rtype, nouter, ninner, mode):
-        params = self.in_params + self.out_params
-        lines = []
-        if any(_dtype_name(d).startswith("complex") for d in dts) or rtype.startswith("complex"):
-            lines.append(_COMPLEX_HELPERS)
-        lines.append(_HELPERS)
-        seen = set()
-        for p, d in zip(params, dts):
-            if p.placeholder and p.placeholder not in seen:
-                seen.add(p.placeholder)
-                lines.append(f"typedef {_ctype(d)} {p.placeholder};")
-        lines.append(f"typedef {rtype} _type_reduce;")
-        if self.preamble:
-            lines.append(self.preamble)
-        lines.append("__device__ __forceinline__ _type_reduce _ck_combine(const _type_reduce &a, const _type_reduce &b)"
-                     f" {{ return ({self.reduce_expr}); }}")
-        sig = ["long long _nout", "long long _nred"] + [f"long long _osh{d}" for d in range(nouter)] + \
-              [f"long long _ish{d}" for d in range(ninner)]
-        for k, (p, d, kind) in enumerate(zip(params, dts, kinds)):
-            ct = _ctype(d)
-            if kind == "s":
-                sig.append(f"{ct} {p.name}")
-            elif kind == "r":
-                sig += [f"{ct} *_p_{p.name}", f"long long _n_{p.name}"]
-            else:
-                sig.append(f"{ct} *_p_{p.name}")
-                sig += [f"long long _os{k}_{d}" for d in range(nouter)]
-                if k < self.nin:
-                    sig += [f"long long _is{k}_{d}" for d in range(ninner)]
-        has_id = self.identity is not None
-        B = self._BLOCK
+        """The kernel's CUDA C for parameter dtypes dts and kinds, reducing to
+        C type rtype, over nouter output and ninner reduced dims, mode
+        "block" (a block per output) or "thread"."""
+        return self._generate(dts, kinds, rtype, nouter, ninner, mode == "block")[0]
 
-        def offsets(var, shp, prefix, which):
-            out = [f"{{ long long _r = {var};"]
-            for d in reversed(range(shp)):
-                adds = " ".join(f"{prefix}{k} += _cc * _{which}s{k}_{d};" for k, kind in enumerate(kinds)
-                                if kind == "a" and (which == "o" or k < self.nin))
-                out.append(f"  {{ long long _cc = _r % _{which}sh{d}; _r /= _{which}sh{d}; {adds} }}")
-            out.append("}")
-            return "\n            ".join(out)
-
-        arrs = [k for k, kind in enumerate(kinds) if kind == "a"]
-        ins = [k for k in arrs if k < self.nin]
-        b = []
-        if mode == "block":
-            b.append(f"    __shared__ _type_reduce _sdata[{B}];")
-            if not has_id:
-                b.append(f"    __shared__ bool _shas[{B}];")
-            b.append("    for (long long _o = blockIdx.x; _o < _nout; _o += gridDim.x) {")
-            jloop = "for (long long _j = threadIdx.x; _j < _nred; _j += blockDim.x)"
-        else:
-            b.append("    for (long long _o = (long long)blockIdx.x * blockDim.x + threadIdx.x; _o < _nout; "
-                     "_o += (long long)blockDim.x * gridDim.x) {")
-            jloop = "for (long long _j = 0; _j < _nred; _j++)"
-        b.append("        " + " ".join(f"long long _oo{k} = 0;" for k in arrs))
-        b.append("        " + offsets("_o", nouter, "_oo", "o"))
-        b.append("        _type_reduce _acc" + (f" = ({self.identity});" if has_id else "; bool _has = false;"))
-        b.append(f"        {jloop} {{")
-        b.append("            " + " ".join(f"long long _io{k} = _oo{k};" for k in ins))
-        b.append("            " + offsets("_j", ninner, "_io", "i"))
-        for k, (p, d, kind) in enumerate(zip(params, dts, kinds)):
-            if k >= self.nin:
-                continue
-            ct = _ctype(d)
-            if kind == "a":
-                b.append(f"            const {ct} {p.name} = *(const {ct} *)((const char *)_p_{p.name} + _io{k});")
-            elif kind == "r":
-                b.append(f"            ck_raw_t<{ct}> {p.name} = {{_p_{p.name}, _n_{p.name}}};")
-        b.append(f"            _type_reduce _v = ({self.map_expr});")
-        if has_id:
-            b.append("            _acc = _ck_combine(_acc, _v);")
-        else:
-            b.append("            _acc = _has ? _ck_combine(_acc, _v) : _v; _has = true;")
-        b.append("        }")
-        if mode == "block":
-            b.append("        _sdata[threadIdx.x] = _acc;")
-            if not has_id:
-                b.append("        _shas[threadIdx.x] = _has;")
-            b.append("        __syncthreads();")
-            b.append("        for (unsigned _s = blockDim.x / 2; _s > 0; _s >>= 1) {")
-            b.append("            if (threadIdx.x < _s) {")
-            if has_id:
-                b.append("                _sdata[threadIdx.x] = _ck_combine(_sdata[threadIdx.x], "
-                         "_sdata[threadIdx.x + _s]);")
-            else:
-                b.append("                if (_shas[threadIdx.x + _s]) { _sdata[threadIdx.x] = _shas[threadIdx.x] ? "
-                         "_ck_combine(_sdata[threadIdx.x], _sdata[threadIdx.x + _s]) : _sdata[threadIdx.x + _s]; "
-                         "_shas[threadIdx.x] = true; }")
-            b.append("            }")
-            b.append("            __syncthreads();")
-            b.append("        }")
-            b.append("        if (threadIdx.x == 0) {")
-            b.append("            _type_reduce a = _sdata[0];")
-        else:
-            b.append("        {")
-            b.append("            _type_reduce a = _acc;")
-        op = self.out_params[0]
-        k = self.nin
-        oct_ = _ctype(dts[k])
-        b.append(f"            {oct_} &{op.name} = *({oct_} *)((char *)_p_{op.name} + _oo{k});")
-        for kk, (p, d, kind) in enumerate(zip(params, dts, kinds)):
-            if kk < self.nin and kind == "r":
-                b.append(f"            ck_raw_t<{_ctype(d)}> {p.name} = {{_p_{p.name}, _n_{p.name}}};")
-        b.append("            (void)a;")
-        b.append("            " + self.post_map_expr.strip().rstrip(";") + ";")
-        b.append("        }")
-        if mode == "block":
-            b.append("        __syncthreads();")
-        b.append("    }")
-        return "\n".join(lines) + f'\nextern "C" __global__ void {self.name}({", ".join(sig)})\n{{\n' + \
-            "\n".join(b) + "\n}\n"
+    def _generate(self, dts, kinds, rtype, nouter, ninner, block):
+        return _core._ukernel_red_source(self.name, self.map_expr, self.reduce_expr, self.post_map_expr,
+                                         self.identity, self.preamble, rtype, self._pnames, tuple(dts),
+                                         "".join(kinds), self.nin, nouter, ninner, block)
 
     def __call__(self, *args, out=None, axis=None, keepdims=False, stream=None, **kw):
         if kw:
@@ -940,7 +654,7 @@ class ReductionKernel:
         shapes = [a.shape for p, a in zip(self.in_params, args) if _is_array(a) and not p.raw]
         if not shapes:
             raise ValueError(f"{self.name}: needs at least one non-raw array input")
-        shape = tuple(_np.broadcast_shapes(*shapes))
+        shape = _core.broadcast_shapes(*shapes)
         nd = len(shape)
         if axis is None:
             axes = tuple(range(nd))
@@ -977,82 +691,31 @@ class ReductionKernel:
             raise ValueError(f"zero-size array to reduction operation {self.name} which has no identity")
         params = self.in_params + self.out_params
         allv = args + [out]
-        kinds = []
-        for p, a in zip(params, allv):
-            kinds.append("s" if not _is_array(a) else ("r" if p.raw else "a"))
-        # strides of the kept (outer) and reduced (inner) dims per operand
-        ost, ist = [], []
-        for k, (p, a) in enumerate(zip(params, allv)):
-            if kinds[k] != "a":
-                ost.append(None)
-                ist.append(None)
-                continue
-            if k < self.nin:
-                st = _bcast_strides(a, shape)
-                ost.append([st[d] for d in kept])
-                ist.append([st[d] for d in axes])
-            else:
-                ost_k = list(a.strides)
-                if keepdims:
-                    ost_k = [ost_k[d] for d in kept]
-                ost.append(ost_k)
-                ist.append([])
-        oshape = [shape[d] for d in kept]
-        ishape = [shape[d] for d in axes]
-        # merge contiguous runs of each group
-        arr = [k for k in range(len(params)) if kinds[k] == "a"]
-        oshape, om = _merge_dims(oshape, [ost[k] for k in arr])
-        in_arr = [k for k in arr if k < self.nin]
-        ishape, im = _merge_dims(ishape, [ist[k] for k in in_arr])
-        for j, k in enumerate(arr):
-            ost[k] = list(om[j])
-        for j, k in enumerate(in_arr):
-            ist[k] = list(im[j])
-        nouter, ninner = len(oshape), len(ishape)
-        # a block per output when the reduced run is contiguous (or there are few outputs)
-        first = in_arr[0] if in_arr else None
-        contig_inner = first is not None and ninner > 0 and \
-            abs(ist[first][-1]) == allv[first].itemsize
-        mode = "block" if ((contig_inner and nred >= 16) or (nout < 1024 and nred >= 32)) else "thread"
+        kinds = "".join("s" if not _is_array(a) else ("r" if p.raw else "a") for p, a in zip(params, allv))
+        mask = 0
+        for d in axes:
+            mask |= 1 << d
+        nouter, ninner, block_mode, largs = _core._ukernel_red_args(tuple(allv), kinds, self.nin, shape, mask,
+                                                                    keepdims)
         rtype = self._rtype(types, dts)
-        key = (tuple(d.str for d in dts), tuple(kinds), nouter, ninner, mode, rtype)
+        key = (tuple(dts), kinds, nouter, ninner, block_mode, rtype)
         kern = self._cache.get(key)
         if kern is None:
-            src = self._source(dts, kinds, rtype, nouter, ninner, mode)
-            sig = [("s", "int64")] * (2 + nouter + ninner)
-            for k, (d, kind) in enumerate(zip(dts, kinds)):
-                if kind == "s":
-                    sig.append(("s", d.name))
-                elif kind == "r":
-                    sig += [("p", d.name), ("s", "int64")]
-                else:
-                    sig.append(("p", d.name))
-                    sig += [("s", "int64")] * (nouter + (ninner if k < self.nin else 0))
+            src, sig = self._generate(dts, kinds, rtype, nouter, ninner, block_mode)
             kern = RawKernel(src, self.name, self.options, _signature=sig)
             kern.generated_source = src
             with self._lock:
                 self._cache[key] = kern
-        largs = [nout, nred] + list(oshape) + list(ishape)
-        for k, (p, a) in enumerate(zip(params, allv)):
-            if kinds[k] == "s":
-                largs.append(a)
-            elif kinds[k] == "r":
-                largs += [a, a.size]
-            else:
-                largs.append(a)
-                largs += ost[k]
-                if k < self.nin:
-                    largs += ist[k]
         is_cpu = str(dev if dev is not None else out.device).startswith("cpu")
         B = self._BLOCK
-        if mode == "block":
+        if block_mode:
             # a power of two (the tree halves it) no larger than the run
             while B > 32 and B // 2 >= nred:
                 B //= 2
             grid = max(1, min(nout, (1 << 20) if not is_cpu else (os.cpu_count() or 1) * 8))
         else:
             grid, _ = _launch_config(nout, is_cpu)
-        kern(grid, B, tuple(largs), 0, stream)
+        kern(grid, B, largs, 0, stream)
         return out
 
     def _rtype(self, types, dts):

@@ -144,6 +144,54 @@ ck_status ck_broadcast_shapes(int n, const int *ndims, const int64_t *const *sha
     return CK_OK;
 }
 
+int ck_layout_merge(int nops, int ndim, const int64_t *shape, const ck_iter_operand *ops, int sort,
+                    int64_t *out_shape, int64_t *out_strides)
+{
+#define ST_(k, d) out_strides[(k) * CK_MAXDIMS + (d)]
+    /* innermost first: reverse the C order, drop unit dimensions; an
+     * operand with fewer dims, or extent 1 where shape is larger, has a
+     * zero stride there (broadcasting) */
+    int m = 0;
+    for (int i = ndim - 1; i >= 0; i--) {
+        if (shape[i] == 1) continue;
+        out_shape[m] = shape[i];
+        for (int k = 0; k < nops; k++) {
+            int j = i - (ndim - ops[k].ndim);
+            ST_(k, m) = (j < 0 || ops[k].shape[j] == 1) ? 0 : ops[k].strides[j];
+        }
+        m++;
+    }
+    /* Order by the first operand's (the output's) absolute strides, so an F
+     * ordered or transposed output is walked in memory order.  Insertion
+     * sort: ndim is small.  Stable, so C order is kept on ties. */
+    for (int i = 1; i < m && sort; i++) {
+        for (int j = i; j > 0; j--) {
+            int64_t a = ST_(0, j), b = ST_(0, j - 1);
+            if ((a < 0 ? -a : a) >= (b < 0 ? -b : b)) break;
+            int64_t t = out_shape[j]; out_shape[j] = out_shape[j - 1]; out_shape[j - 1] = t;
+            for (int k = 0; k < nops; k++) {
+                t = ST_(k, j); ST_(k, j) = ST_(k, j - 1); ST_(k, j - 1) = t;
+            }
+        }
+    }
+    /* merge dimension j into the current one when every operand's strides chain */
+    int w = 0;
+    for (int j = 1; j < m; j++) {
+        int ok = 1;
+        for (int k = 0; k < nops && ok; k++)
+            ok = ST_(k, j) == ST_(k, w) * out_shape[w];
+        if (ok) {
+            out_shape[w] *= out_shape[j];
+        } else {
+            w++;
+            out_shape[w] = out_shape[j];
+            for (int k = 0; k < nops; k++) ST_(k, w) = ST_(k, j);
+        }
+    }
+#undef ST_
+    return m ? w + 1 : 0;
+}
+
 void ck_iter_prepare(ck_iter *it, int nops, int ndim, const int64_t *shape,
                      const ck_iter_operand *ops)
 {
@@ -158,52 +206,13 @@ void ck_iter_prepare(ck_iter *it, int nops, int ndim, const int64_t *shape,
         for (int k = 0; k < nops; k++) it->strides[k][0] = 0;
         return;
     }
-    /* innermost first: reverse the C order, drop unit dimensions; an
-     * operand with fewer dims, or extent 1 where shape is larger, has a
-     * zero stride there (broadcasting) */
-    int m = 0;
-    for (int i = ndim - 1; i >= 0; i--) {
-        if (shape[i] == 1) continue;
-        it->shape[m] = shape[i];
-        for (int k = 0; k < nops; k++) {
-            int j = i - (ndim - ops[k].ndim);
-            it->strides[k][m] = (j < 0 || ops[k].shape[j] == 1) ? 0 : ops[k].strides[j];
-        }
-        m++;
-    }
-    /* Order by the first operand's (the output's) absolute strides, so an F
-     * ordered or transposed output is walked in memory order.  Insertion
-     * sort: ndim is small.  Stable, so C order is kept on ties. */
-    for (int i = 1; i < m; i++) {
-        for (int j = i; j > 0; j--) {
-            int64_t a = it->strides[0][j], b = it->strides[0][j - 1];
-            if ((a < 0 ? -a : a) >= (b < 0 ? -b : b)) break;
-            int64_t t = it->shape[j]; it->shape[j] = it->shape[j - 1]; it->shape[j - 1] = t;
-            for (int k = 0; k < nops; k++) {
-                t = it->strides[k][j]; it->strides[k][j] = it->strides[k][j - 1]; it->strides[k][j - 1] = t;
-            }
-        }
-    }
-    /* merge dimension j into the current one when every operand's strides chain */
-    int w = 0;
-    for (int j = 1; j < m; j++) {
-        int ok = 1;
-        for (int k = 0; k < nops && ok; k++)
-            ok = it->strides[k][j] == it->strides[k][w] * it->shape[w];
-        if (ok) {
-            it->shape[w] *= it->shape[j];
-        } else {
-            w++;
-            it->shape[w] = it->shape[j];
-            for (int k = 0; k < nops; k++) it->strides[k][w] = it->strides[k][j];
-        }
-    }
+    int m = ck_layout_merge(nops, ndim, shape, ops, 1, it->shape, &it->strides[0][0]);
     if (m == 0) {
         it->ndim = 1;
         it->shape[0] = 1;
         for (int k = 0; k < nops; k++) it->strides[k][0] = 0;
     } else {
-        it->ndim = w + 1;
+        it->ndim = m;
     }
 }
 

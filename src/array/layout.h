@@ -40,6 +40,14 @@ static inline ck_iter_operand ck_iter_op_of(const ck_array *a)
  * the ones that chain for every operand. */
 void ck_iter_prepare(ck_iter *it, int nops, int ndim, const int64_t *shape,
                      const ck_iter_operand *ops);
+/* The merging of ck_iter_prepare for any number of operands: their
+ * strides broadcast to (ndim, shape), unit dims dropped, dims innermost
+ * first (sort: ordered by the first operand's absolute strides, else the
+ * C order reversed), the dims whose strides chain for every operand
+ * folded into one.  Operand k's strides go to out_strides + k * CK_MAXDIMS;
+ * returns the dims left (0 when every extent is 1). */
+int ck_layout_merge(int nops, int ndim, const int64_t *shape, const ck_iter_operand *ops, int sort,
+                    int64_t *out_shape, int64_t *out_strides);
 /* Whether operand k is contiguous (stride == itemsize) along the merged
  * single dimension. */
 static inline int ck_iter_is_1d(const ck_iter *it) { return it->ndim <= 1; }

@@ -155,6 +155,7 @@ extern PyMethodDef ck_py_linalg_functions[];     /* linalg.c: _matmul, the TF32 
 PyObject *ck_py_matmul(PyObject *a, PyObject *b);
 extern PyMethodDef ck_py_fftsolver_functions[];  /* fftsolver.c: _cuda_fft, _cusolver_* (private) */
 extern PyMethodDef ck_py_kernel_functions[];     /* kernels.c: user CUDA C kernels */
+extern PyMethodDef ck_py_kernelgen_functions[];  /* kernelgen.c: ElementwiseKernel/ReductionKernel/fuse source */
 
 /* Release the GIL for loops at least this large (elements). */
 #define CK_PY_NOGIL_MIN 65536

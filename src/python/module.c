@@ -103,7 +103,8 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_random_functions) < 0 ||
         add_functions(m, ck_py_linalg_functions) < 0 ||
         add_functions(m, ck_py_fftsolver_functions) < 0 ||
-        add_functions(m, ck_py_kernel_functions) < 0)
+        add_functions(m, ck_py_kernel_functions) < 0 ||
+        add_functions(m, ck_py_kernelgen_functions) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     return m;
