@@ -141,7 +141,7 @@ static void signature(ck_sbuf *b, const char *name, const ck_ukernel_param *ps, 
     ck_sbuf_printf(b, "\nextern \"C\" __global__ void %s(", name);
     for (int i = 0; i < nargs; i++) {
         const ck_ukernel_arg *a = &args[i];
-        const char *sep = i ? ", " : "", *nm = ps ? ps[a->param].name : "";
+        const char *sep = i ? ", " : "", *nm = ps[a->param].name;
         char io = a->inner ? 'i' : 'o';
         switch (a->kind) {
         case CK_UKA_COUNT:
@@ -424,7 +424,8 @@ void ck_ukernel_ew_layout(int narr, const ck_array *const *arrs, int ndim, const
     int contig = allow_contig;
     for (int k = 0; k < narr && contig; k++) {
         const ck_array *a = arrs[k];
-        contig = (a->flags & CK_ARRAY_C_CONTIGUOUS) && a->ndim == ndim && !memcmp(a->shape, shape, (size_t)ndim * 8);
+        contig = (a->flags & CK_ARRAY_C_CONTIGUOUS) && a->ndim == ndim &&
+                 !memcmp(a->shape, shape, (size_t)ndim * sizeof *shape);
     }
     if (contig) {
         loop->size = ck_shape_size(ndim, shape);

@@ -8,7 +8,6 @@
 #include "ck_test.h"
 #include "ck_nvrtc_batch.h"
 #include "cudakit_kernelgen.h"
-#include "../../src/array/layout.h"
 #include "../../src/platform/cuda_api.h"
 
 #include <string.h>
