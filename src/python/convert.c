@@ -411,7 +411,7 @@ static PyObject *from_cuda_array_interface(PyObject *obj)
     if (PyErr_Occurred()) goto done;
     int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
     ck_device dev = {CK_DEVICE_CUDA, 0};
-    if (!ck_backend_for(dev)) { PyErr_SetString(ck_py_CUDAError, "no usable CUDA device"); goto done; }
+    if (ck_device_check(dev) != CK_OK) { ck_py_raise(ck_error_status()); goto done; }
     int64_t lo, hi;
     ck_layout_extent(a.ndim, a.shape, a.strides, isz, &lo, &hi);
     Py_INCREF(obj);
@@ -453,7 +453,7 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
     if (seq_is_container(obj)) {
         PyObject *fast = PySequence_Fast(obj, "");
         if (!fast) return NULL;
-        int fallback;
+        int fallback = 0;
         PyObject *res = PyList_Check(obj) || PyTuple_Check(obj) ? from_sequence(obj, dtype, target, &fallback) : NULL;
         Py_DECREF(fast);
         if (res || !fallback) return res;
