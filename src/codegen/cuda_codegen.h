@@ -12,6 +12,7 @@
 #define CK_CODEGEN_CUDA_H
 
 #include "cudakit.h"
+#include "../base/sbuf.h"
 
 /* Kernel ops beyond the element-wise table. */
 #define CK_KOP_CAST (CK_OP_COUNT + 0)     /* types[1] -> types[0] */
@@ -60,16 +61,7 @@ extern const char ck_src_random_kernels[];     /* src/codegen/random_kernels.cuh
 const char *ck_cuda_storage_type(ck_dtype t);
 const char *ck_cuda_compute_type(ck_dtype t);
 char ck_cuda_kind_letter(ck_dtype t);
-/* A growable string for generators. */
-typedef struct ck_sbuf { char *s; size_t len, cap; int failed; } ck_sbuf;
-void ck_sbuf_printf(ck_sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 /* prelude + scalar ops at the start of b */
 void ck_sbuf_prelude(ck_sbuf *b);
-/* b's text, or NULL with an error set (and b freed) when a write failed. */
-char *ck_sbuf_finish(ck_sbuf *b);
 
 #endif

@@ -17,7 +17,8 @@
 #include "cpu_kernels.h"
 #include "kcache_disk.h"
 #include "parallel.h"
-#include "../codegen/cuda_codegen.h"
+#include "../base/hash.h"
+#include "../base/sbuf.h"
 
 #include <dlfcn.h>
 #include <elf.h>
