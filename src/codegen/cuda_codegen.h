@@ -1,6 +1,6 @@
 /*
  * cuda_codegen.h - CUDA C source for the built-in kernels, generated from
- * the same op table and per-element expressions (src/ops/scalar_ops.h) as
+ * the same op table and per-element expressions (src/formulas/scalar_ops.h) as
  * the CPU loops.  A kernel is specialised on a small spec (op, dtypes,
  * operand kinds, dimension count, 32/64-bit indexing, vector width) which
  * also packs into the 64-bit key the backend's kernel table is indexed by.
@@ -54,7 +54,7 @@ extern const size_t ck_src_cuda_prelude_len;
 extern const char ck_src_scalar_ops[];
 extern const size_t ck_src_scalar_ops_len;
 extern const char ck_src_sort_kernels[];       /* src/codegen/sort_kernels.cuh */
-extern const char ck_src_random_formulas[];    /* src/ops/random_formulas.h */
+extern const char ck_src_random_formulas[];    /* src/formulas/random_formulas.h */
 extern const char ck_src_random_kernels[];     /* src/codegen/random_kernels.cuh */
 
 /* CUDA type names of a dtype: storage, compute, kind letter. */
