@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install test-python test-c test-gpu bench bench-gpu bench-gpu-blas bench-gpu-index sanitize clean
+.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-blas bench-gpu-index sanitize clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,11 @@ install: $(VENV)/.deps
 demo: install
 	$(VPY) examples/demo.py
 
-test: install test-c test-python
+test: install check-layers test-c test-python
+
+# Every #include points down the layer order of docs/layout.md.
+check-layers:
+	$(PY) tools/check_layers.py
 
 test-python:
 	$(VPY) -m pytest tests

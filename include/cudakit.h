@@ -197,6 +197,9 @@ void ck_array_release(ck_array *a);
 /* Contiguous C-order strides for shape. */
 void ck_strides_c(int ndim, const int64_t *shape, int64_t itemsize, int64_t *strides);
 void ck_strides_f(int ndim, const int64_t *shape, int64_t itemsize, int64_t *strides);
+/* Contiguous strides whose axes run in the memory order of like's strides
+ * (by |stride|, largest first; ties in axis order): NumPy's order='K'. */
+void ck_strides_like(int ndim, const int64_t *shape, int64_t itemsize, const int64_t *like, int64_t *strides);
 /* Product of shape with overflow check (-1 on overflow). */
 int64_t ck_shape_size(int ndim, const int64_t *shape);
 /* Normalise an axis against ndim (negative allowed). */
@@ -291,4 +294,6 @@ void ck_cpu_set_num_threads(int n);
 #include "cudakit_index.h"
 #include "cudakit_sort.h"
 #include "cudakit_linalg.h"
+#include "cudakit_device.h"
+#include "cudakit_module.h"
 #endif /* CUDAKIT_H */

@@ -12,6 +12,8 @@
 
 #include "cudakit.h"
 
+#include <limits.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +36,7 @@ ck_status ck_array_diagonal(ck_array *out, const ck_array *a, int64_t offset, in
 /* Join along axis (CK_AXIS_FLAT: the flattened inputs).  dt: the result's
  * dtype (CK_DTYPE_INVALID: promotion of the inputs').  One allocation and
  * one copy of every input (one launch per 32 inputs on a GPU). */
-#define CK_AXIS_FLAT (-1000000)
+#define CK_AXIS_FLAT INT_MIN
 ck_status ck_concatenate(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt);
 /* Join arrays of one shape along a new axis. */
 ck_status ck_stack(ck_array *out, int n, const ck_array *const *arrays, int axis, ck_dtype dt);

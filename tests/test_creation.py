@@ -567,3 +567,48 @@ def test_to_device_round_trip(device):
     assert c.to_device(device) is c
     with pytest.raises((ValueError, TypeError, RuntimeError)):
         c.to_device("tpu")
+
+
+@pytest.mark.parametrize("order", ["C", "F", "c", "f", None])
+@pytest.mark.parametrize("fn", ["empty", "zeros", "ones", "full"])
+def test_creation_order(device, fn, order):
+    args = ((3, 4, 2), 7) if fn == "full" else ((3, 4, 2),)
+    got = getattr(ck, fn)(*args, order=order, device=device)
+    want = getattr(np, fn)(*args, order=order)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.flags["C_CONTIGUOUS"] == want.flags["C_CONTIGUOUS"]
+    assert got.flags["F_CONTIGUOUS"] == want.flags["F_CONTIGUOUS"]
+    assert got.strides == want.strides
+    if fn != "empty":
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("order", ["K", "A", "C", "F", None])
+@pytest.mark.parametrize("proto", ["c", "f", "permuted", "reversed"])
+@pytest.mark.parametrize("fn", ["empty_like", "zeros_like", "ones_like", "full_like"])
+def test_like_order(device, fn, proto, order):
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    p = {"c": base, "f": np.asfortranarray(base), "permuted": base.transpose(2, 0, 1),
+         "reversed": base[::-1, :, ::-2]}[proto]
+    extra = (5,) if fn == "full_like" else ()
+    got = getattr(ck, fn)(ck.asarray(p, device=device), *extra, order=order)
+    want = getattr(np, fn)(p, *extra, order="K" if order is None else order)
+    assert got.strides == want.strides, (got.strides, want.strides)
+    if fn != "empty_like":
+        assert_same(got, want)
+
+
+def test_order_errors_as_numpy(device):
+    with pytest.raises(ValueError, match="only 'C' or 'F'"):
+        ck.zeros(3, order="K", device=device)
+    with pytest.raises(ValueError, match="order must be one of"):
+        ck.ones(3, order="X", device=device)
+    with pytest.raises(ValueError, match="order must be one of"):
+        ck.zeros_like(ck.ones(3, device=device), order="Q")
+
+
+def test_eye_order(device):
+    got = ck.eye(4, 3, k=1, order="F", device=device)
+    want = np.eye(4, 3, k=1, order="F")
+    assert got.strides == want.strides
+    assert_same(got, want)

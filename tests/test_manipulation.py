@@ -384,3 +384,32 @@ def test_resize_errors(device):
     assert_same(ck.resize(ck.zeros(0, device=device), (2, 2)), np.resize(np.zeros(0), (2, 2)))
     with pytest.raises(ValueError):
         ck.resize(c, (-1, 2))
+
+
+@pytest.mark.parametrize("axis", [-10 ** 6, -10 ** 6 - 5, 33, -3, 2 ** 30])
+def test_join_axis_out_of_range_names_it(device, axis):
+    # no axis value stands for "flattened" (CK_AXIS_FLAT is out of any int a caller can pass)
+    a = ck.arange(4, device=device)
+    for fn in (ck.concatenate, ck.stack):
+        with pytest.raises(ck.AxisError, match=f"axis {axis} is out of bounds"):
+            fn([a, a], axis=axis)
+    with pytest.raises(ck.AxisError, match=f"axis {axis} is out of bounds"):
+        ck.repeat(a, 2, axis=axis)
+
+
+@pytest.mark.parametrize("axis", [2 ** 31, -(2 ** 31), 2 ** 40])
+def test_axis_beyond_a_c_int(device, axis):
+    a = ck.arange(4, device=device)
+    with pytest.raises(ValueError, match="won't fit into a C int"):
+        ck.concatenate([a, a], axis=axis)
+    with pytest.raises(ValueError, match="won't fit into a C int"):
+        ck.moveaxis(a, axis, 0)
+
+
+def test_axis_must_be_an_integer(device):
+    a = ck.arange(4, device=device)
+    for bad in (True, 1.0, "0"):
+        with pytest.raises(TypeError):
+            ck.concatenate([a, a], axis=bad)
+        with pytest.raises(TypeError):
+            ck.cumsum(a, axis=bad)

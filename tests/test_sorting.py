@@ -236,3 +236,11 @@ def test_sort_values_only_rows_and_columns(device, dtype):
         assert_same(ck.argsort(av, axis=axis, stable=True), np.argsort(xv, axis=axis, kind="stable"))
     flat = ck.asnumpy(ck.sort(a.reshape(-1)))
     assert_same(flat, np.sort(x.reshape(-1), kind="stable"))
+
+
+@pytest.mark.parametrize("fn", ["sort", "argsort"])
+@pytest.mark.parametrize("axis", [1, -2, 100, -(2 ** 31) + 1])
+def test_sort_axis_out_of_range_names_it(device, fn, axis):
+    a = ck.arange(5, device=device)
+    with pytest.raises(ck.AxisError, match=f"axis {axis} is out of bounds"):
+        getattr(ck, fn)(a, axis=axis)

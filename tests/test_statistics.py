@@ -143,6 +143,42 @@ def test_quantiles(device, dtype):
         ck.quantile(a, 1.5)
 
 
+SPECIAL = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -2.5]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(SPECIAL), min_size=1, max_size=9), st.sampled_from(["float16", "float32", "float64"]),
+       st.booleans())
+def test_median_special_values(device, values, dtype, keepdims):
+    # the mean of the middle one or two sorted values, as NumPy's: an infinity
+    # beside the middle stays out of it ([1, 2, inf] is 2, [inf, 1] is inf)
+    x = np.array(values, dtype=dtype)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.median(x, keepdims=keepdims)
+    assert_same(ck.median(ck.asarray(x, device=device), keepdims=keepdims), want)
+    two = np.stack([x, x[::-1]])
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.median(two, axis=1)
+    assert_same(ck.median(ck.asarray(two, device=device), axis=1), want)
+
+
+def test_median_known_cases(device):
+    for values, want in (([1.0, 2.0, np.inf], 2.0), ([np.inf, 1.0], np.inf), ([-np.inf, np.inf], np.nan),
+                         ([3, 1, 2, 4], 2.5)):
+        assert_same(ck.median(ck.asarray(values, device=device)), np.float64(want))
+
+
+def test_median_of_empty_is_nan_with_a_warning(device):
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        r = ck.median(ck.zeros(0, dtype=ck.float32, device=device))
+    assert_same(r, np.float32(np.nan))
+    with pytest.warns(RuntimeWarning):
+        r = ck.median(ck.zeros((3, 0), device=device), axis=1)
+    assert_same(r, np.full(3, np.nan))
+
+
 def test_quantiles_nan(device):
     x = _data("float64", (6, 10), 10, nan=True)
     a = ck.asarray(x, device=device)

@@ -9,6 +9,7 @@ import builtins as _builtins
 import cmath as _cmath
 import collections as _collections
 import math as _math
+import warnings as _warnings
 
 from . import _core
 
@@ -411,18 +412,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         if not 0 <= v <= 1:
             raise ValueError("Quantiles must be in the range [0, 1]")
     orig_ndim = a.ndim
-    if axis is None:
-        src = a.ravel()
-        ax = 0
-        red_axes = tuple(_builtins.range(orig_ndim))
-    else:
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(_norm_axis(x, a.ndim) for x in axes)
-        red_axes = axes
-        rest = [d for d in _builtins.range(a.ndim) if d not in axes]
-        src = _core.permute_dims(a, tuple(rest) + axes) if len(axes) > 1 or axes[0] != a.ndim - 1 else a
-        src = src.reshape(tuple(a.shape[d] for d in rest) + (-1,)) if len(axes) > 1 else src
-        ax = src.ndim - 1 if (len(axes) > 1 or axes[0] != a.ndim - 1) else axes[0]
+    src, ax, red_axes = _one_axis(a, axis)
     n = src.shape[ax]
     if n == 0:
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
@@ -458,13 +448,33 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         nanrow = _core.isnan(at(n - 1, s))
         res = [_core.where(nanrow, float("nan"), r).astype(ft) for r in res]
     out_res = res[0] if q_scalar else _core.stack(res).reshape(q_shape + res[0].shape)
+    return _finish_reduction(out_res, a, red_axes, keepdims, out, q_shape)
+
+
+def _one_axis(a, axis):
+    """a with the axes of axis (None: all) made one, for a reduction along it:
+    (view, that axis, the reduced axes of a)."""
+    if axis is None:
+        return a.ravel(), 0, tuple(_builtins.range(a.ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(_norm_axis(x, a.ndim) for x in axes)
+    rest = [d for d in _builtins.range(a.ndim) if d not in axes]
+    moved = len(axes) > 1 or axes[0] != a.ndim - 1
+    src = _core.permute_dims(a, tuple(rest) + axes) if moved else a
+    src = src.reshape(tuple(a.shape[d] for d in rest) + (-1,)) if len(axes) > 1 else src
+    return src, src.ndim - 1 if moved else axes[0], axes
+
+
+def _finish_reduction(r, a, red_axes, keepdims, out, lead=()):
+    """keepdims and out= of a reduction of a over red_axes (lead: the shape of
+    extra leading axes, such as quantile's q)."""
     if keepdims:
-        kshape = [1 if d in red_axes else a.shape[d] for d in _builtins.range(orig_ndim)]
-        out_res = out_res.reshape(q_shape + tuple(kshape))
+        kshape = [1 if d in red_axes else a.shape[d] for d in _builtins.range(a.ndim)]
+        r = r.reshape(tuple(lead) + tuple(kshape))
     if out is not None:
-        out[...] = out_res
+        out[...] = r
         return out
-    return out_res
+    return r
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
@@ -485,7 +495,26 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+    """The median along axis: the mean of the middle one or two sorted values,
+    as NumPy's (so an infinity beside the middle stays out of it), NaN where a
+    slice holds a NaN; of an empty slice, NaN with NumPy's RuntimeWarning."""
+    a = _arr(a)
+    src, ax, red_axes = _one_axis(a, axis)
+    n = src.shape[ax]
+    if n == 0:
+        _warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        shape = tuple(a.shape[d] for d in _builtins.range(a.ndim) if d not in red_axes)
+        r = _core.full(shape, float("nan"), dtype=_float_type(a.dtype), device=a.device)
+        return _finish_reduction(r, a, red_axes, keepdims, out)
+    s = _core.sort(src, axis=ax)
+    k = n // 2
+    mid = _core.take(s, _core.asarray([k] if n % 2 else [k - 1, k], device=a.device), axis=ax)
+    r = _core.mean(mid, axis=ax)
+    if a.dtype.kind in "fc":
+        # a NaN anywhere in a slice makes its median NaN (it sorted last)
+        last = _core.take(s, _core.asarray(n - 1, device=a.device), axis=ax)
+        r = _core.where(_core.isnan(last), float("nan"), r).astype(r.dtype)
+    return _finish_reduction(r, a, red_axes, keepdims, out)
 
 
 # ------------------------------------------------------------ averages etc.

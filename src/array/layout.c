@@ -21,6 +21,28 @@ void ck_strides_f(int ndim, const int64_t *shape, int64_t itemsize, int64_t *str
     }
 }
 
+void ck_strides_like(int ndim, const int64_t *shape, int64_t itemsize, const int64_t *like, int64_t *strides)
+{
+    /* axes from the largest |stride| of like to the smallest, stable, as NumPy's order='K' */
+    int perm[CK_MAXDIMS];
+    for (int i = 0; i < ndim; i++) perm[i] = i;
+    for (int i = 1; i < ndim; i++) {
+        int p = perm[i], j = i;
+        int64_t sp = like[p] < 0 ? -like[p] : like[p];
+        for (; j > 0; j--) {
+            int64_t sq = like[perm[j - 1]] < 0 ? -like[perm[j - 1]] : like[perm[j - 1]];
+            if (sq >= sp) break;
+            perm[j] = perm[j - 1];
+        }
+        perm[j] = p;
+    }
+    int64_t s = itemsize;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[perm[i]] = s;
+        s *= shape[perm[i]] > 0 ? shape[perm[i]] : 1;
+    }
+}
+
 int64_t ck_shape_size(int ndim, const int64_t *shape)
 {
     int64_t n = 1;

@@ -2,17 +2,25 @@
  * backend.h - the interface every device implements.
  *
  * A backend is a table of function pointers (ggml's "iface"): memory,
- * copies, and the kernels of each op family.  src/ops checks arguments,
- * resolves dtypes, broadcasts and merges dimensions once; a backend receives
- * a ready description and only runs it.  Optional slots may be NULL: the op
- * layer then raises NotImplementedError naming the device.
+ * copies, the device runtime (streams, events, memory figures), user
+ * modules, libraries and the kernels of each op family.  src/ops checks
+ * arguments, resolves dtypes, broadcasts and merges dimensions once; a
+ * backend receives a ready description and only runs it.  Optional slots
+ * (marked) may be NULL: the public wrappers in backend.c own their
+ * defaults once, or raise NotImplementedError naming the device.  This
+ * header is the one door to a device: no code outside src/backend calls a
+ * backend's own functions.
  */
 #ifndef CK_BACKEND_H
 #define CK_BACKEND_H
 
 #include "cudakit.h"
+#include "cudakit_device.h"
+#include "cudakit_module.h"
 #include "../array/layout.h"
 #include "../array/gemm.h"
+
+#include <pthread.h>
 
 /* One element-wise call: it.data/strides hold the output at operand 0 and
  * the inputs after it; types[k] is operand k's dtype (every input already
@@ -213,6 +221,21 @@ typedef struct ck_pieces_desc {
     ck_piece pieces[CK_PIECES_MAX];
 } ck_pieces_desc;
 
+/* A loaded user module and its functions: each backend's own structs begin
+ * with these (the wrappers in backend.c fill them and keep the functions
+ * handed out by name, freed with the module). */
+struct ck_module {
+    ck_device dev;
+    const struct ck_backend_iface *be;
+    pthread_mutex_t mu;                /* guards funcs */
+    ck_function **funcs;
+    int nfuncs, cfuncs;
+};
+struct ck_function {
+    ck_module *module;
+    char *name;
+};
+
 typedef struct ck_backend_iface {
     const char *name;
     /* memory */
@@ -223,6 +246,53 @@ typedef struct ck_backend_iface {
     ck_status (*copy_from_host)(ck_device dev, void *dst, const void *src, size_t n);
     /* between two devices of this backend (optional) */
     ck_status (*copy_peer)(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
+    /* memory figures (the wrappers check the device first) */
+    ck_status (*memory_stats)(ck_device dev, ck_mem_stats *out);
+    ck_status (*memory_empty_cache)(ck_device dev);
+    ck_status (*memory_set_limit)(ck_device dev, size_t limit);
+    ck_status (*memory_reset_peak)(ck_device dev);
+    /* page-locked host memory for copies to and from this device (optional:
+     * plain host memory then); *release frees it with ctx */
+    void *(*pinned_alloc)(size_t nbytes, ck_release_fn *release, void **ctx);
+
+    /* the device runtime */
+    int (*device_count)(void);                               /* (optional: one) loads the driver on first call */
+    int (*device_get_current)(void);                         /* (optional: 0) this thread's device index */
+    void (*device_set_current)(int index);
+    ck_status (*device_properties)(ck_device dev, ck_device_props *out);
+    ck_status (*device_mem_info)(ck_device dev, size_t *free_bytes, size_t *total_bytes);
+    ck_status (*synchronize)(ck_device dev);
+    ck_status (*stream_create)(ck_device dev, int nonblocking, int priority, ck_stream *out);
+    ck_status (*stream_destroy)(ck_device dev, ck_stream s);
+    ck_status (*stream_synchronize)(ck_device dev, ck_stream s);
+    ck_status (*stream_query)(ck_device dev, ck_stream s, int *done);
+    ck_status (*stream_wait_event)(ck_device dev, ck_stream s, ck_event e);
+    ck_status (*stream_priority_range)(ck_device dev, int *least, int *greatest);
+    ck_stream (*stream_current)(ck_device dev);              /* this thread's */
+    void (*stream_set_current)(ck_device dev, ck_stream s);
+    ck_status (*event_create)(ck_device dev, int timing, ck_event *out);
+    ck_status (*event_destroy)(ck_device dev, ck_event e);
+    ck_status (*event_record)(ck_device dev, ck_event e, ck_stream s);
+    ck_status (*event_synchronize)(ck_device dev, ck_event e);
+    ck_status (*event_query)(ck_device dev, ck_event e, int *done);
+    ck_status (*event_elapsed_ms)(ck_device dev, ck_event start, ck_event end, float *ms);
+
+    /* user modules (CUDA C source compiled for this device) */
+    ck_status (*module_load)(ck_device dev, const char *source, const char *name_hint, const char *const *options,
+                             int noptions, const char *const *name_exprs, int nexprs, ck_module **out);
+    void (*module_free)(ck_module *m);                       /* after its functions */
+    ck_status (*module_get_global)(ck_module *m, const char *name, void **ptr, size_t *nbytes);
+    ck_status (*function_new)(ck_module *m, const char *name, ck_function **out);
+    void (*function_free)(ck_function *f);
+    ck_status (*function_attributes)(ck_function *f, ck_function_attrs *out);
+    ck_status (*function_set_max_dynamic_shared)(ck_function *f, int bytes);
+    ck_status (*function_suggest_block)(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid,
+                                        int *block);
+    int (*function_params)(ck_function *f, size_t *sizes, int max);
+    /* the grid and block have no zero dimension (the wrapper checked) */
+    ck_status (*function_launch)(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                 ck_stream stream, int nparams, void **params, const ck_launch_arg *info);
+
     /* kernels */
     ck_status (*elementwise)(const ck_ew_desc *d);
     ck_status (*cast)(const ck_ew_desc *d);                 /* types[1] -> types[0] */
@@ -231,7 +301,6 @@ typedef struct ck_backend_iface {
     ck_status (*scan)(const ck_scan_desc *d);                /* (optional) */
     /* out[i] = start + i * step, as doubles then cast; contiguous out */
     ck_status (*iota)(ck_array *out, double start, double step);
-    ck_status (*synchronize)(ck_device dev);                 /* (optional) */
     /* advanced indexing (optional) */
     ck_status (*gather)(const ck_gather_desc *d);
     ck_status (*scatter)(const ck_gather_desc *d);
@@ -240,21 +309,31 @@ typedef struct ck_backend_iface {
     /* sorting and searching (optional) */
     ck_status (*sort)(const ck_sort_desc *d);
     ck_status (*searchsorted)(const ck_searchsorted_desc *d);
-    /* batched matrix product, c = a @ b (optional: the CPU's runs in
-     * NumPy from the Python layer) */
-    ck_status (*matmul)(const ck_matmul_desc *d);
-    /* random fills (optional; the CPU fills through src/ops/random.c) */
+    /* random fills */
     ck_status (*random)(const ck_random_desc *d);
     /* joining: all the pieces of a concatenate/stack call at once
-     * (optional; the CPU assigns piece by piece) */
+     * (optional; the op layer assigns piece by piece) */
     ck_status (*copy_pieces)(const ck_pieces_desc *d);
+
+    /* libraries (optional: the CPU's BLAS, FFT and LAPACK are NumPy's,
+     * called from the Python layer) */
+    ck_status (*matmul)(const ck_matmul_desc *d);            /* batched c = a @ b */
+    ck_status (*fft)(const ck_fft_desc *d);
+    ck_status (*solver)(const ck_solver_desc *d);
 } ck_backend_iface;
 
-/* The backend of a device (never NULL for a valid device type). */
+/* The backend of a device: NULL when its type cannot be used (no driver,
+ * no GPU), with the reason left by ck_backend_require. */
 const ck_backend_iface *ck_backend_for(ck_device dev);
+/* The backend of a usable device, or NULL with the one error of
+ * ck_device_check set. */
+const ck_backend_iface *ck_backend_require(ck_device dev);
 /* Register a backend for a device type (the CUDA one does at load). */
 void ck_backend_register(ck_device_type type, const ck_backend_iface *iface);
 
 extern const ck_backend_iface ck_backend_cpu;
+/* The CPU's memory figures count allocated bytes; buffer.c, which keeps
+ * small CPU arrays inline with their header, tells it of those. */
+void ck_cpu_mem_note(int64_t delta_bytes);
 
 #endif

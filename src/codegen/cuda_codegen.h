@@ -1,6 +1,6 @@
 /*
  * cuda_codegen.h - CUDA C source for the built-in kernels, generated from
- * the same op table and per-element expressions (src/ops/scalar_ops.h) as
+ * the same op table and per-element expressions (src/formulas/scalar_ops.h) as
  * the CPU loops.  A kernel is specialised on a small spec (op, dtypes,
  * operand kinds, dimension count, 32/64-bit indexing, vector width) which
  * also packs into the 64-bit key the backend's kernel table is indexed by.
@@ -12,6 +12,7 @@
 #define CK_CODEGEN_CUDA_H
 
 #include "cudakit.h"
+#include "../base/sbuf.h"
 
 /* Kernel ops beyond the element-wise table. */
 #define CK_KOP_CAST (CK_OP_COUNT + 0)     /* types[1] -> types[0] */
@@ -53,23 +54,14 @@ extern const size_t ck_src_cuda_prelude_len;
 extern const char ck_src_scalar_ops[];
 extern const size_t ck_src_scalar_ops_len;
 extern const char ck_src_sort_kernels[];       /* src/codegen/sort_kernels.cuh */
-extern const char ck_src_random_formulas[];    /* src/ops/random_formulas.h */
+extern const char ck_src_random_formulas[];    /* src/formulas/random_formulas.h */
 extern const char ck_src_random_kernels[];     /* src/codegen/random_kernels.cuh */
 
 /* CUDA type names of a dtype: storage, compute, kind letter. */
 const char *ck_cuda_storage_type(ck_dtype t);
 const char *ck_cuda_compute_type(ck_dtype t);
 char ck_cuda_kind_letter(ck_dtype t);
-/* A growable string for generators. */
-typedef struct ck_sbuf { char *s; size_t len, cap; int failed; } ck_sbuf;
-void ck_sbuf_printf(ck_sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
 /* prelude + scalar ops at the start of b */
 void ck_sbuf_prelude(ck_sbuf *b);
-/* b's text, or NULL with an error set (and b freed) when a write failed. */
-char *ck_sbuf_finish(ck_sbuf *b);
 
 #endif

@@ -16,16 +16,6 @@ const char *ck_shape_str(int ndim, const int64_t *shape, int slot)
     return b;
 }
 
-void ck_device_str(ck_device d, char *buf, size_t n)
-{
-    if (d.type == CK_DEVICE_CPU) snprintf(buf, n, "cpu");
-    else snprintf(buf, n, "cuda:%d", d.index);
-}
-
-static ck_device ck_default_device_ = {CK_DEVICE_CPU, 0};
-ck_device ck_default_device(void) { return ck_default_device_; }
-void ck_set_default_device(ck_device dev) { ck_default_device_ = dev; }
-
 ck_status ck_cast_into(ck_array *dst, const ck_array *src)
 {
     ck_ew_desc d;

@@ -361,7 +361,7 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
         if (have_dev && !ck_device_equal(dev, ck_array_device(out))) return mixed_devices(dev, ck_array_device(out));
         dev = ck_array_device(out);
     } else if (!have_dev) {
-        dev = ck_default_device();
+        dev = ck_device_default();
     }
     int ndim = 0;
     int64_t shape[CK_MAXDIMS];

@@ -179,3 +179,28 @@ ck_status ck_matmul(ck_array *out, const ck_array *a, const ck_array *b, int out
     *out = res;
     return CK_OK;
 }
+
+/* ------------------------------------------------------ FFT and solvers */
+
+ck_status ck_fft_exec(const ck_fft_desc *d)
+{
+    const ck_backend_iface *be = ck_backend_require(d->dev);
+    if (!be) return ck_error_status();
+    if (!be->fft)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "the %s backend has no FFT (on the CPU ck.fft runs NumPy's)",
+                            be->name);
+    if (d->rank < 1 || d->rank > 3 || d->batch < 0 || (int)d->kind < 0 || d->kind > CK_FFT_C2R)
+        return ck_error_set(CK_ERR_VALUE, "an FFT of rank %d, kind %d and batch %lld is not valid", d->rank,
+                            (int)d->kind, (long long)d->batch);
+    return be->fft(d);
+}
+
+ck_status ck_solver_exec(const ck_solver_desc *d)
+{
+    const ck_backend_iface *be = ck_backend_require(d->dev);
+    if (!be) return ck_error_status();
+    if (!be->solver)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "the %s backend has no dense solver (on the CPU ck.linalg runs "
+                            "NumPy's LAPACK)", be->name);
+    return be->solver(d);
+}

@@ -8,12 +8,6 @@
 
 #include <stdio.h>
 
-/* The device new arrays go to when none is named (the CPU until a GPU
- * backend registers and the Python layer chooses it). */
-ck_device ck_default_device(void);
-void ck_set_default_device(ck_device dev);
-/* "cpu", "cuda:0" */
-void ck_device_str(ck_device d, char *buf, size_t n);
 /* "(2, 3)" in a per-thread buffer (slot 0 or 1, so two may be live). */
 const char *ck_shape_str(int ndim, const int64_t *shape, int slot);
 

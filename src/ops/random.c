@@ -13,7 +13,7 @@
 
 #define CK_RNG_FN static inline
 
-#include "random_formulas.h"
+#include "../formulas/random_formulas.h"
 
 /* ------------------------------------------------------------ driver */
 

@@ -69,6 +69,10 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
 {
     ck_status s = need_sort_slot(a, 0);
     if (s != CK_OK) return s;
+    if (!axis_none && a->ndim > 0) {   /* an axis out of range fails before the fast path reads a 1-d array */
+        int ax = axis;
+        if ((s = ck_axis_normalize(&ax, a->ndim)) != CK_OK) return s;
+    }
     ck_array work, idx = {0};
     /* values of a C-contiguous array along its last axis (or all of it):
      * the backend reads them where they are and writes a new array */

@@ -110,6 +110,8 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
     X(cuMemsetD8Async, 3020, 1, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))    \
     X(cuMemsetD32Async, 3020, 1, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s))    \
     X(cuStreamCreate, 2000, 1, (CUstream *ph, unsigned int flags))                           \
+    X(cuStreamCreateWithPriority, 5050, 1, (CUstream *ph, unsigned int flags, int priority))  \
+    X(cuCtxGetStreamPriorityRange, 5050, 1, (int *least, int *greatest))                     \
     X(cuStreamDestroy_v2, 4000, 1, (CUstream s))                                             \
     X(cuStreamSynchronize, 2000, 1, (CUstream s))                                            \
     X(cuStreamQuery, 2000, 1, (CUstream s))                                                  \

@@ -445,12 +445,6 @@ static PyObject *m_to_device(PyObject *self, PyObject *args, PyObject *kw)
     int has;
     if (ck_py_device_from_obj(device, &dev, &has) < 0) return NULL;
     if (!has || ck_device_equal(dev, ck_array_device(CK_ARR(self)))) return Py_NewRef(self);
-    if (!ck_backend_for(dev)) {
-        char b[32];
-        ck_device_str(dev, b, sizeof b);
-        PyErr_Format(PyExc_RuntimeError, "device %s is not available: no usable CUDA driver or GPU", b);
-        return NULL;
-    }
     ck_array out;
     ck_status s = ck_array_to_device(&out, CK_ARR(self), dev);
     if (s != CK_OK) return ck_py_raise(s);
@@ -733,6 +727,32 @@ static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
     return r;
 }
 
+/* Numba's device-array method: a NumPy array with a copy of the values
+ * (into ary when given, which is returned); the copy waits for the work
+ * that makes the values, so stream is satisfied whatever it is. */
+static PyObject *m_copy_to_host(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"ary", "stream", NULL};
+    PyObject *ary = Py_None, *stream = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", kwlist, &ary, &stream)) return NULL;
+    PyObject *np = ck_py_numpy();
+    if (!np) return NULL;
+    PyObject *host = ck_py_asarray(self, CK_DTYPE_INVALID, ck_array_device(CK_ARR(self)).type != CK_DEVICE_CPU ? -1 : 1,
+                                   1, ck_device_cpu());
+    if (!host) return NULL;
+    PyObject *mv = PyMemoryView_FromObject(host);
+    Py_DECREF(host);
+    if (!mv) return NULL;
+    PyObject *r = PyObject_CallMethod(np, "asarray", "O", mv);
+    Py_DECREF(mv);
+    if (!r || ary == Py_None) return r;
+    PyObject *ok = PyObject_CallMethod(np, "copyto", "OO", ary, r);
+    Py_DECREF(r);
+    if (!ok) return NULL;
+    Py_DECREF(ok);
+    return Py_NewRef(ary);
+}
+
 static PyObject *m_array_namespace(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self; (void)args; (void)kw;
@@ -744,6 +764,9 @@ static PyMethodDef array_methods[] = {
     {"copy", (PyCFunction)(void (*)(void))m_copy, METH_VARARGS | METH_KEYWORDS, "A copy of the array."},
     {"view", (PyCFunction)(void (*)(void))m_view, METH_VARARGS | METH_KEYWORDS, "A view with the same memory, possibly another dtype."},
     {"to_device", (PyCFunction)(void (*)(void))m_to_device, METH_VARARGS | METH_KEYWORDS, "Copy to a device."},
+    {"copy_to_host", (PyCFunction)(void (*)(void))m_copy_to_host, METH_VARARGS | METH_KEYWORDS,
+     "copy_to_host(ary=None, stream=None)\n--\n\nA NumPy array with a copy of the values (into ary when given), "
+     "as Numba's device arrays have."},
     {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS, "A view (or copy) with a new shape."},
     {"transpose", m_transpose, METH_VARARGS, "View with axes permuted."},
     {"swapaxes", m_swapaxes, METH_VARARGS, "View with two axes exchanged."},

@@ -95,8 +95,11 @@ ck_device ck_py_default_device(void);
 /* int or sequence of ints -> shape; -1 with exception. */
 int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape);
 PyObject *ck_py_shape_tuple(int ndim, const int64_t *v);
-/* A single axis or None (*none = 1); the value is not yet checked against
- * an array (out-of-range values stay out of range).  -1 with TypeError. */
+/* One axis argument, as NumPy reads it: TypeError for a bool or a
+ * non-integer, ValueError for a value no C int holds; not yet checked
+ * against an array (the C layer's AxisError names the value given). */
+int ck_py_axis_int(PyObject *obj, int *axis);
+/* A single axis or None (*none = 1), as ck_py_axis_int. */
 int ck_py_axis_or_none(PyObject *obj, int *axis, int *none);
 /* axis argument: None -> all; int or tuple -> mask.  -1 with AxisError. */
 int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask);

@@ -1,6 +1,8 @@
 /* Python objects -> arrays, operands, shapes and axes; elements -> Python. */
 #include "ck_python.h"
 
+#include <limits.h>
+
 #include <string.h>
 
 PyObject *ck_py_numpy(void)
@@ -55,16 +57,30 @@ int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape)
     return 0;
 }
 
+int ck_py_axis_int(PyObject *obj, int *axis)
+{
+    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
+        if (PyBool_Check(obj)) PyErr_SetString(PyExc_TypeError, "an integer is required for the axis");
+        else PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    Py_ssize_t v = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    /* INT_MIN is CK_AXIS_FLAT, the C API's "no axis" */
+    if (v <= INT_MIN || v > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "integer won't fit into a C int");
+        return -1;
+    }
+    *axis = (int)v;
+    return 0;
+}
+
 int ck_py_axis_or_none(PyObject *obj, int *axis, int *none)
 {
     *none = obj == NULL || obj == Py_None;
     *axis = 0;
     if (*none) return 0;
-    long v = PyLong_AsLong(obj);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    if (v < -CK_MAXDIMS - 1 || v > CK_MAXDIMS) v = CK_MAXDIMS + 1;   /* out of range for any array */
-    *axis = (int)v;
-    return 0;
+    return ck_py_axis_int(obj, axis);
 }
 
 int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask)
@@ -411,7 +427,7 @@ static PyObject *from_cuda_array_interface(PyObject *obj)
     if (PyErr_Occurred()) goto done;
     int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
     ck_device dev = {CK_DEVICE_CUDA, 0};
-    if (!ck_backend_for(dev)) { PyErr_SetString(ck_py_CUDAError, "no usable CUDA device"); goto done; }
+    if (ck_device_check(dev) != CK_OK) { ck_py_raise(ck_error_status()); goto done; }
     int64_t lo, hi;
     ck_layout_extent(a.ndim, a.shape, a.strides, isz, &lo, &hi);
     Py_INCREF(obj);
@@ -453,7 +469,7 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
     if (seq_is_container(obj)) {
         PyObject *fast = PySequence_Fast(obj, "");
         if (!fast) return NULL;
-        int fallback;
+        int fallback = 0;
         PyObject *res = PyList_Check(obj) || PyTuple_Check(obj) ? from_sequence(obj, dtype, target, &fallback) : NULL;
         Py_DECREF(fast);
         if (res || !fallback) return res;

@@ -111,37 +111,80 @@ static int creation_args(PyObject *shape, PyObject *dt, PyObject *device, ck_dty
     return 0;
 }
 
-static PyObject *make_filled(int nd, const int64_t *sh, ck_dtype t, ck_device dev, PyObject *value)
+/* order= of the creation functions: 'C' or 'F', and for the *_like ones
+ * also 'A' and 'K' (like's layout); None is 'C' (like: 'K').  Sets *code. */
+static int parse_order(PyObject *order, int like, char *code)
 {
-    ck_array a;
-    ck_status s;
-    if (!value) {
-        s = ck_array_empty(&a, nd, sh, t, dev);
-    } else {
-        ck_scalar v;
-        int weak;
+    *code = like ? 'K' : 'C';
+    if (order == Py_None) return 0;
+    const char *o = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : NULL;
+    if (!o) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "order must be str, not %.100s", Py_TYPE(order)->tp_name);
+        return -1;
+    }
+    char c = o[0] && !o[1] ? (char)(o[0] & ~0x20) : 0;
+    if (c != 'C' && c != 'F' && c != 'A' && c != 'K') {
+        PyErr_Format(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K' (got '%s')", o);
+        return -1;
+    }
+    if (!like && (c == 'A' || c == 'K')) {
+        PyErr_SetString(PyExc_ValueError, "only 'C' or 'F' order is permitted");
+        return -1;
+    }
+    *code = c;
+    return 0;
+}
+
+/* The strides of an array made in order code ('C' gives NULL: the default
+ * layout), like's layout for 'A' and 'K' when it has nd dims. */
+static const int64_t *order_strides(char code, int nd, const int64_t *sh, ck_dtype t, const ck_array *like,
+                                    int64_t *buf)
+{
+    int isz = ck_dtype_get_info(t)->itemsize;
+    if (code == 'A' && like)
+        code = (like->flags & CK_ARRAY_F_CONTIGUOUS) && !(like->flags & CK_ARRAY_C_CONTIGUOUS) ? 'F' : 'C';
+    if (code == 'F') {
+        ck_strides_f(nd, sh, isz, buf);
+        return buf;
+    }
+    if (code == 'K' && like && like->ndim == nd && nd > 1) {
+        ck_strides_like(nd, sh, isz, like->strides, buf);
+        return buf;
+    }
+    return NULL;
+}
+
+/* A new array of shape sh (strides: NULL for C order) holding value (NULL:
+ * uninitialised; a scalar; an array broadcast to the shape). */
+static PyObject *make_filled(int nd, const int64_t *sh, ck_dtype t, ck_device dev, PyObject *value,
+                             const int64_t *strides)
+{
+    ck_scalar v;
+    int weak = 0;
+    PyObject *src = NULL;
+    if (value) {
         int r = ck_py_scalar_from_obj(value, &v, &weak);
         if (r < 0) return NULL;
-        if (r > 0) {
-            /* an array fill value: broadcast it */
-            PyObject *src = ck_py_asarray(value, t, -1, 1, dev);
-            if (!src) return NULL;
-            s = ck_array_empty(&a, nd, sh, t, dev);
-            if (s == CK_OK) {
-                s = ck_array_assign(&a, CK_ARR(src));
-                if (s != CK_OK) ck_array_release(&a);
-            }
-            Py_DECREF(src);
-            if (s != CK_OK) return ck_py_raise(s);
-            return ck_py_wrap(&a, NULL);
-        }
+        if (r > 0 && !(src = ck_py_asarray(value, t, -1, 1, dev))) return NULL;   /* an array: broadcast it */
         /* a Python int must fit an integer dtype (NumPy 2: OverflowError) */
-        if (weak && ck_dtype_is_integer(v.dtype) && ck_dtype_is_integer(t)) {
-            s = ck_check_pyint_fits(&v, t);
-            if (s != CK_OK) return ck_py_raise(s);
+        if (r == 0 && weak && ck_dtype_is_integer(v.dtype) && ck_dtype_is_integer(t)) {
+            ck_status c = ck_check_pyint_fits(&v, t);
+            if (c != CK_OK) return ck_py_raise(c);
         }
-        s = ck_full(&a, nd, sh, t, &v, dev);
     }
+    ck_array a;
+    ck_status s;
+    if (value && !src && !strides) {
+        s = ck_full(&a, nd, sh, t, &v, dev);
+    } else {
+        s = ck_array_empty(&a, nd, sh, t, dev);
+        if (s == CK_OK && strides) ck_array_set_layout(&a, nd, sh, strides);
+        if (s == CK_OK && value) {
+            s = src ? ck_array_assign(&a, CK_ARR(src)) : ck_array_fill(&a, &v);
+            if (s != CK_OK) ck_array_release(&a);
+        }
+    }
+    Py_XDECREF(src);
     if (s != CK_OK) return ck_py_raise(s);
     return ck_py_wrap(&a, NULL);
 }
@@ -158,8 +201,12 @@ static PyObject *fname(PyObject *m, PyObject *args, PyObject *kw)               
     int64_t sh[CK_MAXDIMS];                                                                \
     ck_dtype t;                                                                            \
     ck_device dev;                                                                         \
-    if (creation_args(shape, dt, device, CK_FLOAT64, &nd, sh, &t, &dev) < 0) return NULL;  \
-    return make_filled(nd, sh, t, dev, VALUE);                                             \
+    char code;                                                                             \
+    int64_t st[CK_MAXDIMS];                                                                \
+    if (creation_args(shape, dt, device, CK_FLOAT64, &nd, sh, &t, &dev) < 0 ||             \
+        parse_order(order, 0, &code) < 0)                                                  \
+        return NULL;                                                                       \
+    return make_filled(nd, sh, t, dev, VALUE, order_strides(code, nd, sh, t, NULL, st));   \
 }
 
 static PyObject *py_zero, *py_one;
@@ -187,8 +234,10 @@ static PyObject *f_full(PyObject *m, PyObject *args, PyObject *kw)
     int64_t sh[CK_MAXDIMS];
     ck_dtype t;
     ck_device dev;
-    if (creation_args(shape, dt, device, dflt, &nd, sh, &t, &dev) < 0) return NULL;
-    return make_filled(nd, sh, t, dev, value);
+    char code;
+    int64_t st[CK_MAXDIMS];
+    if (creation_args(shape, dt, device, dflt, &nd, sh, &t, &dev) < 0 || parse_order(order, 0, &code) < 0) return NULL;
+    return make_filled(nd, sh, t, dev, value, order_strides(code, nd, sh, t, NULL, st));
 }
 
 #define CK_LIKE_FN_(fname, VALUE, HASFILL)                                                 \
@@ -213,14 +262,19 @@ static PyObject *fname(PyObject *m, PyObject *args, PyObject *kw)               
     memcpy(sh, pa->shape, (size_t)nd * sizeof *sh);                                        \
     ck_dtype t;                                                                            \
     ck_device dev;                                                                         \
+    char code;                                                                             \
+    int64_t st[CK_MAXDIMS];                                                                \
     if ((shape != Py_None && ck_py_shape_from_obj(shape, &nd, sh) < 0) ||                  \
-        ck_py_dtype_from_obj(dt, pa->dtype, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) { \
+        ck_py_dtype_from_obj(dt, pa->dtype, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0 || \
+        parse_order(order, 1, &code) < 0) {                                                \
         Py_DECREF(a);                                                                      \
         return NULL;                                                                       \
     }                                                                                      \
     if (!has) dev = ck_array_device(pa);                                                   \
+    const int64_t *stp = order_strides(code, nd, sh, t, pa, st);                           \
+    PyObject *res = make_filled(nd, sh, t, dev, value, stp);                               \
     Py_DECREF(a);                                                                          \
-    return make_filled(nd, sh, t, dev, value);                                             \
+    return res;                                                                            \
 }
 
 CK_LIKE_FN_(f_empty_like, NULL, 0)
@@ -345,11 +399,22 @@ static PyObject *f_eye(PyObject *m, PyObject *args, PyObject *kw)
     ck_dtype t;
     ck_device dev;
     int has;
-    if (ck_py_dtype_from_obj(dt, CK_FLOAT64, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) return NULL;
+    char code;
+    if (ck_py_dtype_from_obj(dt, CK_FLOAT64, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0 ||
+        parse_order(order, 0, &code) < 0)
+        return NULL;
     if (!has) dev = ck_py_default_device();
     ck_array a;
     ck_status s = ck_eye(&a, n, mm, k, t, dev);
     if (s != CK_OK) return ck_py_raise(s);
+    if (code == 'F' && a.ndim == 2 && a.shape[0] > 1 && a.shape[1] > 1) {
+        /* the identity's transpose layout: a copy in Fortran order */
+        ck_array f;
+        s = ck_array_astype(&f, &a, t, 1);
+        ck_array_release(&a);
+        if (s != CK_OK) return ck_py_raise(s);
+        a = f;
+    }
     return ck_py_wrap(&a, NULL);
 }
 

@@ -1,337 +1,342 @@
-/* The functions behind cudakit.cuda: devices, streams, events, memory. */
+/* The functions behind cudakit.cuda: devices, streams, events, memory, on
+ * whichever device they name (the CPU's are host-ordered, see
+ * include/cudakit_device.h).  Streams and events travel to Python as
+ * integers (their handles), with the device they belong to. */
 #include "ck_python.h"
-#include "../backend/cuda/cuda_internal.h"
 
 #include <string.h>
 
-ck_status ck_cuda_init(void);
-int ck_cuda_device_count(void);
-ck_status ck_cuda_empty_cache(int d);
-void ck_cuda_get_mem_stats(int d, ck_cuda_mem_stats *out);
-void ck_cuda_set_memory_limit(int d, size_t limit);
-void ck_cuda_reset_peak(int d);
-
-static int check_dev(int d)
+/* A device argument: a device-like object (None: the default device). */
+static int dev_arg(PyObject *o, ck_device *dev)
 {
-    int n = ck_cuda_device_count();
-    if (d < 0 || d >= n) {
-        if (n == 0) PyErr_SetString(ck_py_CUDAError, "no usable CUDA device");
-        else PyErr_Format(PyExc_ValueError, "invalid CUDA device %d (%d available)", d, n);
-        return -1;
-    }
+    int has = 0;
+    if (ck_py_device_from_obj(o, dev, &has) < 0) return -1;
+    if (!has) *dev = ck_py_default_device();
     return 0;
 }
 
-#define CK_PY_CU(call)                                                                  \
-    do {                                                                                \
-        CUresult r_ = (call);                                                           \
-        if (r_ != CUDA_SUCCESS) return ck_py_raise(ck_cu_fail(r_, #call, __func__, __FILE__, __LINE__)); \
+/* A usable device argument, or -1 with the one error naming why not. */
+static int usable_dev_arg(PyObject *o, ck_device *dev)
+{
+    if (dev_arg(o, dev) < 0) return -1;
+    ck_status s = ck_device_check(*dev);
+    return s == CK_OK ? 0 : ck_py_raise_int(s);
+}
+
+static PyObject *handle_obj(void *h)
+{
+    if (!h) Py_RETURN_NONE;
+    return PyLong_FromVoidPtr(h);
+}
+
+/* (device, handle) or (device, handle, handle) of a call, None as NULL. */
+static int handles(PyObject *args, ck_device *dev, void **a, void **b)
+{
+    PyObject *devo, *ao, *bo = Py_None;
+    if (!(b ? PyArg_ParseTuple(args, "OOO", &devo, &ao, &bo) : PyArg_ParseTuple(args, "OO", &devo, &ao))) return -1;
+    *a = ao == Py_None ? NULL : PyLong_AsVoidPtr(ao);
+    if (b) *b = bo == Py_None ? NULL : PyLong_AsVoidPtr(bo);
+    if (PyErr_Occurred()) return -1;
+    return usable_dev_arg(devo, dev);
+}
+
+/* The answer of a call that may wait, run with the GIL released. */
+#define CK_PY_WAIT(call)                        \
+    do {                                        \
+        ck_status s_;                           \
+        Py_BEGIN_ALLOW_THREADS                  \
+        s_ = (call);                            \
+        Py_END_ALLOW_THREADS                    \
+        if (s_ != CK_OK) return ck_py_raise(s_); \
     } while (0)
+
+#define CK_PY_TRY(call)                             \
+    do {                                            \
+        ck_status s_ = (call);                      \
+        if (s_ != CK_OK) return ck_py_raise(s_);    \
+    } while (0)
+
+/* ------------------------------------------------------------- devices */
 
 static PyObject *c_is_available(PyObject *m, PyObject *u)
 {
     (void)m; (void)u;
-    return PyBool_FromLong(ck_cuda_device_count() > 0);
+    return PyBool_FromLong(ck_device_count(CK_DEVICE_CUDA) > 0);
 }
 
 static PyObject *c_device_count(PyObject *m, PyObject *u)
 {
     (void)m; (void)u;
-    return PyLong_FromLong(ck_cuda_device_count());
+    return PyLong_FromLong(ck_device_count(CK_DEVICE_CUDA));
 }
 
 static PyObject *c_unavailable_reason(PyObject *m, PyObject *u)
 {
     (void)m; (void)u;
-    if (ck_cuda_device_count() > 0) Py_RETURN_NONE;
-    ck_status s = ck_cu_load();
-    return PyUnicode_FromString(s == CK_OK ? "the CUDA driver found no GPU" : ck_error_message());
+    if (ck_device_count(CK_DEVICE_CUDA) > 0) Py_RETURN_NONE;
+    return PyUnicode_FromString(ck_device_unavailable_reason());
+}
+
+/* _device_check(device): the device, or the one error saying why it cannot be used. */
+static PyObject *c_device_check(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    return ck_py_device_new(dev);
 }
 
 static PyObject *c_properties(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if (d == -1 && PyErr_Occurred()) return NULL;
-    if (check_dev(d) < 0) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
-    ck_cuda_device *cd = ck_cuda_dev(d);
-    int smem = 0, l2 = 0, bus = 0, mclk = 0, warp = 32, mtpb = 1024;
-    ck_cu.cuDeviceGetAttribute(&smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, cd->dev);
-    ck_cu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, cd->dev);
-    ck_cu.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, cd->dev);
-    ck_cu.cuDeviceGetAttribute(&mclk, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, cd->dev);
-    ck_cu.cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, cd->dev);
-    ck_cu.cuDeviceGetAttribute(&mtpb, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cd->dev);
-    return Py_BuildValue("{s:s,s:(ii),s:K,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "name", cd->name,
-                         "compute_capability", cd->cc_major, cd->cc_minor, "total_memory",
-                         (unsigned long long)cd->total_mem, "multi_processor_count", cd->sm_count,
-                         "max_threads_per_multiprocessor", cd->max_threads_per_sm, "max_threads_per_block", mtpb,
-                         "shared_memory_per_block", smem, "l2_cache_size", l2, "memory_bus_width", bus,
-                         "warp_size", warp);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    ck_device_props p;
+    CK_PY_TRY(ck_device_properties(dev, &p));
+    return Py_BuildValue("{s:s,s:(ii),s:K,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "name", p.name, "compute_capability",
+                         p.cc_major, p.cc_minor, "total_memory", (unsigned long long)p.total_memory,
+                         "multi_processor_count", p.multi_processor_count, "max_threads_per_multiprocessor",
+                         p.max_threads_per_multiprocessor, "max_threads_per_block", p.max_threads_per_block,
+                         "shared_memory_per_block", p.shared_memory_per_block, "l2_cache_size", p.l2_cache_size,
+                         "memory_bus_width", p.memory_bus_width, "warp_size", p.warp_size);
 }
 
 static PyObject *c_mem_info(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
     size_t fr = 0, tot = 0;
-    CK_PY_CU(ck_cu.cuMemGetInfo_v2(&fr, &tot));
+    CK_PY_TRY(ck_device_mem_info(dev, &fr, &tot));
     return Py_BuildValue("(KK)", (unsigned long long)fr, (unsigned long long)tot);
 }
 
 static PyObject *c_synchronize(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    ck_device dev = {CK_DEVICE_CUDA, d};
-    ck_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = ck_cuda_synchronize(dev);
-    Py_END_ALLOW_THREADS
-    if (s != CK_OK) return ck_py_raise(s);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    CK_PY_WAIT(ck_device_synchronize(dev));
     Py_RETURN_NONE;
 }
 
+/* The GPU this thread works on when "cuda" names no index. */
 static PyObject *c_get_device(PyObject *m, PyObject *u)
 {
     (void)m; (void)u;
-    return PyLong_FromLong(ck_cuda_current_device());
+    return PyLong_FromLong(ck_device_current(CK_DEVICE_CUDA).index);
 }
 
 static PyObject *c_set_device(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    ck_cuda_set_current_device(d);
+    long i = PyLong_AsLong(arg);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    ck_device dev = {CK_DEVICE_CUDA, (int)i};
+    CK_PY_TRY(ck_device_set_current(dev));
     Py_RETURN_NONE;
 }
 
-/* Streams and events travel to Python as integers (their handles). */
+/* ------------------------------------------------------------- streams */
+
+/* _stream_create(device, non_blocking=True, priority=0) -> handle */
 static PyObject *c_stream_create(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d, nonblocking = 1;
-    if (!PyArg_ParseTuple(args, "i|p", &d, &nonblocking) || check_dev(d) < 0) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
-    CUstream st;
-    CK_PY_CU(ck_cu.cuStreamCreate(&st, nonblocking ? CU_STREAM_NON_BLOCKING : 0));
+    PyObject *devo;
+    int nonblocking = 1, priority = 0;
+    if (!PyArg_ParseTuple(args, "O|pi", &devo, &nonblocking, &priority)) return NULL;
+    ck_device dev;
+    if (usable_dev_arg(devo, &dev) < 0) return NULL;
+    ck_stream st;
+    CK_PY_TRY(ck_stream_create(dev, nonblocking, priority, &st));
     return PyLong_FromVoidPtr(st);
-}
-
-/* (device, handle) or (device, handle, handle) of a call, None as NULL,
- * with the device's context made current. */
-static int handles(PyObject *args, int *d, void **a, void **b)
-{
-    PyObject *ao, *bo = Py_None;
-    if (!(b ? PyArg_ParseTuple(args, "iOO", d, &ao, &bo) : PyArg_ParseTuple(args, "iO", d, &ao))) return -1;
-    *a = ao == Py_None ? NULL : PyLong_AsVoidPtr(ao);
-    if (b) *b = bo == Py_None ? NULL : PyLong_AsVoidPtr(bo);
-    if (PyErr_Occurred()) return -1;
-    if (check_dev(*d) < 0) return -1;
-    ck_status s = ck_cuda_use(*d);
-    if (s != CK_OK) return ck_py_raise_int(s);
-    return 0;
-}
-
-static int handle_args(PyObject *args, int *d, void **h) { return handles(args, d, h, NULL); }
-
-/* Waiting for a stream or an event, the GIL released. */
-static PyObject *wait_for(int event, void *h)
-{
-    CUresult r;
-    Py_BEGIN_ALLOW_THREADS
-    r = event ? ck_cu.cuEventSynchronize((CUevent)h) : ck_cu.cuStreamSynchronize((CUstream)h);
-    Py_END_ALLOW_THREADS
-    if (r != CUDA_SUCCESS)
-        return ck_py_raise(ck_cu_fail(r, event ? "cuEventSynchronize" : "cuStreamSynchronize", __func__, __FILE__,
-                                      __LINE__));
-    Py_RETURN_NONE;
-}
-
-/* A query's answer: done (True) or not yet (False). */
-static PyObject *query_answer(CUresult r)
-{
-    if (r == CUDA_ERROR_NOT_READY) Py_RETURN_FALSE;
-    CK_PY_CU(r);
-    Py_RETURN_TRUE;
 }
 
 static PyObject *c_stream_destroy(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    if (ck_cuda_current_stream(d) == (CUstream)h) ck_cuda_set_current_stream(d, NULL);
-    CK_PY_CU(ck_cu.cuStreamDestroy_v2((CUstream)h));
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    CK_PY_TRY(ck_stream_destroy(dev, (ck_stream)h));
     Py_RETURN_NONE;
 }
 
 static PyObject *c_stream_synchronize(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    return wait_for(0, h);
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    CK_PY_WAIT(ck_stream_synchronize(dev, (ck_stream)h));
+    Py_RETURN_NONE;
 }
 
 static PyObject *c_stream_query(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    return query_answer(ck_cu.cuStreamQuery((CUstream)h));
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    int done = 0;
+    CK_PY_TRY(ck_stream_query(dev, (ck_stream)h, &done));
+    return PyBool_FromLong(done);
 }
 
 static PyObject *c_stream_wait_event(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *st, *ev;
-    if (handles(args, &d, &st, &ev) < 0) return NULL;
-    CK_PY_CU(ck_cu.cuStreamWaitEvent((CUstream)st, (CUevent)ev, 0));
+    if (handles(args, &dev, &st, &ev) < 0) return NULL;
+    CK_PY_TRY(ck_stream_wait_event(dev, (ck_stream)st, (ck_event)ev));
     Py_RETURN_NONE;
 }
 
-/* set the thread's current stream of device d; returns the previous one */
+static PyObject *c_stream_priority_range(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    int least = 0, greatest = 0;
+    CK_PY_TRY(ck_stream_priority_range(dev, &least, &greatest));
+    return Py_BuildValue("(ii)", least, greatest);
+}
+
+/* _stream_set_current(device, handle) -> the previous handle */
 static PyObject *c_set_stream(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    CUstream prev = ck_cuda_current_stream(d);
-    ck_cuda_set_current_stream(d, (CUstream)h);
-    if (!prev) Py_RETURN_NONE;
-    return PyLong_FromVoidPtr(prev);
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    ck_stream prev = ck_stream_current(dev);
+    ck_stream_set_current(dev, (ck_stream)h);
+    return handle_obj(prev);
 }
 
 static PyObject *c_get_stream(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    CUstream s = ck_cuda_current_stream(d);
-    if (!s) Py_RETURN_NONE;
-    return PyLong_FromVoidPtr(s);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    return handle_obj(ck_stream_current(dev));
 }
+
+/* -------------------------------------------------------------- events */
 
 static PyObject *c_event_create(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d, timing = 1;
-    if (!PyArg_ParseTuple(args, "i|p", &d, &timing) || check_dev(d) < 0) return NULL;
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return ck_py_raise(s);
-    CUevent e;
-    CK_PY_CU(ck_cu.cuEventCreate(&e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
+    PyObject *devo;
+    int timing = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &devo, &timing)) return NULL;
+    ck_device dev;
+    if (usable_dev_arg(devo, &dev) < 0) return NULL;
+    ck_event e;
+    CK_PY_TRY(ck_event_create(dev, timing, &e));
     return PyLong_FromVoidPtr(e);
 }
 
 static PyObject *c_event_destroy(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    CK_PY_CU(ck_cu.cuEventDestroy_v2((CUevent)h));
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    CK_PY_TRY(ck_event_destroy(dev, (ck_event)h));
     Py_RETURN_NONE;
 }
 
 static PyObject *c_event_record(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *ev, *st;
-    if (handles(args, &d, &ev, &st) < 0) return NULL;
-    CK_PY_CU(ck_cu.cuEventRecord((CUevent)ev, (CUstream)st));
+    if (handles(args, &dev, &ev, &st) < 0) return NULL;
+    CK_PY_TRY(ck_event_record(dev, (ck_event)ev, (ck_stream)st));
     Py_RETURN_NONE;
 }
 
 static PyObject *c_event_synchronize(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    return wait_for(1, h);
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    CK_PY_WAIT(ck_event_synchronize(dev, (ck_event)h));
+    Py_RETURN_NONE;
 }
 
 static PyObject *c_event_query(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *h;
-    if (handle_args(args, &d, &h) < 0) return NULL;
-    return query_answer(ck_cu.cuEventQuery((CUevent)h));
+    if (handles(args, &dev, &h, NULL) < 0) return NULL;
+    int done = 0;
+    CK_PY_TRY(ck_event_query(dev, (ck_event)h, &done));
+    return PyBool_FromLong(done);
 }
 
 static PyObject *c_event_elapsed(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    ck_device dev;
     void *a, *b;
-    if (handles(args, &d, &a, &b) < 0) return NULL;
+    if (handles(args, &dev, &a, &b) < 0) return NULL;
     float ms = 0;
-    CK_PY_CU(ck_cu.cuEventElapsedTime(&ms, (CUevent)a, (CUevent)b));
+    CK_PY_TRY(ck_event_elapsed_ms(dev, (ck_event)a, (ck_event)b, &ms));
     return PyFloat_FromDouble(ms);
 }
+
+/* -------------------------------------------------------------- memory */
 
 static PyObject *c_memory_stats(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    ck_cuda_mem_stats st;
-    ck_cuda_get_mem_stats(d, &st);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    ck_mem_stats st;
+    CK_PY_TRY(ck_memory_stats(dev, &st));
     return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "allocated_bytes", (unsigned long long)st.allocated,
                          "peak_allocated_bytes", (unsigned long long)st.peak_allocated, "cached_bytes",
                          (unsigned long long)st.cached, "reserved_bytes", (unsigned long long)st.reserved,
                          "limit_bytes", (unsigned long long)st.limit, "num_allocs", (unsigned long long)st.n_alloc,
-                         "num_device_allocs", (unsigned long long)st.n_driver_alloc, "num_ooms",
+                         "num_device_allocs", (unsigned long long)st.n_system_alloc, "num_ooms",
                          (unsigned long long)st.n_oom);
 }
 
 static PyObject *c_empty_cache(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    ck_status s = ck_cuda_empty_cache(d);
-    if (s != CK_OK) return ck_py_raise(s);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    CK_PY_WAIT(ck_memory_empty_cache(dev));
     Py_RETURN_NONE;
 }
 
 static PyObject *c_set_memory_limit(PyObject *m, PyObject *args)
 {
     (void)m;
-    int d;
+    PyObject *devo;
     unsigned long long lim;
-    if (!PyArg_ParseTuple(args, "iK", &d, &lim) || check_dev(d) < 0) return NULL;
-    ck_cuda_set_memory_limit(d, (size_t)lim);
+    if (!PyArg_ParseTuple(args, "OK", &devo, &lim)) return NULL;
+    ck_device dev;
+    if (usable_dev_arg(devo, &dev) < 0) return NULL;
+    CK_PY_TRY(ck_memory_set_limit(dev, (size_t)lim));
     Py_RETURN_NONE;
 }
 
 static PyObject *c_reset_peak(PyObject *m, PyObject *arg)
 {
     (void)m;
-    int d = (int)PyLong_AsLong(arg);
-    if ((d == -1 && PyErr_Occurred()) || check_dev(d) < 0) return NULL;
-    ck_cuda_reset_peak(d);
+    ck_device dev;
+    if (usable_dev_arg(arg, &dev) < 0) return NULL;
+    CK_PY_TRY(ck_memory_reset_peak(dev));
     Py_RETURN_NONE;
 }
-
-ck_status ck_cuda_pinned_empty(ck_array *out, int ndim, const int64_t *shape, ck_dtype dt);
 
 static PyObject *c_pinned_empty(PyObject *m, PyObject *args)
 {
@@ -342,14 +347,10 @@ static PyObject *c_pinned_empty(PyObject *m, PyObject *args)
     int64_t sh[CK_MAXDIMS];
     ck_dtype t;
     if (ck_py_shape_from_obj(shape, &nd, sh) < 0 || ck_py_dtype_from_obj(dt, CK_FLOAT64, &t) < 0) return NULL;
-    if (ck_cuda_device_count() == 0) { PyErr_SetString(ck_py_CUDAError, "no usable CUDA device"); return NULL; }
     ck_array a;
-    ck_status s = ck_cuda_pinned_empty(&a, nd, sh, t);
-    if (s != CK_OK) return ck_py_raise(s);
+    CK_PY_TRY(ck_pinned_empty(&a, nd, sh, t));
     return ck_py_wrap(&a, NULL);
 }
-
-#include "../runtime/kcache.h"
 
 /* Compile CUDA C with NVRTC through the disk cache (no GPU needed):
  * (image bytes, from_disk, compile_ms).  For tests and tools. */
@@ -359,14 +360,10 @@ static PyObject *c_kernel_compile(PyObject *m, PyObject *args)
     const char *src, *name;
     int arch;
     if (!PyArg_ParseTuple(args, "ssi", &src, &name, &arch)) return NULL;
-    ck_kernel_image img;
-    ck_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = ck_kernel_compile(src, name, NULL, 0, arch, &img);
-    Py_END_ALLOW_THREADS
-    if (s != CK_OK) return ck_py_raise(s);
+    ck_cubin img;
+    CK_PY_WAIT(ck_cuda_compile(src, name, arch, &img));
     PyObject *r = Py_BuildValue("(y#id)", (const char *)img.data, (Py_ssize_t)img.size, img.from_disk, img.compile_ms);
-    ck_kernel_image_free(&img);
+    ck_cubin_free(&img);
     return r;
 }
 
@@ -375,7 +372,7 @@ static PyObject *c_add_library_dir(PyObject *m, PyObject *arg)
     (void)m;
     const char *s = PyUnicode_AsUTF8(arg);
     if (!s) return NULL;
-    ck_platform_add_search_dir(s);
+    ck_add_library_dir(s);
     Py_RETURN_NONE;
 }
 
@@ -383,30 +380,32 @@ PyMethodDef ck_py_cuda_functions[] = {
     {"_cuda_is_available", c_is_available, METH_NOARGS, NULL},
     {"_cuda_device_count", c_device_count, METH_NOARGS, NULL},
     {"_cuda_unavailable_reason", c_unavailable_reason, METH_NOARGS, NULL},
-    {"_cuda_properties", c_properties, METH_O, NULL},
-    {"_cuda_mem_info", c_mem_info, METH_O, NULL},
-    {"_cuda_synchronize", c_synchronize, METH_O, NULL},
     {"_cuda_get_device", c_get_device, METH_NOARGS, NULL},
     {"_cuda_set_device", c_set_device, METH_O, NULL},
-    {"_cuda_stream_create", c_stream_create, METH_VARARGS, NULL},
-    {"_cuda_stream_destroy", c_stream_destroy, METH_VARARGS, NULL},
-    {"_cuda_stream_synchronize", c_stream_synchronize, METH_VARARGS, NULL},
-    {"_cuda_stream_query", c_stream_query, METH_VARARGS, NULL},
-    {"_cuda_stream_wait_event", c_stream_wait_event, METH_VARARGS, NULL},
-    {"_cuda_set_stream", c_set_stream, METH_VARARGS, NULL},
-    {"_cuda_get_stream", c_get_stream, METH_O, NULL},
-    {"_cuda_event_create", c_event_create, METH_VARARGS, NULL},
-    {"_cuda_event_destroy", c_event_destroy, METH_VARARGS, NULL},
-    {"_cuda_event_record", c_event_record, METH_VARARGS, NULL},
-    {"_cuda_event_synchronize", c_event_synchronize, METH_VARARGS, NULL},
-    {"_cuda_event_query", c_event_query, METH_VARARGS, NULL},
-    {"_cuda_event_elapsed", c_event_elapsed, METH_VARARGS, NULL},
-    {"_cuda_memory_stats", c_memory_stats, METH_O, NULL},
-    {"_cuda_empty_cache", c_empty_cache, METH_O, NULL},
-    {"_cuda_set_memory_limit", c_set_memory_limit, METH_VARARGS, NULL},
-    {"_cuda_reset_peak", c_reset_peak, METH_O, NULL},
+    {"_device_check", c_device_check, METH_O, NULL},
+    {"_device_properties", c_properties, METH_O, NULL},
+    {"_device_mem_info", c_mem_info, METH_O, NULL},
+    {"_device_synchronize", c_synchronize, METH_O, NULL},
+    {"_stream_create", c_stream_create, METH_VARARGS, NULL},
+    {"_stream_destroy", c_stream_destroy, METH_VARARGS, NULL},
+    {"_stream_synchronize", c_stream_synchronize, METH_VARARGS, NULL},
+    {"_stream_query", c_stream_query, METH_VARARGS, NULL},
+    {"_stream_wait_event", c_stream_wait_event, METH_VARARGS, NULL},
+    {"_stream_priority_range", c_stream_priority_range, METH_O, NULL},
+    {"_stream_set_current", c_set_stream, METH_VARARGS, NULL},
+    {"_stream_get_current", c_get_stream, METH_O, NULL},
+    {"_event_create", c_event_create, METH_VARARGS, NULL},
+    {"_event_destroy", c_event_destroy, METH_VARARGS, NULL},
+    {"_event_record", c_event_record, METH_VARARGS, NULL},
+    {"_event_synchronize", c_event_synchronize, METH_VARARGS, NULL},
+    {"_event_query", c_event_query, METH_VARARGS, NULL},
+    {"_event_elapsed", c_event_elapsed, METH_VARARGS, NULL},
+    {"_memory_stats", c_memory_stats, METH_O, NULL},
+    {"_memory_empty_cache", c_empty_cache, METH_O, NULL},
+    {"_memory_set_limit", c_set_memory_limit, METH_VARARGS, NULL},
+    {"_memory_reset_peak", c_reset_peak, METH_O, NULL},
+    {"_pinned_empty", c_pinned_empty, METH_VARARGS, NULL},
     {"_add_library_dir", c_add_library_dir, METH_O, NULL},
-    {"_cuda_pinned_empty", c_pinned_empty, METH_VARARGS, NULL},
     {"_kernel_compile", c_kernel_compile, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

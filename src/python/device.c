@@ -192,17 +192,12 @@ PyTypeObject CkDevice_Type = {
 
 static int ck_default_chosen_;
 
-/* Whether a GPU can run our arrays now.  The CUDA backend registers itself
- * when the driver loads; until then only the CPU can. */
-static int cuda_usable(void)
-{
-    ck_device d = {CK_DEVICE_CUDA, 0};
-    return ck_backend_for(d) != NULL;   /* loads the driver on first call */
-}
-
+/* The default device, decided once: CUDAKIT_DEVICE when set (a GPU that
+ * cannot be used then gives the one error at the first array made), else
+ * the first GPU when one is usable, else the CPU (said once). */
 ck_device ck_py_default_device(void)
 {
-    if (ck_default_chosen_) return ck_default_device();
+    if (ck_default_chosen_) return ck_device_default();
     ck_device dev = ck_device_cpu();
     const char *env = getenv("CUDAKIT_DEVICE");
     if (env && *env) {
@@ -211,18 +206,15 @@ ck_device ck_py_default_device(void)
             PyErr_Clear();
             PySys_WriteStderr("cudakit: ignoring CUDAKIT_DEVICE=%.64s (expected cpu, cuda or cuda:N)\n", env);
             dev = ck_device_cpu();
-        } else if (dev.type == CK_DEVICE_CUDA && !cuda_usable()) {
-            PySys_WriteStderr("cudakit: CUDAKIT_DEVICE=%.64s but no usable CUDA device; using the CPU\n", env);
-            dev = ck_device_cpu();
         }
-    } else if (cuda_usable()) {
+    } else if (ck_device_count(CK_DEVICE_CUDA) > 0) {
         dev.type = CK_DEVICE_CUDA;
         dev.index = 0;
     } else {
         PySys_WriteStderr("cudakit: no usable GPU found, arrays live on the CPU "
                           "(set CUDAKIT_DEVICE=cpu to silence this)\n");
     }
-    ck_set_default_device(dev);
+    ck_device_set_default(dev);
     ck_default_chosen_ = 1;
     return dev;
 }
@@ -240,11 +232,9 @@ PyObject *ck_py_set_default_device(PyObject *m, PyObject *arg)
     int has;
     if (ck_py_device_from_obj(arg, &d, &has) < 0) return NULL;
     if (!has) d = ck_device_cpu();
-    if (!ck_backend_for(d)) {
-        PyErr_SetString(PyExc_RuntimeError, "no usable CUDA device: the CUDA backend is not available");
-        return NULL;
-    }
-    ck_set_default_device(d);
+    ck_status s = ck_device_check(d);
+    if (s != CK_OK) return ck_py_raise(s);
+    ck_device_set_default(d);
     ck_default_chosen_ = 1;
     Py_RETURN_NONE;
 }

@@ -1,11 +1,11 @@
 /*
- * fftsolver.c - the private functions behind ck.fft and ck.linalg on CUDA
- * arrays: argument unwrapping around src/backend/cuda/cuda_fft.c and
- * cuda_solver.c.  python/cudakit/fft.py and linalg.py turn NumPy's
- * semantics (n, axes, norm, modes, row-major layouts) into these calls.
+ * fftsolver.c - the private functions behind ck.fft and ck.linalg on GPU
+ * arrays: argument unwrapping around ck_fft_exec and ck_solver_exec
+ * (include/cudakit_linalg.h).  python/cudakit/fft.py and linalg.py turn
+ * NumPy's semantics (n, axes, norm, modes, row-major layouts) into these
+ * calls.
  */
 #include "ck_python.h"
-#include "../backend/cuda/cuda_libs.h"
 
 /* A CUDA array argument (borrowed). */
 static ck_array *cuda_arg(PyObject *obj, const char *fname)
@@ -114,7 +114,7 @@ static PyObject *f_cuda_fft(PyObject *m, PyObject *args)
         if (s == CK_OK) {
             d.in = in.data;
             d.out = out.data;
-            s = out.size ? ck_cuda_fft(&d) : CK_OK;
+            s = out.size ? ck_fft_exec(&d) : CK_OK;
             if (s != CK_OK) ck_array_release(&out);
         }
         ck_array_release(&in);
@@ -190,7 +190,9 @@ static PyObject *f_getrf(PyObject *m, PyObject *arg)
     Py_BEGIN_ALLOW_THREADS
     s = ck_array_empty(&ipiv, lu.ndim - 1, lu.shape, CK_INT32, ck_array_device(&lu));
     if (s == CK_OK) {
-        s = ck_cuda_solver_getrf(ck_array_device(&lu), t, batch, n, lu.data, (int32_t *)ipiv.data, info);
+        ck_solver_desc d = {.op = CK_SOLVER_GETRF, .dev = ck_array_device(&lu), .type = lu.dtype, .batch = batch,
+                            .n = n, .a = lu.data, .ipiv = (int32_t *)ipiv.data, .info_host = info};
+        s = ck_solver_exec(&d);
         if (s != CK_OK) ck_array_release(&ipiv);
     }
     Py_END_ALLOW_THREADS
@@ -238,8 +240,10 @@ static PyObject *f_getrs(PyObject *m, PyObject *args)
     if (!info) { ck_array_release(&x); return NULL; }
     ck_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = ck_cuda_solver_getrs(ck_array_device(&x), t, batch, n, nrhs, trans, lu->data, (const int32_t *)piv->data,
-                             x.data, info);
+    ck_solver_desc d = {.op = CK_SOLVER_GETRS, .dev = ck_array_device(&x), .type = x.dtype, .batch = batch, .n = n,
+                        .nrhs = nrhs, .trans = trans, .a = lu->data, .ipiv = (int32_t *)piv->data, .b = x.data,
+                        .info_host = info};
+    s = ck_solver_exec(&d);
     Py_END_ALLOW_THREADS
     int first;
     if (s != CK_OK || check_info(info, batch, "getrs", &first) < 0) {
@@ -269,7 +273,9 @@ static PyObject *f_potrf(PyObject *m, PyObject *args)
     if (!info) { ck_array_release(&f); return NULL; }
     ck_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = ck_cuda_solver_potrf(ck_array_device(&f), t, batch, n, upper, f.data, info);
+    ck_solver_desc d = {.op = CK_SOLVER_POTRF, .dev = ck_array_device(&f), .type = f.dtype, .batch = batch, .n = n,
+                        .upper = upper, .a = f.data, .info_host = info};
+    s = ck_solver_exec(&d);
     Py_END_ALLOW_THREADS
     int first;
     if (s != CK_OK || check_info(info, batch, "potrf", &first) < 0) {
@@ -301,7 +307,9 @@ static PyObject *f_geqrf(PyObject *m_, PyObject *arg)
     Py_BEGIN_ALLOW_THREADS
     s = ck_array_empty(&tau, h.ndim - 1, tshape, h.dtype, ck_array_device(&h));
     if (s == CK_OK) {
-        s = ck_cuda_solver_geqrf(ck_array_device(&h), t, batch, m, n, h.data, tau.data, info);
+        ck_solver_desc d = {.op = CK_SOLVER_GEQRF, .dev = ck_array_device(&h), .type = h.dtype, .batch = batch,
+                            .m = m, .n = n, .a = h.data, .tau = tau.data, .info_host = info};
+        s = ck_solver_exec(&d);
         if (s != CK_OK) ck_array_release(&tau);
     }
     Py_END_ALLOW_THREADS
@@ -343,7 +351,9 @@ static PyObject *f_orgqr(PyObject *m_, PyObject *args)
     if (!info) { ck_array_release(&q); return NULL; }
     ck_status s;
     Py_BEGIN_ALLOW_THREADS
-    s = ck_cuda_solver_orgqr(ck_array_device(&q), t, batch, m, ncols, k, q.data, tau->data, info);
+    ck_solver_desc d = {.op = CK_SOLVER_ORGQR, .dev = ck_array_device(&q), .type = q.dtype, .batch = batch, .m = m,
+                        .n = ncols, .k = k, .a = q.data, .tau = tau->data, .info_host = info};
+    s = ck_solver_exec(&d);
     Py_END_ALLOW_THREADS
     int first;
     if (s != CK_OK || check_info(info, batch, "orgqr", &first) < 0) {
@@ -391,9 +401,12 @@ static PyObject *f_gesvd(PyObject *m_, PyObject *args)
         shp[nd - 2] = shp[nd - 1] = n;
         if (s == CK_OK) s = ck_array_empty(&vt, nd, shp, a.dtype, dev);
     }
-    if (s == CK_OK)
-        s = ck_cuda_solver_gesvd(dev, t, batch, m, n, job[0], a.data, sv.data, u.buf ? u.data : NULL,
-                                 vt.buf ? vt.data : NULL, info);
+    if (s == CK_OK) {
+        ck_solver_desc d = {.op = CK_SOLVER_GESVD, .dev = dev, .type = a.dtype, .batch = batch, .m = m, .n = n,
+                            .job = job[0], .a = a.data, .s = sv.data, .u = u.buf ? u.data : NULL,
+                            .vt = vt.buf ? vt.data : NULL, .info_host = info};
+        s = ck_solver_exec(&d);
+    }
     Py_END_ALLOW_THREADS
     ck_array_release(&a);
     int first = 0;
@@ -433,7 +446,9 @@ static PyObject *f_syevd(PyObject *m_, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     s = ck_array_empty(&w, a.ndim - 1, a.shape, real_of(t), ck_array_device(&a));
     if (s == CK_OK) {
-        s = ck_cuda_solver_syevd(ck_array_device(&a), t, batch, n, vectors, upper, a.data, w.data, info);
+        ck_solver_desc d = {.op = CK_SOLVER_SYEVD, .dev = ck_array_device(&a), .type = a.dtype, .batch = batch,
+                            .n = n, .vectors = vectors, .upper = upper, .a = a.data, .w = w.data, .info_host = info};
+        s = ck_solver_exec(&d);
         if (s != CK_OK) ck_array_release(&w);
     }
     Py_END_ALLOW_THREADS
@@ -484,7 +499,11 @@ static PyObject *f_geev(PyObject *m_, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     s = ck_array_empty(&w, a.ndim - 1, a.shape, complex_of(t), dev);
     if (s == CK_OK && vectors) s = ck_array_empty(&vr, a.ndim, a.shape, a.dtype, dev);
-    if (s == CK_OK) s = ck_cuda_solver_geev(dev, t, batch, n, a.data, w.data, vectors ? vr.data : NULL, info);
+    if (s == CK_OK) {
+        ck_solver_desc d = {.op = CK_SOLVER_GEEV, .dev = dev, .type = a.dtype, .batch = batch, .n = n, .a = a.data,
+                            .w = w.data, .vr = vectors ? vr.data : NULL, .info_host = info};
+        s = ck_solver_exec(&d);
+    }
     Py_END_ALLOW_THREADS
     ck_array_release(&a);
     int first = 0;

@@ -1,10 +1,9 @@
 /* User CUDA C kernels: the module and kernel objects behind ck.RawModule,
  * ck.RawKernel and ck.SourceModule, and the launch path.
  *
- * One kernel, two targets: a module is compiled lazily per device, with
- * NVRTC for a GPU (src/backend/cuda/cuda_module.c) or by the CPU target
- * (src/runtime/cpu_kernels.h) for CPU arrays; the device of a launch is the
- * device of its array arguments.
+ * One kernel, two targets: a module is compiled lazily per device through
+ * include/cudakit_module.h (NVRTC for a GPU, the system C++ compiler for
+ * the CPU); the device of a launch is the device of its array arguments.
  *
  * Arguments (kernelParams) - the documented rule:
  *   - a cudakit array passes its data pointer; its device must be the
@@ -19,17 +18,13 @@
  *     complex -> complex<double>;
  *   - anything else is a TypeError.
  * The per-call path does no string work: the signature is parsed once (by
- * _kernels.py) into kinds and dtypes kept here, and the CUfunction and its
+ * _kernels.py) into kinds and dtypes kept here, and the function and its
  * attributes are cached per device. */
 #include "ck_python.h"
-#include "../backend/cuda/cuda_module.h"
-#include "../runtime/cpu_kernels.h"
 
 #include <string.h>
 
-#define CK_KMAXP 128 /* parameters a launch can pass */
-
-int ck_cuda_device_count(void);
+#define CK_KMAXP CK_MAX_KERNEL_PARAMS
 
 /* ------------------------------------------------------------- modules */
 
@@ -41,8 +36,8 @@ typedef struct {
     int noptions;
     char **exprs;
     int nexprs;
-    ck_cuda_module *cuda[CK_CUDA_MAX_DEVICES];
-    ck_cpu_module *cpu;
+    ck_module *cpu;
+    ck_module *cuda[CK_MAX_GPUS];
 } CkModuleObject;
 
 static void free_strv(char **v, int n)
@@ -90,8 +85,8 @@ static int strv_from_seq(PyObject *seq, const char *what, char ***out, int *n)
 
 static void module_dealloc(CkModuleObject *m)
 {
-    for (int d = 0; d < CK_CUDA_MAX_DEVICES; d++) ck_cuda_module_free(m->cuda[d]);
-    ck_cpu_module_free(m->cpu);
+    for (int d = 0; d < CK_MAX_GPUS; d++) ck_module_free(m->cuda[d]);
+    ck_module_free(m->cpu);
     PyMem_Free(m->source);
     PyMem_Free(m->name_hint);
     free_strv(m->options, m->noptions);
@@ -116,53 +111,35 @@ static PyObject *module_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return (PyObject *)m;
 }
 
-/* The module on device d of the given type, compiled on first use. */
-static int module_ensure_cuda(CkModuleObject *m, int d)
+/* The module's slot for a usable device, or NULL with the error set. */
+static ck_module **module_slot(CkModuleObject *m, ck_device dev)
 {
-    if (m->cuda[d]) return 0;
-    ck_status s;
-    ck_cuda_module *cm = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    s = ck_cuda_module_load(d, m->source, m->name_hint, (const char *const *)m->options, m->noptions,
-                            (const char *const *)m->exprs, m->nexprs, &cm);
-    Py_END_ALLOW_THREADS
-    if (s != CK_OK) { ck_py_raise(s); return -1; }
-    if (m->cuda[d]) ck_cuda_module_free(cm); /* another thread won */
-    else m->cuda[d] = cm;
-    return 0;
-}
-
-static int module_ensure_cpu(CkModuleObject *m)
-{
-    if (m->cpu) return 0;
-    ck_status s;
-    ck_cpu_module *cm = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    s = ck_cpu_module_load(m->source, (const char *const *)m->options, m->noptions, (const char *const *)m->exprs,
-                           m->nexprs, &cm);
-    Py_END_ALLOW_THREADS
-    if (s != CK_OK) { ck_py_raise(s); return -1; }
-    if (m->cpu) ck_cpu_module_free(cm);
-    else m->cpu = cm;
-    return 0;
-}
-
-static int check_cuda_index(int d)
-{
-    int n = ck_cuda_device_count();
-    if (d < 0 || d >= n) {
-        if (n == 0) PyErr_SetString(ck_py_CUDAError, "no usable CUDA device");
-        else PyErr_Format(PyExc_ValueError, "invalid CUDA device %d (%d available)", d, n);
-        return -1;
+    ck_status s = ck_device_check(dev);
+    if (s != CK_OK) { ck_py_raise(s); return NULL; }
+    if (dev.type == CK_DEVICE_CPU) return &m->cpu;
+    if (dev.index >= CK_MAX_GPUS) {
+        PyErr_Format(PyExc_ValueError, "invalid CUDA device %d", dev.index);
+        return NULL;
     }
-    return 0;
+    return &m->cuda[dev.index];
 }
 
-static int module_ensure(CkModuleObject *m, ck_device dev)
+/* The module compiled for dev, compiling it on first use. */
+static ck_module *module_ensure(CkModuleObject *m, ck_device dev)
 {
-    if (dev.type == CK_DEVICE_CPU) return module_ensure_cpu(m);
-    if (check_cuda_index(dev.index) < 0) return -1;
-    return module_ensure_cuda(m, dev.index);
+    ck_module **slot = module_slot(m, dev);
+    if (!slot) return NULL;
+    if (*slot) return *slot;
+    ck_status s;
+    ck_module *cm = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_module_load(dev, m->source, m->name_hint, (const char *const *)m->options, m->noptions,
+                       (const char *const *)m->exprs, m->nexprs, &cm);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) { ck_py_raise(s); return NULL; }
+    if (*slot) ck_module_free(cm); /* another thread won */
+    else *slot = cm;
+    return *slot;
 }
 
 static int device_arg(PyObject *obj, ck_device *dev)
@@ -178,7 +155,7 @@ static PyObject *module_compile(CkModuleObject *m, PyObject *args)
     PyObject *devobj = Py_None;
     if (!PyArg_ParseTuple(args, "|O", &devobj)) return NULL;
     ck_device dev;
-    if (device_arg(devobj, &dev) < 0 || module_ensure(m, dev) < 0) return NULL;
+    if (device_arg(devobj, &dev) < 0 || !module_ensure(m, dev)) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -202,12 +179,12 @@ static PyObject *module_get_global(CkModuleObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "s|OOO", &name, &devobj, &dtobj, &shapeobj)) return NULL;
     ck_device dev;
     ck_dtype dt;
-    if (device_arg(devobj, &dev) < 0 || module_ensure(m, dev) < 0) return NULL;
+    ck_module *cm;
+    if (device_arg(devobj, &dev) < 0 || !(cm = module_ensure(m, dev))) return NULL;
     if (ck_py_dtype_from_obj(dtobj, CK_UINT8, &dt) < 0) return NULL;
     void *ptr = NULL;
     size_t nbytes = 0;
-    ck_status s = dev.type == CK_DEVICE_CPU ? ck_cpu_module_get_global(m->cpu, name, &ptr, &nbytes)
-                                            : ck_cuda_module_get_global(m->cuda[dev.index], name, &ptr, &nbytes);
+    ck_status s = ck_module_get_global(cm, name, &ptr, &nbytes);
     if (s != CK_OK) return ck_py_raise(s);
     int isz = ck_dtype_get_info(dt)->itemsize;
     int ndim = 1;
@@ -268,12 +245,6 @@ PyTypeObject CkModule_Type = {
 enum { PK_UNKNOWN = 0, PK_POINTER = 1, PK_SCALAR = 2 };
 
 typedef struct {
-    CUfunction f;
-    ck_cuda_func_info fi;
-    int ready;
-} ck_kdev;
-
-typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     CkModuleObject *module;
@@ -281,9 +252,8 @@ typedef struct {
     int nparams;                   /* -1: the signature is not known */
     signed char pkind[CK_KMAXP];
     int pdtype[CK_KMAXP];          /* ck_dtype, or -1 when not told */
-    ck_kdev dev[CK_CUDA_MAX_DEVICES];
-    ck_cpu_function *cpuf;
-    int cpu_max_dyn_shared;        /* the CPU's settable limit, mirroring a GPU's */
+    ck_function *cpu;              /* the function in each device's module, found on first use */
+    ck_function *cuda[CK_MAX_GPUS];
     PyObject *dict;
 } CkKernelObject;
 
@@ -296,7 +266,6 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (!k) return NULL;
     k->vectorcall = kernel_vectorcall;
     k->nparams = -1;
-    k->cpu_max_dyn_shared = 48 * 1024;
     return (PyObject *)k;
 }
 
@@ -348,8 +317,8 @@ static PyObject *kernel_setup(CkKernelObject *k, PyObject *args)
     k->name = nm;
     k->nparams = np;
     for (int i = 0; i < np; i++) { k->pkind[i] = kinds[i]; k->pdtype[i] = dts[i]; }
-    memset(k->dev, 0, sizeof k->dev);
-    k->cpuf = NULL;
+    k->cpu = NULL;
+    memset(k->cuda, 0, sizeof k->cuda);
     Py_RETURN_NONE;
 }
 
@@ -384,26 +353,19 @@ static int kernel_ready(CkKernelObject *k)
     return 0;
 }
 
-static ck_kdev *kernel_cuda(CkKernelObject *k, int d)
+/* The kernel's function on dev, looked up (and its module compiled) on first use. */
+static ck_function *kernel_function(CkKernelObject *k, ck_device dev)
 {
-    ck_kdev *kd = &k->dev[d];
-    if (kd->ready) return kd;
-    if (kernel_ready(k) < 0 || check_cuda_index(d) < 0 || module_ensure_cuda(k->module, d) < 0) return NULL;
-    ck_status s = ck_cuda_module_get_function(k->module->cuda[d], k->name, &kd->f);
-    if (s == CK_OK) s = ck_cuda_func_get_info(d, kd->f, &kd->fi);
+    if (kernel_ready(k) < 0) return NULL;
+    ck_function **slot = dev.type == CK_DEVICE_CPU ? &k->cpu : dev.index >= 0 && dev.index < CK_MAX_GPUS
+                                                                   ? &k->cuda[dev.index] : NULL;
+    if (slot && *slot) return *slot;
+    ck_module *cm = module_ensure(k->module, dev);
+    if (!cm) return NULL;
+    ck_function *f = NULL;
+    ck_status s = ck_module_get_function(cm, k->name, &f);
     if (s != CK_OK) { ck_py_raise(s); return NULL; }
-    kd->ready = 1;
-    return kd;
-}
-
-static ck_cpu_function *kernel_cpu(CkKernelObject *k)
-{
-    if (k->cpuf) return k->cpuf;
-    if (kernel_ready(k) < 0 || module_ensure_cpu(k->module) < 0) return NULL;
-    ck_cpu_function *f = NULL;
-    ck_status s = ck_cpu_module_get_function(k->module->cpu, k->name, &f);
-    if (s != CK_OK) { ck_py_raise(s); return NULL; }
-    k->cpuf = f;
+    *slot = f;
     return f;
 }
 
@@ -513,10 +475,12 @@ static int marshal_scalar(PyObject *o, int t, ck_kval *v, int argi)
 
 static PyObject *s_shared_mem, *s_stream, *s_shared;
 
-static int parse_stream(PyObject *o, int is_cuda, int d, CUstream *out)
+/* A stream argument: None (the current stream of dev), a handle, or an
+ * object with .handle or .ptr (ck.cuda.Stream, CuPy's, ...). */
+static int parse_stream(PyObject *o, ck_device dev, ck_stream *out)
 {
     if (o == Py_None || !o) {
-        *out = is_cuda ? ck_cuda_current_stream(d) : NULL;
+        *out = ck_stream_current(dev);
         return 0;
     }
     PyObject *h = NULL;
@@ -528,7 +492,7 @@ static int parse_stream(PyObject *o, int is_cuda, int d, CUstream *out)
         return -1;
     }
     if (h == Py_None) *out = NULL;
-    else *out = PyLong_AsVoidPtr(h);
+    else *out = (ck_stream)PyLong_AsVoidPtr(h);
     Py_DECREF(h);
     return PyErr_Occurred() ? -1 : 0;
 }
@@ -572,11 +536,13 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
         if (CkArray_Check(o)) {
             ck_array *a = CK_ARR(o);
             ck_device ad = ck_array_device(a);
-            if (!ck_device_equal(ad, dev))
-                return PyErr_Format(PyExc_ValueError, "kernel '%s': argument %zd is an array on %s:%d but the launch "
-                                    "is on %s:%d (the device of the first array argument)", k->name, i,
-                                    ad.type == CK_DEVICE_CPU ? "cpu" : "cuda", ad.index,
-                                    dev.type == CK_DEVICE_CPU ? "cpu" : "cuda", dev.index);
+            if (!ck_device_equal(ad, dev)) {
+                char da[32], dl[32];
+                ck_device_str(ad, da, sizeof da);
+                ck_device_str(dev, dl, sizeof dl);
+                return PyErr_Format(PyExc_ValueError, "kernel '%s': argument %zd is an array on %s but the launch "
+                                    "is on %s (the device of the first array argument)", k->name, i, da, dl);
+            }
             if (kind == PK_SCALAR)
                 return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd is an array but the parameter is a "
                                     "%s value", k->name, i, param_desc(t));
@@ -595,43 +561,13 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
         params[i] = &vals[i];
     }
 
-    if (dev.type == CK_DEVICE_CUDA) {
-        int d = dev.index;
-        if (d < 0 || d >= CK_CUDA_MAX_DEVICES) return PyErr_Format(PyExc_ValueError, "invalid CUDA device %d", d);
-        ck_kdev *kd = kernel_cuda(k, d);
-        if (!kd) return NULL;
-        CUstream st;
-        if (parse_stream(streamo, 1, d, &st) < 0) return NULL;
-        ck_status s = ck_cuda_launch_checked(d, kd->f, k->name, &kd->fi, grid, block, shmem, st, params);
-        if (s != CK_OK) return ck_py_raise(s);
-        Py_RETURN_NONE;
-    }
-    /* the CPU: the same checks before the CPU target sees the launch */
-    for (int j = 0; j < 3; j++)
-        if (grid[j] == 0 || block[j] == 0)
-            return PyErr_Format(PyExc_ValueError, "kernel '%s': %s (%u, %u, %u) has a zero dimension", k->name,
-                                grid[j] == 0 ? "grid" : "block", grid[j] == 0 ? grid[0] : block[0],
-                                grid[j] == 0 ? grid[1] : block[1], grid[j] == 0 ? grid[2] : block[2]);
-    unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
-    if (threads > CK_CPU_MAX_THREADS_PER_BLOCK)
-        return PyErr_Format(PyExc_ValueError, "kernel '%s': %llu threads per block (block (%u, %u, %u)) exceed its "
-                            "limit of %d (max_threads_per_block)", k->name, threads, block[0], block[1], block[2],
-                            CK_CPU_MAX_THREADS_PER_BLOCK);
-    if (shmem > (size_t)k->cpu_max_dyn_shared)
-        return PyErr_Format(PyExc_ValueError, "kernel '%s': %zu bytes of dynamic shared memory exceed its limit of "
-                            "%d (raise max_dynamic_shared_size_bytes)", k->name, shmem, k->cpu_max_dyn_shared);
-    if (streamo && streamo != Py_None && !PyLong_Check(streamo) && !PyObject_HasAttrString(streamo, "handle"))
-        return PyErr_Format(PyExc_TypeError, "stream must be a ck.cuda.Stream, got %.100s", Py_TYPE(streamo)->tp_name);
-    ck_cpu_function *f = kernel_cpu(k);
+    ck_stream st;
+    if (parse_stream(streamo, dev, &st) < 0) return NULL;
+    ck_function *f = kernel_function(k, dev);
     if (!f) return NULL;
-    if (k->nparams < 0) {
-        int np = ck_cpu_function_params(f, NULL, 0);
-        if (np >= 0 && np != na)
-            return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, got %zd", k->name, np, na);
-    }
-    ck_cpu_arg_info info[CK_KMAXP];
-    ck_cpu_arg_info *infop = NULL;
-    if (ck_cpu_bounds_mode()) {
+    ck_launch_arg info[CK_KMAXP];
+    ck_launch_arg *infop = NULL;
+    if (dev.type == CK_DEVICE_CPU && ck_kernel_bounds_mode()) {
         for (Py_ssize_t i = 0; i < na; i++) {
             memset(&info[i], 0, sizeof info[i]);
             if (CkArray_Check(items[i])) {
@@ -644,9 +580,13 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
         infop = info;
     }
     ck_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = ck_cpu_launch(f, grid, block, shmem, params, infop);
-    Py_END_ALLOW_THREADS
+    if (dev.type == CK_DEVICE_CPU) {   /* the CPU runs the launch to its end: let other threads go on */
+        Py_BEGIN_ALLOW_THREADS
+        s = ck_function_launch(f, grid, block, shmem, st, (int)na, params, infop);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = ck_function_launch(f, grid, block, shmem, st, (int)na, params, infop);
+    }
     if (s != CK_OK) return ck_py_raise(s);
     Py_RETURN_NONE;
 }
@@ -696,32 +636,29 @@ static PyObject *kernel_launch_meth(CkKernelObject *k, PyObject *args)
     return kernel_launch(k, g, b, a, sh, st);
 }
 
-static int kernel_device_arg(PyObject *o, ck_device *dev) { return device_arg(o, dev); }
+/* The kernel's function on a device argument (None: the default device). */
+static ck_function *kernel_function_arg(CkKernelObject *k, PyObject *devobj)
+{
+    ck_device dev;
+    if (device_arg(devobj, &dev) < 0) return NULL;
+    return kernel_function(k, dev);
+}
 
 /* _attributes(device) -> dict of the function's attributes there. */
 static PyObject *kernel_attributes(CkKernelObject *k, PyObject *args)
 {
     PyObject *devobj = Py_None;
     if (!PyArg_ParseTuple(args, "|O", &devobj)) return NULL;
-    ck_device dev;
-    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
-    if (dev.type == CK_DEVICE_CPU) {
-        ck_cpu_function *f = kernel_cpu(k);
-        if (!f) return NULL;
-        return Py_BuildValue("{s:i,s:i,s:n,s:i,s:i,s:i,s:i,s:i}", "max_threads_per_block", CK_CPU_MAX_THREADS_PER_BLOCK,
-                             "num_regs", 0, "shared_size_bytes", (Py_ssize_t)ck_cpu_function_static_shared(f),
-                             "const_size_bytes", 0, "local_size_bytes", 0, "max_dynamic_shared_size_bytes",
-                             k->cpu_max_dyn_shared, "ptx_version", 0, "binary_version", 0);
-    }
-    if (check_cuda_index(dev.index) < 0) return NULL;
-    ck_kdev *kd = kernel_cuda(k, dev.index);
-    if (!kd) return NULL;
-    ck_cuda_func_info *fi = &kd->fi;
-    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "max_threads_per_block", fi->max_threads_per_block,
-                         "num_regs", fi->num_regs, "shared_size_bytes", fi->shared_size_bytes, "const_size_bytes",
-                         fi->const_size_bytes, "local_size_bytes", fi->local_size_bytes,
-                         "max_dynamic_shared_size_bytes", fi->max_dynamic_shared_size_bytes, "ptx_version",
-                         fi->ptx_version, "binary_version", fi->binary_version);
+    ck_function *f = kernel_function_arg(k, devobj);
+    if (!f) return NULL;
+    ck_function_attrs at;
+    ck_status s = ck_function_attributes(f, &at);
+    if (s != CK_OK) return ck_py_raise(s);
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "max_threads_per_block", at.max_threads_per_block,
+                         "num_regs", at.num_regs, "shared_size_bytes", at.shared_size_bytes, "const_size_bytes",
+                         at.const_size_bytes, "local_size_bytes", at.local_size_bytes,
+                         "max_dynamic_shared_size_bytes", at.max_dynamic_shared_size_bytes, "ptx_version",
+                         at.ptx_version, "binary_version", at.binary_version);
 }
 
 static PyObject *kernel_set_max_dyn_shared(CkKernelObject *k, PyObject *args)
@@ -729,17 +666,9 @@ static PyObject *kernel_set_max_dyn_shared(CkKernelObject *k, PyObject *args)
     PyObject *devobj;
     int bytes;
     if (!PyArg_ParseTuple(args, "Oi", &devobj, &bytes)) return NULL;
-    ck_device dev;
-    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
-    if (dev.type == CK_DEVICE_CPU) {
-        if (bytes < 0) return PyErr_Format(PyExc_ValueError, "max_dynamic_shared_size_bytes=%d is negative", bytes);
-        k->cpu_max_dyn_shared = bytes;
-        Py_RETURN_NONE;
-    }
-    if (check_cuda_index(dev.index) < 0) return NULL;
-    ck_kdev *kd = kernel_cuda(k, dev.index);
-    if (!kd) return NULL;
-    ck_status s = ck_cuda_func_set_max_dynamic_shared(dev.index, kd->f, &kd->fi, bytes);
+    ck_function *f = kernel_function_arg(k, devobj);
+    if (!f) return NULL;
+    ck_status s = ck_function_set_max_dynamic_shared(f, bytes);
     if (s != CK_OK) return ck_py_raise(s);
     Py_RETURN_NONE;
 }
@@ -751,20 +680,10 @@ static PyObject *kernel_suggest_block(CkKernelObject *k, PyObject *args)
     Py_ssize_t shm = 0;
     int limit = 0;
     if (!PyArg_ParseTuple(args, "O|ni", &devobj, &shm, &limit)) return NULL;
-    ck_device dev;
-    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
-    if (dev.type == CK_DEVICE_CPU) {
-        if (!kernel_cpu(k)) return NULL;
-        /* a block runs as fibers on one core: moderate blocks keep the
-         * switching cheap; the grid is one block per core, a few times */
-        int b = limit > 0 && limit < 256 ? limit : 256;
-        return Py_BuildValue("(ii)", ck_cpu_num_threads() * 4, b);
-    }
-    if (check_cuda_index(dev.index) < 0) return NULL;
-    ck_kdev *kd = kernel_cuda(k, dev.index);
-    if (!kd) return NULL;
+    ck_function *f = kernel_function_arg(k, devobj);
+    if (!f) return NULL;
     int mg = 0, bs = 0;
-    ck_status s = ck_cuda_func_suggest_block(dev.index, kd->f, (size_t)shm, limit, &mg, &bs);
+    ck_status s = ck_function_suggest_block(f, (size_t)shm, limit, &mg, &bs);
     if (s != CK_OK) return ck_py_raise(s);
     return Py_BuildValue("(ii)", mg, bs);
 }
@@ -773,10 +692,7 @@ static PyObject *kernel_compile(CkKernelObject *k, PyObject *args)
 {
     PyObject *devobj = Py_None;
     if (!PyArg_ParseTuple(args, "|O", &devobj)) return NULL;
-    ck_device dev;
-    if (kernel_device_arg(devobj, &dev) < 0) return NULL;
-    if (dev.type == CK_DEVICE_CPU ? !kernel_cpu(k) : (check_cuda_index(dev.index) < 0 || !kernel_cuda(k, dev.index)))
-        return NULL;
+    if (!kernel_function_arg(k, devobj)) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -863,19 +779,20 @@ PyTypeObject CkKernel_Type = {
 
 static int cpu_kernels_state_ = -1;
 
-/* Whether the CPU target can run kernels (False while it is the placeholder). */
+/* Whether the CPU target can run kernels (a C++ compiler is there). */
 static PyObject *c_cpu_kernels_available(PyObject *m, PyObject *u)
 {
     (void)m; (void)u;
     if (cpu_kernels_state_ < 0) {
-        ck_cpu_module *cm = NULL;
+        ck_module *cm = NULL;
         ck_status s;
         Py_BEGIN_ALLOW_THREADS
-        s = ck_cpu_module_load("extern \"C\" __global__ void ck_probe(int *p) { if (p) p[threadIdx.x] = 1; }\n", NULL,
-                               0, NULL, 0, &cm);
+        s = ck_module_load(ck_device_cpu(),
+                           "extern \"C\" __global__ void ck_probe(int *p) { if (p) p[threadIdx.x] = 1; }\n",
+                           "probe.cu", NULL, 0, NULL, 0, &cm);
         Py_END_ALLOW_THREADS
         cpu_kernels_state_ = s == CK_OK;
-        if (s == CK_OK) ck_cpu_module_free(cm);
+        if (s == CK_OK) ck_module_free(cm);
         ck_error_clear();
     }
     return PyBool_FromLong(cpu_kernels_state_);
@@ -886,8 +803,8 @@ static PyObject *c_cpu_bounds(PyObject *m, PyObject *args)
     (void)m;
     int on = -1;
     if (!PyArg_ParseTuple(args, "|i", &on)) return NULL;
-    int prev = ck_cpu_bounds_mode();
-    if (on >= 0) ck_cpu_set_bounds_mode(on);
+    int prev = ck_kernel_bounds_mode();
+    if (on >= 0) ck_kernel_set_bounds_mode(on);
     return PyBool_FromLong(prev);
 }
 

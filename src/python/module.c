@@ -40,7 +40,7 @@ int ck_py_raise_int(ck_status s)
     return -1;
 }
 
-static PyModuleDef ck_module = {
+static PyModuleDef ck_py_module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "cudakit._core",
     .m_doc = "The CPython face of the cudakit C core.",
@@ -65,7 +65,7 @@ static int add_functions(PyObject *m, PyMethodDef *defs)
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    PyObject *m = PyModule_Create(&ck_module);
+    PyObject *m = PyModule_Create(&ck_py_module_def);
     if (!m) return NULL;
     ck_py_AxisError = PyErr_NewExceptionWithDoc(
         "cudakit.AxisError", "An axis argument out of range (a ValueError and an IndexError, as NumPy's).",

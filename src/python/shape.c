@@ -2,6 +2,8 @@
  * argument parsing and wrapping only; the work is in src/ops/shape.c. */
 #include "ck_python.h"
 
+#include <limits.h>
+
 #include <string.h>
 
 #define CK_SHAPE_MAXLIST 64
@@ -58,12 +60,18 @@ static int int_list(PyObject *obj, int64_t *vals, int *n, const char *what)
     return 0;
 }
 
-/* Axis values fit an int; anything bigger is out of bounds anyway. */
+/* A list of axes (or one), each as ck_py_axis_int reads it. */
 static int axis_list(PyObject *obj, int *axes, int *n, const char *what)
 {
     int64_t v[CK_SHAPE_MAXLIST];
     if (int_list(obj, v, n, what) < 0) return -1;
-    for (int i = 0; i < *n; i++) axes[i] = v[i] > 1000000 ? 1000000 : v[i] < -1000000 ? -1000000 : (int)v[i];
+    for (int i = 0; i < *n; i++) {
+        if (v[i] <= INT_MIN || v[i] > INT_MAX) {
+            PyErr_SetString(PyExc_ValueError, "integer won't fit into a C int");
+            return -1;
+        }
+        axes[i] = (int)v[i];
+    }
     return 0;
 }
 
@@ -380,10 +388,8 @@ static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_
     int axis = 0;
     if (axis_obj == Py_None && allow_none_axis) {
         axis = CK_AXIS_FLAT;
-    } else if (axis_obj) {
-        Py_ssize_t v = PyNumber_AsSsize_t(axis_obj, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) return NULL;
-        axis = v > 1000000 ? 1000000 : v < -1000000 ? -1000000 : (int)v;
+    } else if (axis_obj && ck_py_axis_int(axis_obj, &axis) < 0) {
+        return NULL;
     }
     ck_dtype dt;
     if (ck_py_dtype_from_obj(dt_obj, CK_DTYPE_INVALID, &dt) < 0) return NULL;
@@ -492,11 +498,7 @@ static PyObject *f_tile(PyObject *m, PyObject *args, PyObject *kw)
 static PyObject *repeat_impl(PyObject *a, PyObject *repeats, PyObject *axis_obj)
 {
     int axis = CK_AXIS_FLAT;
-    if (axis_obj != Py_None) {
-        Py_ssize_t v = PyNumber_AsSsize_t(axis_obj, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) return NULL;
-        axis = v > 1000000 ? 1000000 : v < -1000000 ? -1000000 : (int)v;
-    }
+    if (axis_obj != Py_None && ck_py_axis_int(axis_obj, &axis) < 0) return NULL;
     ck_array reps;
     if (host_int64(repeats, &reps, "repeats") < 0) return NULL;
     if (reps.ndim > 1) {

@@ -16,7 +16,8 @@
  *     ck_cpu_launch(f, grid, block, 0, args, NULL);
  *
  * This header is the contract between the Python-facing kernel API
- * (src/python/kernels.c) and the CPU target (src/runtime/cpu_kernels.c).
+ * (src/python/kernels.c) and the CPU target (src/runtime/cpu_kernels/,
+ * whose internal.h says which file does what).
  *
  * A module whose source names no barrier or warp function runs each block
  * as a plain loop over its threads (the kernel inlined into it); otherwise

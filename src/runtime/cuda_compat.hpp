@@ -1,13 +1,15 @@
 /*
  * cuda_compat.hpp - CUDA C on the CPU: the environment a user kernel sees
- * when cudakit compiles it with the system C++ compiler (cpu_kernels.c).
+ * when cudakit compiles it with the system C++ compiler (cpu_kernels/).
  *
  * The library runs a block's threads one after another on one worker
  * thread, as fibers when the module uses barriers or warp functions, and
  * writes the indices of the running thread into ck__ctx (per OS thread)
  * before each one runs.  Barriers and warp functions call back into the
- * library through ck__api.  Embedded into libcudakit at build time and
- * written next to each compile, so nothing depends on the install layout.
+ * library through ck__api; what both sides must agree on is in
+ * cpu_kernel_abi.h.  Embedded into libcudakit at build time and written
+ * next to each compile (with cpu_kernel_abi.h), so nothing depends on the
+ * install layout.
  *
  * Why __shared__ is "static thread_local": a worker runs one block at a
  * time, all of that block's fibers on the worker's own OS thread, and a
@@ -17,7 +19,6 @@
 #ifndef CK_CUDA_COMPAT_HPP
 #define CK_CUDA_COMPAT_HPP
 
-#define CK_CUDA_COMPAT_VERSION 1
 #define CUDAKIT_CPU 1
 
 #include <assert.h>
@@ -51,7 +52,9 @@
 #define __cudart_builtin__
 
 /* ---------------------------------------------------------- index types */
-struct uint3 { unsigned int x, y, z; };
+#include "cpu_kernel_abi.h" /* struct uint3, the context, the callbacks, the entry table */
+#define CK_CUDA_COMPAT_VERSION CK__ABI_VERSION
+
 struct dim3 {
     unsigned int x, y, z;
     constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
@@ -59,24 +62,14 @@ struct dim3 {
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-/* Layout shared with cpu_kernels.c (struct ck_cpu_ctx there). */
-struct ck__ctx_t {
-    uint3 tid, bid, bdim, gdim; /* threadIdx, blockIdx, blockDim, gridDim */
-    void *dyn_smem; /* this block's extern __shared__ memory */
-    void *sched;    /* the worker's fiber scheduler; NULL when threads run without fibers */
-};
 static thread_local ck__ctx_t ck__ctx;
 
-/* Filled by the library right after dlopen. */
-struct ck__api_t {
-    unsigned long long (*sync)(void *sched, int op, unsigned mask, unsigned long long val, int arg, int width);
-    void (*fail)(const char *what, const char *file, int line);
-};
+/* The symbols cpu_kernel_abi.h names (CK__SYM_*). */
 extern "C" {
 __attribute__((visibility("default"))) ck__api_t ck__api;
 __attribute__((visibility("default"))) ck__ctx_t *ck__get_ctx(void) { return &ck__ctx; }
 __attribute__((visibility("default"))) extern const int ck__abi_version;
-const int ck__abi_version = CK_CUDA_COMPAT_VERSION;
+const int ck__abi_version = CK__ABI_VERSION;
 }
 
 #define threadIdx (ck__ctx.tid)
@@ -95,13 +88,6 @@ template <typename T> struct ck__dyn_shared {
 };
 
 /* ------------------------------------------------ barriers and warp ops */
-enum {
-    CK__OP_SYNCTHREADS = 0, CK__OP_SYNC_COUNT, CK__OP_SYNC_AND, CK__OP_SYNC_OR,
-    CK__OP_SYNCWARP = 16, CK__OP_SHFL, CK__OP_SHFL_UP, CK__OP_SHFL_DOWN, CK__OP_SHFL_XOR,
-    CK__OP_BALLOT, CK__OP_ANY, CK__OP_ALL, CK__OP_ACTIVEMASK, CK__OP_MATCH_ANY, CK__OP_MATCH_ALL,
-    CK__OP_RED_ADD, CK__OP_RED_MIN_U, CK__OP_RED_MAX_U, CK__OP_RED_MIN_I, CK__OP_RED_MAX_I,
-    CK__OP_RED_AND, CK__OP_RED_OR, CK__OP_RED_XOR
-};
 static inline unsigned long long ck__sync(int op, unsigned mask, unsigned long long v, int arg = 0, int width = 32)
 {
     return ck__api.sync(ck__ctx.sched, op, mask, v, arg, width);
@@ -578,12 +564,7 @@ template <typename... P, void (*K)(P...)> struct ck__entry_impl<void (*)(P...), 
 };
 template <auto K> struct ck__entry : ck__entry_impl<decltype(K), K> {};
 
-struct ck__kdesc {
-    const char *name;
-    void (*thread)(void **);
-    void (*block)(void **);
-    int (*params)(std::size_t *sizes, int max);
-};
+/* A row of the table of entry points (ck__kdesc) the runtime generates. */
 #define CK__KERNEL(name, ...)                                                                  \
     {name, &ck__entry<__VA_ARGS__>::thread, &ck__entry<__VA_ARGS__>::block, &ck__entry<__VA_ARGS__>::params}
 

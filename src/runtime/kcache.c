@@ -1,30 +1,19 @@
-/* The kernel compiler and its disk cache (see kcache.h). */
-#define _GNU_SOURCE /* dladdr, flockfile */
+/* The kernel compiler (see kcache.h): NVRTC, in front of the disk cache of
+ * kcache_disk.c. */
+#define _GNU_SOURCE /* dladdr, flockfile, asprintf */
 #include "kcache.h"
 #include "kcache_disk.h"
+#include "../base/hash.h"
+#include "../base/sbuf.h"
 #include "../platform/cuda_api.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-/* Bump when the file layout or anything else folded into the key changes
- * meaning: old entries then simply stop being found. */
-#define CK_KC_FORMAT_VERSION 1u
-#define CK_KC_HEADER_SIZE 24 /* magic[4], u32 version, u64 payload size, u64 checksum */
-/* A cache file claiming more than this is corrupt, not a kernel; the bound
- * keeps a damaged size field from asking malloc for the moon. */
-#define CK_KC_MAX_PAYLOAD ((size_t)1 << 30)
 /* The per-thread error buffer in error.c is 8192 bytes; stay under it so
  * the source excerpt at the end is not the part that gets cut. */
 #define CK_KC_MSG_MAX 8000
@@ -37,130 +26,6 @@
 #define CK_NVRTC_SUCCESS 0
 #define CK_NVRTC_ERROR_OUT_OF_MEMORY 1
 
-/* ------------------------------------------------------------- hashing */
-
-/* A streaming MurmurHash3-x64-128-style hash: two 64-bit lanes that mix
- * into each other per 16-byte block.  Not cryptographic, which is fine:
- * the cache is private to the user (0700), so only accidental collisions
- * matter, and 128 bits make those negligible. */
-#define CK_H_C1 0x87c37b91114253d5ull
-#define CK_H_C2 0x4cf5ad432745937full
-
-static inline uint64_t ck_rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static inline uint64_t ck_fmix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-}
-
-/* Assembled byte by byte so the key is the same on any host byte order
- * and alignment. */
-static inline uint64_t ck_load_le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
-static inline void ck_store_le64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static inline uint64_t ck_mix_k1(uint64_t k) { return ck_rotl64(k * CK_H_C1, 31) * CK_H_C2; }
-static inline uint64_t ck_mix_k2(uint64_t k) { return ck_rotl64(k * CK_H_C2, 33) * CK_H_C1; }
-
-void ck_hasher_init(ck_hasher *h, uint64_t seed)
-{
-    /* Distinct lane seeds, so the lanes are not the same function twice. */
-    h->h1 = seed;
-    h->h2 = ck_fmix64(seed ^ 0x9e3779b97f4a7c15ull);
-    h->len = 0;
-    h->nbuf = 0;
-}
-
-static void ck_hasher_block(ck_hasher *h, const unsigned char *p)
-{
-    h->h1 ^= ck_mix_k1(ck_load_le64(p));
-    h->h1 = ck_rotl64(h->h1, 27) + h->h2;
-    h->h1 = h->h1 * 5 + 0x52dce729;
-    h->h2 ^= ck_mix_k2(ck_load_le64(p + 8));
-    h->h2 = ck_rotl64(h->h2, 31) + h->h1;
-    h->h2 = h->h2 * 5 + 0x38495ab5;
-}
-
-void ck_hasher_update(ck_hasher *h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    h->len += n;
-    if (h->nbuf) {
-        size_t take = 16 - h->nbuf < n ? 16 - h->nbuf : n;
-        memcpy(h->buf + h->nbuf, p, take);
-        h->nbuf += take;
-        p += take;
-        n -= take;
-        if (h->nbuf < 16) return;
-        ck_hasher_block(h, h->buf);
-        h->nbuf = 0;
-    }
-    for (; n >= 16; p += 16, n -= 16) ck_hasher_block(h, p);
-    memcpy(h->buf, p, n);
-    h->nbuf = n;
-}
-
-/* A length-prefixed field: without the prefix ("ab","c") and ("a","bc")
- * would hash alike. */
-void ck_hasher_field(ck_hasher *h, const void *data, size_t n)
-{
-    unsigned char len[8];
-    ck_store_le64(len, n);
-    ck_hasher_update(h, len, 8);
-    ck_hasher_update(h, data, n);
-}
-
-void ck_hasher_u64(ck_hasher *h, uint64_t v)
-{
-    unsigned char b[8];
-    ck_store_le64(b, v);
-    ck_hasher_update(h, b, 8);
-}
-
-void ck_hasher_final(ck_hasher *h, uint64_t out[2])
-{
-    uint64_t h1 = h->h1, h2 = h->h2;
-    if (h->nbuf) {
-        unsigned char tail[16] = {0};
-        memcpy(tail, h->buf, h->nbuf);
-        h1 ^= ck_mix_k1(ck_load_le64(tail));
-        if (h->nbuf > 8) h2 ^= ck_mix_k2(ck_load_le64(tail + 8));
-    }
-    h1 ^= h->len;
-    h2 ^= h->len;
-    h1 += h2;
-    h2 += h1;
-    h1 = ck_fmix64(h1);
-    h2 = ck_fmix64(h2);
-    h1 += h2;
-    h2 += h1;
-    out[0] = h1;
-    out[1] = h2;
-}
-
-static uint64_t ck_checksum64(const void *data, size_t n)
-{
-    ck_hasher h;
-    uint64_t r[2];
-    ck_hasher_init(&h, 0x434b4b4353554d31ull); /* "CKKCSUM1": not the key's seed */
-    ck_hasher_update(&h, data, n);
-    ck_hasher_final(&h, r);
-    return r[0];
-}
-
 /* -------------------------------------------------------- small helpers */
 
 static double ck_now_ms(void)
@@ -168,35 +33,6 @@ static double ck_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* A growable message bounded at CK_KC_MSG_MAX; past the bound appends are
- * dropped rather than failing, since a cut message beats none. */
-typedef struct ck_sbuf {
-    char *p;
-    size_t len, cap;
-} ck_sbuf;
-
-static void ck_sbuf_vadd(ck_sbuf *b, const char *fmt, va_list ap)
-{
-    if (!b->p) {
-        b->p = malloc(CK_KC_MSG_MAX + 1);
-        if (!b->p) return;
-        b->cap = CK_KC_MSG_MAX + 1;
-        b->p[0] = '\0';
-    }
-    if (b->len + 1 >= b->cap) return;
-    int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    if (n < 0) return;
-    b->len += (size_t)n < b->cap - b->len ? (size_t)n : b->cap - b->len - 1;
-}
-
-__attribute__((format(printf, 2, 3))) static void ck_sbuf_add(ck_sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    ck_sbuf_vadd(b, fmt, ap);
-    va_end(ap);
 }
 
 /* Find line `want` (1-based) of src; its length through *len (no '\n'). */
@@ -221,159 +57,6 @@ static long ck_count_lines(const char *src)
     for (const char *p = src; *p; p++)
         if (*p == '\n' && p[1]) n++;
     return n;
-}
-
-/* -------------------------------------------------------- the cache folder */
-
-/* mkdir -p, making what is missing 0700: kernels reveal what a user runs,
- * and a cache others can write is a way to feed code to their GPU jobs. */
-int ck_mkdir_p(const char *path)
-{
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 1);
-    if (!tmp) return -1;
-    memcpy(tmp, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (tmp[i] != '/' && tmp[i] != '\0') continue;
-        char c = tmp[i];
-        tmp[i] = '\0';
-        if (mkdir(tmp, 0700) == 0) {
-            /* A restrictive umask could leave us unable to use it; a loose
-             * one cannot widen 0700, but be explicit either way. */
-            chmod(tmp, 0700);
-        } else if (errno != EEXIST) {
-            free(tmp);
-            return -1;
-        }
-        tmp[i] = c;
-    }
-    free(tmp);
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
-/* The cache folder (malloc'd), or NULL when the cache is off or there is
- * nowhere to put it. */
-char *ck_cache_dir(void)
-{
-    const char *env = getenv("CUDAKIT_CACHE_DIR");
-    char *dir = NULL;
-    if (env) {
-        if (!*env || !strcasecmp(env, "off")) return NULL;
-        return strdup(env);
-    }
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    /* The XDG spec says a relative value is invalid and must be ignored. */
-    if (xdg && xdg[0] == '/') {
-        if (asprintf(&dir, "%s/cudakit", xdg) < 0) return NULL;
-        return dir;
-    }
-    const char *home = getenv("HOME");
-    char pwbuf[4096];
-    struct passwd pw, *res = NULL;
-    if ((!home || !*home) && getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
-        home = res->pw_dir;
-    if (!home || !*home) return NULL;
-    if (asprintf(&dir, "%s/.cache/cudakit", home) < 0) return NULL;
-    return dir;
-}
-
-/* ------------------------------------------------------ cache entries */
-
-static int ck_read_full(int fd, void *buf, size_t n)
-{
-    unsigned char *p = buf;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
-static int ck_write_full(int fd, const void *buf, size_t n)
-{
-    const unsigned char *p = buf;
-    while (n) {
-        ssize_t r = write(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
-/* 1 and the payload (malloc'd) on a valid entry, 0 on a miss.  A damaged
- * entry is a miss that is also removed, so the rebuild can take its place;
- * we unlink only if the name still points at the file we read, since
- * another process may have renamed a good entry over it meanwhile. */
-int ck_cache_load(const char *path, int is_cubin, void **data, size_t *size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    struct stat st;
-    unsigned char hdr[CK_KC_HEADER_SIZE];
-    unsigned char *payload = NULL;
-    size_t n = 0;
-    int ok = 0;
-    if (fstat(fd, &st) != 0) goto done;
-    if (st.st_size < CK_KC_HEADER_SIZE || (uint64_t)st.st_size - CK_KC_HEADER_SIZE > CK_KC_MAX_PAYLOAD) goto bad;
-    if (ck_read_full(fd, hdr, sizeof hdr) != 0) goto bad;
-    if (memcmp(hdr, "CKKC", 4) != 0) goto bad;
-    uint32_t version = (uint32_t)hdr[4] | (uint32_t)hdr[5] << 8 | (uint32_t)hdr[6] << 16 | (uint32_t)hdr[7] << 24;
-    uint64_t psize = ck_load_le64(hdr + 8);
-    uint64_t sum = ck_load_le64(hdr + 16);
-    if (version != CK_KC_FORMAT_VERSION || psize == 0 || psize != (uint64_t)st.st_size - CK_KC_HEADER_SIZE) goto bad;
-    n = (size_t)psize;
-    payload = malloc(n);
-    if (!payload) goto done; /* out of memory is not the file's fault */
-    if (ck_read_full(fd, payload, n) != 0) goto bad;
-    if (ck_checksum64(payload, n) != sum) goto bad;
-    if (!is_cubin && payload[n - 1] != '\0') goto bad; /* the driver reads PTX up to a NUL */
-    ok = 1;
-    goto done;
-bad: {
-        struct stat now;
-        if (stat(path, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev) unlink(path);
-    }
-done:
-    close(fd);
-    if (!ok) {
-        free(payload);
-        return 0;
-    }
-    *data = payload;
-    *size = n;
-    return 1;
-}
-
-/* Write the entry under a private temporary name, then rename() it into
- * place: readers see the old entry, no entry or the whole new one, and two
- * processes storing the same key just replace one good file with another.
- * No fsync: a file cut short by a crash fails its checksum and is rebuilt.
- * Failures are silent, since the cache is only an optimisation. */
-void ck_cache_store(const char *dir, const char *path, const void *data, size_t size)
-{
-    if (ck_mkdir_p(dir) != 0) return;
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) return;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return;
-    }
-    unsigned char hdr[CK_KC_HEADER_SIZE];
-    memcpy(hdr, "CKKC", 4);
-    for (int i = 0; i < 4; i++) hdr[4 + i] = (unsigned char)(CK_KC_FORMAT_VERSION >> (8 * i));
-    ck_store_le64(hdr + 8, size);
-    ck_store_le64(hdr + 16, ck_checksum64(data, size));
-    int ok = ck_write_full(fd, hdr, sizeof hdr) == 0 && ck_write_full(fd, data, size) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) unlink(tmp);
-    free(tmp);
 }
 
 /* ----------------------------------------------------------- NVRTC */
@@ -432,9 +115,9 @@ static int ck_log_error_lines(const char *log, const char *name, long *lines, in
 static void ck_add_source_line(ck_sbuf *b, const char *mark, long l, const char *text, size_t len)
 {
     if (len > CK_KC_LINE_MAX)
-        ck_sbuf_add(b, "%s%5ld | %.*s...\n", mark, l, CK_KC_LINE_MAX, text);
+        ck_sbuf_printf(b, "%s%5ld | %.*s...\n", mark, l, CK_KC_LINE_MAX, text);
     else
-        ck_sbuf_add(b, "%s%5ld | %.*s\n", mark, l, (int)len, text);
+        ck_sbuf_printf(b, "%s%5ld | %.*s\n", mark, l, (int)len, text);
 }
 
 static int ck_cmp_long(const void *a, const void *b)
@@ -447,27 +130,27 @@ static ck_status ck_compile_error(const char *source, const char *name, const ch
                                   const char *log)
 {
     ck_sbuf b = {0};
-    ck_sbuf_add(&b, "NVRTC could not compile %s for %s: %s\n", name, target, ck_nvrtc_error_string(r));
+    ck_sbuf_printf(&b, "NVRTC could not compile %s for %s: %s\n", name, target, ck_nvrtc_error_string(r));
     if (log && *log) {
         size_t ll = strlen(log);
         if (ll > CK_KC_LOG_MAX)
-            ck_sbuf_add(&b, "%.*s\n[... %zu more bytes of log ...]\n", CK_KC_LOG_MAX, log, ll - CK_KC_LOG_MAX);
+            ck_sbuf_printf(&b, "%.*s\n[... %zu more bytes of log ...]\n", CK_KC_LOG_MAX, log, ll - CK_KC_LOG_MAX);
         else
-            ck_sbuf_add(&b, "%s%s", log, log[ll - 1] == '\n' ? "" : "\n");
+            ck_sbuf_printf(&b, "%s%s", log, log[ll - 1] == '\n' ? "" : "\n");
     }
     long err[CK_KC_MAX_ERR_LINES];
     int nerr = log ? ck_log_error_lines(log, name, err, CK_KC_MAX_ERR_LINES) : 0;
     if (nerr) {
         qsort(err, (size_t)nerr, sizeof err[0], ck_cmp_long);
         long total = ck_count_lines(source), shown = 0; /* last line printed */
-        ck_sbuf_add(&b, "source around the error%s:\n", nerr > 1 ? "s" : "");
+        ck_sbuf_printf(&b, "source around the error%s:\n", nerr > 1 ? "s" : "");
         for (int i = 0; i < nerr; i++) {
             long lo = err[i] - CK_KC_CONTEXT, hi = err[i] + CK_KC_CONTEXT;
             if (lo <= shown) lo = shown + 1;
             if (lo < 1) lo = 1;
             if (hi > total) hi = total;
             if (lo > hi) continue;
-            if (shown && lo > shown + 1) ck_sbuf_add(&b, "  ...\n");
+            if (shown && lo > shown + 1) ck_sbuf_printf(&b, "  ...\n");
             for (long l = lo; l <= hi; l++) {
                 size_t len = 0;
                 const char *text = ck_source_line(source, l, &len);
@@ -480,14 +163,16 @@ static ck_status ck_compile_error(const char *source, const char *name, const ch
         }
     }
     ck_status s;
-    if (b.p) {
-        while (b.len && b.p[b.len - 1] == '\n') b.p[--b.len] = '\0';
-        s = ck_error_set(CK_ERR_COMPILE, "%s", b.p);
+    if (b.s && !b.failed) {
+        /* A cut message beats none. */
+        if (b.len > CK_KC_MSG_MAX) b.s[b.len = CK_KC_MSG_MAX] = '\0';
+        while (b.len && b.s[b.len - 1] == '\n') b.s[--b.len] = '\0';
+        s = ck_error_set(CK_ERR_COMPILE, "%s", b.s);
     } else {
         s = ck_error_set(CK_ERR_COMPILE, "NVRTC could not compile %s for %s: %s", name, target,
                          ck_nvrtc_error_string(r));
     }
-    free(b.p);
+    free(b.s);
     return s;
 }
 

@@ -1,28 +1,26 @@
 /*
- * kcache_disk.h - the disk-cache half of kcache.c, shared by the CPU target
- * (cpu_kernels.c) so both kinds of binary live in one folder, keyed and
- * stored the same way: a 128-bit key from ck_hasher, entries written under
+ * kcache_disk.h - the disk cache of compiled kernels, shared by the NVRTC
+ * compiler (kcache.c) and the CPU target (cpu_kernels/) so both kinds of
+ * binary live in one folder, keyed and stored the same way: a 128-bit key
+ * from ck_hasher (src/base/hash.h) as the file name, entries written under
  * a temporary name and renamed into place, a checksum checked on read.
  * Internal to src/runtime.
+ *
+ *     char *dir = ck_cache_dir();                  // NULL: the cache is off
+ *     ... path = dir + "/" + hex(key) + ".cubin"
+ *     if (!ck_cache_load(path, 1, &data, &size)) {
+ *         ... compile ...
+ *         ck_cache_store(dir, path, data, size);
+ *     }
  */
 #ifndef CK_RUNTIME_KCACHE_DISK_H
 #define CK_RUNTIME_KCACHE_DISK_H
 
 #include <stddef.h>
-#include <stdint.h>
 
-typedef struct ck_hasher {
-    uint64_t h1, h2, len;
-    unsigned char buf[16];
-    size_t nbuf;
-} ck_hasher;
-
-void ck_hasher_init(ck_hasher *h, uint64_t seed);
-void ck_hasher_update(ck_hasher *h, const void *data, size_t n);
-/* A length-prefixed field, so ("ab","c") and ("a","bc") differ. */
-void ck_hasher_field(ck_hasher *h, const void *data, size_t n);
-void ck_hasher_u64(ck_hasher *h, uint64_t v);
-void ck_hasher_final(ck_hasher *h, uint64_t out[2]);
+/* Bump when the file layout or anything else folded into the NVRTC key
+ * changes meaning: old entries then simply stop being found. */
+#define CK_KC_FORMAT_VERSION 1u
 
 /* mkdir -p with mode 0700; 0 when path is a folder afterwards. */
 int ck_mkdir_p(const char *path);

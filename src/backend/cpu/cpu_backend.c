@@ -26,12 +26,38 @@ static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct { void *ptr; size_t size; } cache_[CK_CACHE_SLOTS];
 static size_t cache_bytes_;
 
+/* The CPU's memory figures: updated atomically on every allocation (a
+ * relaxed add; the peak by compare-and-swap only when it moves). */
+static struct {
+    int64_t allocated, peak;
+    uint64_t n_alloc, n_system, n_oom;
+    size_t limit;
+} mem_;
+
+void ck_cpu_mem_note(int64_t delta)
+{
+    int64_t now = __atomic_add_fetch(&mem_.allocated, delta, __ATOMIC_RELAXED);
+    if (delta <= 0) return;
+    __atomic_add_fetch(&mem_.n_alloc, 1, __ATOMIC_RELAXED);
+    int64_t peak = __atomic_load_n(&mem_.peak, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&mem_.peak, &peak, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+
 static void *cpu_alloc(ck_device dev, size_t nbytes)
 {
     (void)dev;
+    size_t limit = __atomic_load_n(&mem_.limit, __ATOMIC_RELAXED);
+    if (limit && (size_t)__atomic_load_n(&mem_.allocated, __ATOMIC_RELAXED) + nbytes > limit) {
+        __atomic_add_fetch(&mem_.n_oom, 1, __ATOMIC_RELAXED);
+        ck_error_set(CK_ERR_MEMORY, "Unable to allocate %zu bytes for an array: beyond the CPU memory limit of %zu "
+                     "bytes (%lld in use)", nbytes, limit, (long long)__atomic_load_n(&mem_.allocated, __ATOMIC_RELAXED));
+        return NULL;
+    }
     void *p;
     if (nbytes < CK_LARGE_MIN) {
         p = aligned_alloc(64, (nbytes + 63) & ~(size_t)63);
+        __atomic_add_fetch(&mem_.n_system, 1, __ATOMIC_RELAXED);
     } else {
         size_t sz = (nbytes + CK_HUGE_ALIGN - 1) & ~(CK_HUGE_ALIGN - 1);
         p = NULL;
@@ -49,18 +75,25 @@ static void *cpu_alloc(ck_device dev, size_t nbytes)
         pthread_mutex_unlock(&cache_mu);
         if (!p) {
             p = aligned_alloc(CK_HUGE_ALIGN, sz);
+            __atomic_add_fetch(&mem_.n_system, 1, __ATOMIC_RELAXED);
 #ifdef MADV_HUGEPAGE
             if (p) madvise(p, sz, MADV_HUGEPAGE);
 #endif
         }
     }
-    if (!p) ck_error_set(CK_ERR_MEMORY, "Unable to allocate %zu bytes for an array", nbytes);
+    if (!p) {
+        __atomic_add_fetch(&mem_.n_oom, 1, __ATOMIC_RELAXED);
+        ck_error_set(CK_ERR_MEMORY, "Unable to allocate %zu bytes for an array", nbytes);
+        return NULL;
+    }
+    ck_cpu_mem_note((int64_t)nbytes);
     return p;
 }
 
 static void cpu_free(ck_device dev, void *ptr, size_t nbytes)
 {
     (void)dev;
+    ck_cpu_mem_note(-(int64_t)nbytes);
     if (nbytes >= CK_LARGE_MIN) {
         size_t sz = (nbytes + CK_HUGE_ALIGN - 1) & ~(CK_HUGE_ALIGN - 1);
         pthread_mutex_lock(&cache_mu);
@@ -80,8 +113,9 @@ static void cpu_free(ck_device dev, void *ptr, size_t nbytes)
     free(ptr);
 }
 
-void ck_cpu_empty_cache(void)
+ck_status ck_cpu_memory_empty_cache(ck_device dev)
 {
+    (void)dev;
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < CK_CACHE_SLOTS; i++) {
         free(cache_[i].ptr);
@@ -89,6 +123,38 @@ void ck_cpu_empty_cache(void)
     }
     cache_bytes_ = 0;
     pthread_mutex_unlock(&cache_mu);
+    return CK_OK;
+}
+
+ck_status ck_cpu_memory_stats(ck_device dev, ck_mem_stats *out)
+{
+    (void)dev;
+    int64_t a = __atomic_load_n(&mem_.allocated, __ATOMIC_RELAXED);
+    out->allocated = a > 0 ? (size_t)a : 0;
+    out->peak_allocated = (size_t)__atomic_load_n(&mem_.peak, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&cache_mu);
+    out->cached = cache_bytes_;
+    pthread_mutex_unlock(&cache_mu);
+    out->reserved = out->allocated + out->cached;
+    out->limit = __atomic_load_n(&mem_.limit, __ATOMIC_RELAXED);
+    out->n_alloc = __atomic_load_n(&mem_.n_alloc, __ATOMIC_RELAXED);
+    out->n_system_alloc = __atomic_load_n(&mem_.n_system, __ATOMIC_RELAXED);
+    out->n_oom = __atomic_load_n(&mem_.n_oom, __ATOMIC_RELAXED);
+    return CK_OK;
+}
+
+ck_status ck_cpu_memory_set_limit(ck_device dev, size_t limit)
+{
+    (void)dev;
+    __atomic_store_n(&mem_.limit, limit, __ATOMIC_RELAXED);
+    return CK_OK;
+}
+
+ck_status ck_cpu_memory_reset_peak(ck_device dev)
+{
+    (void)dev;
+    __atomic_store_n(&mem_.peak, __atomic_load_n(&mem_.allocated, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    return CK_OK;
 }
 
 static ck_status cpu_copy(ck_device dev, void *dst, const void *src, size_t n)
@@ -278,36 +344,65 @@ static ck_status cpu_iota(ck_array *out, double start, double step)
     return CK_OK;
 }
 
-/* cpu_index.c: advanced indexing */
-ck_status ck_cpu_gather(const ck_gather_desc *d);
-ck_status ck_cpu_scatter(const ck_gather_desc *d);
-ck_status ck_cpu_nonzero(const ck_nonzero_desc *d);
-ck_status ck_cpu_compress(const ck_compress_desc *d);
-/* cpu_sort.c: sort, argsort and searchsorted */
-ck_status ck_cpu_sort(const ck_sort_desc *d);
-ck_status ck_cpu_searchsorted(const ck_searchsorted_desc *d);
-
 const ck_backend_iface ck_backend_cpu = {
-    /* .name           = */ "cpu",
-    /* .alloc          = */ cpu_alloc,
-    /* .free           = */ cpu_free,
-    /* .copy_to_host   = */ cpu_copy,
-    /* .copy_from_host = */ cpu_copy,
-    /* .copy_peer      = */ NULL,
-    /* .elementwise    = */ cpu_elementwise,
-    /* .cast           = */ cpu_cast,
-    /* .fill           = */ cpu_fill,
-    /* .reduce         = */ ck_cpu_reduce,
-    /* .scan           = */ ck_cpu_scan,
-    /* .iota           = */ cpu_iota,
-    /* .synchronize    = */ NULL,
-    /* .gather         = */ ck_cpu_gather,
-    /* .scatter        = */ ck_cpu_scatter,
-    /* .nonzero        = */ ck_cpu_nonzero,
-    /* .compress       = */ ck_cpu_compress,
-    /* .sort           = */ ck_cpu_sort,
-    /* .searchsorted   = */ ck_cpu_searchsorted,
-    /* .matmul         = */ NULL,
-    /* .random         = */ NULL,
-    /* .copy_pieces    = */ NULL,
+    .name = "cpu",
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy_to_host = cpu_copy,
+    .copy_from_host = cpu_copy,
+    .copy_peer = NULL,
+    .memory_stats = ck_cpu_memory_stats,
+    .memory_empty_cache = ck_cpu_memory_empty_cache,
+    .memory_set_limit = ck_cpu_memory_set_limit,
+    .memory_reset_peak = ck_cpu_memory_reset_peak,
+    .pinned_alloc = NULL,
+
+    .device_count = NULL,   /* one CPU device */
+    .device_properties = ck_cpu_device_properties,
+    .device_mem_info = ck_cpu_device_mem_info,
+    .synchronize = NULL,    /* host-ordered */
+    .stream_create = ck_cpu_stream_create,
+    .stream_destroy = ck_cpu_stream_destroy,
+    .stream_synchronize = ck_cpu_stream_synchronize,
+    .stream_query = ck_cpu_stream_query,
+    .stream_wait_event = ck_cpu_stream_wait_event,
+    .stream_priority_range = ck_cpu_stream_priority_range,
+    .stream_current = ck_cpu_stream_current,
+    .stream_set_current = ck_cpu_stream_set_current,
+    .event_create = ck_cpu_event_create,
+    .event_destroy = ck_cpu_event_destroy,
+    .event_record = ck_cpu_event_record,
+    .event_synchronize = ck_cpu_event_synchronize,
+    .event_query = ck_cpu_event_query,
+    .event_elapsed_ms = ck_cpu_event_elapsed_ms,
+
+    .module_load = ck_cpu_module_load_slot,
+    .module_free = ck_cpu_module_free_slot,
+    .module_get_global = ck_cpu_module_get_global_slot,
+    .function_new = ck_cpu_function_new,
+    .function_free = ck_cpu_function_free,
+    .function_attributes = ck_cpu_function_attributes,
+    .function_set_max_dynamic_shared = ck_cpu_function_set_max_dynamic_shared,
+    .function_suggest_block = ck_cpu_function_suggest_block,
+    .function_params = ck_cpu_function_params_slot,
+    .function_launch = ck_cpu_function_launch,
+
+    .elementwise = cpu_elementwise,
+    .cast = cpu_cast,
+    .fill = cpu_fill,
+    .reduce = ck_cpu_reduce,
+    .scan = ck_cpu_scan,
+    .iota = cpu_iota,
+    .gather = ck_cpu_gather,
+    .scatter = ck_cpu_scatter,
+    .nonzero = ck_cpu_nonzero,
+    .compress = ck_cpu_compress,
+    .sort = ck_cpu_sort,
+    .searchsorted = ck_cpu_searchsorted,
+    .random = NULL,
+    .copy_pieces = NULL,
+
+    .matmul = NULL,
+    .fft = NULL,
+    .solver = NULL,
 };

@@ -1,5 +1,5 @@
 /*
- * cpu_scalar.h - the C environment of src/ops/scalar_ops.h for the CPU
+ * cpu_scalar.h - the C environment of src/formulas/scalar_ops.h for the CPU
  * loops: <tgmath.h> gives type-generic math over float, double and the C99
  * complex types, GCC's __real__/__imag__ the complex parts.
  */
@@ -41,7 +41,7 @@ static inline float ck_nextafter_FLOAT16(float a, float b)
     return (float)x;
 }
 
-#include "../../ops/scalar_ops.h"
+#include "../../formulas/scalar_ops.h"
 
 /* The CPU's own tanh of float32 (and float16, computed in float): Cephes'
  * odd polynomial below |x| = 0.625, 1 - 2 / (e^2|x| + 1) with ck_expf

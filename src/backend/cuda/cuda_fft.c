@@ -4,7 +4,6 @@
  * cuFFT's automatic work area off: each execution takes its work area from
  * our stream-ordered pool, on the current stream.
  */
-#include "cuda_libs.h"
 #include "cuda_internal.h"
 #include "../../platform/cufft_api.h"
 

@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#define CK_CUDA_MAX_DEVICES 16
+#define CK_CUDA_MAX_DEVICES CK_MAX_GPUS
 
 typedef struct ck_kernel_slot { uint64_t key; CUfunction fn; } ck_kernel_slot;
 /* Capacity and slots in one allocation, so a lock-free reader always sees
@@ -100,14 +100,52 @@ typedef ck_status (*ck_cuda_cat_plan_fn)(void *ctx, const ck_pieces_desc *d, con
                                          int64_t n, char *out, int np, const int64_t *params);
 ck_status ck_cuda_cat_plan(const ck_pieces_desc *d, ck_cuda_cat_plan_fn fn, void *ctx);
 
-/* Memory statistics of a device. */
-typedef struct ck_cuda_mem_stats {
-    size_t allocated;        /* bytes in arrays now */
-    size_t peak_allocated;
-    size_t cached;           /* bytes held by the pool for reuse */
-    size_t reserved;         /* allocated + cached: what the driver gave us */
-    size_t limit;            /* 0: none */
-    uint64_t n_alloc, n_driver_alloc, n_oom;
-} ck_cuda_mem_stats;
+/* memory figures and pinned host memory (cuda_memory.c) */
+ck_status ck_cuda_memory_stats(ck_device dev, ck_mem_stats *out);
+ck_status ck_cuda_memory_empty_cache(ck_device dev);
+ck_status ck_cuda_memory_set_limit(ck_device dev, size_t limit);
+ck_status ck_cuda_memory_reset_peak(ck_device dev);
+void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx);
+/* Whether [p, p + n) lies in one pinned block of ours. */
+int ck_cuda_is_pinned(const void *p, size_t n);
+
+/* the device runtime (cuda_runtime.c) */
+int ck_cuda_device_count(void);
+ck_status ck_cuda_device_properties(ck_device dev, ck_device_props *out);
+ck_status ck_cuda_device_mem_info(ck_device dev, size_t *free_bytes, size_t *total_bytes);
+ck_status ck_cuda_stream_create(ck_device dev, int nonblocking, int priority, ck_stream *out);
+ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s);
+ck_status ck_cuda_stream_synchronize(ck_device dev, ck_stream s);
+ck_status ck_cuda_stream_query(ck_device dev, ck_stream s, int *done);
+ck_status ck_cuda_stream_wait_event(ck_device dev, ck_stream s, ck_event e);
+ck_status ck_cuda_stream_priority_range(ck_device dev, int *least, int *greatest);
+ck_stream ck_cuda_stream_current(ck_device dev);
+void ck_cuda_stream_set_current(ck_device dev, ck_stream s);
+ck_status ck_cuda_event_create(ck_device dev, int timing, ck_event *out);
+ck_status ck_cuda_event_destroy(ck_device dev, ck_event e);
+ck_status ck_cuda_event_record(ck_device dev, ck_event e, ck_stream s);
+ck_status ck_cuda_event_synchronize(ck_device dev, ck_event e);
+ck_status ck_cuda_event_query(ck_device dev, ck_event e, int *done);
+ck_status ck_cuda_event_elapsed_ms(ck_device dev, ck_event start, ck_event end, float *ms);
+
+/* user modules (cuda_module.c) */
+ck_status ck_cuda_module_load(ck_device dev, const char *source, const char *name_hint, const char *const *options,
+                              int noptions, const char *const *name_exprs, int nexprs, ck_module **out);
+void ck_cuda_module_free(ck_module *m);
+ck_status ck_cuda_module_get_global(ck_module *m, const char *name, void **ptr, size_t *nbytes);
+ck_status ck_cuda_function_new(ck_module *m, const char *name, ck_function **out);
+void ck_cuda_function_free(ck_function *f);
+ck_status ck_cuda_function_attributes(ck_function *f, ck_function_attrs *out);
+ck_status ck_cuda_function_set_max_dynamic_shared(ck_function *f, int bytes);
+ck_status ck_cuda_function_suggest_block(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid,
+                                         int *block);
+ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                  ck_stream stream, int nparams, void **params, const ck_launch_arg *info);
+
+/* libraries: cuFFT (cuda_fft.c), cuSOLVER (cuda_solver.c) */
+ck_status ck_cuda_fft(const ck_fft_desc *d);
+/* Destroy the cached plans (tests, device teardown). */
+void ck_cuda_fft_clear_plans(void);
+ck_status ck_cuda_solver(const ck_solver_desc *d);
 
 #endif

@@ -34,7 +34,7 @@ typedef struct ck_pool {
     ck_block *free_[CK_NBUCKETS];      /* cached blocks by hashed size */
     ck_block *live_[CK_NBUCKETS];      /* blocks in use by hashed address */
     ck_block *spare;                   /* recycled headers */
-    ck_cuda_mem_stats st;
+    ck_mem_stats st;
 } ck_pool;
 
 static ck_pool pools_[CK_CUDA_MAX_DEVICES];
@@ -180,7 +180,7 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
         b->ptr = ptr;
         b->size = sz;
         p->st.reserved += sz;
-        p->st.n_driver_alloc++;
+        p->st.n_system_alloc++;
     }
     b->stream = s;
     size_t h = hash_ptr(b->ptr);
@@ -219,8 +219,9 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
     pthread_mutex_unlock(&p->mu);
 }
 
-ck_status ck_cuda_empty_cache(int d)
+ck_status ck_cuda_memory_empty_cache(ck_device dev)
 {
+    int d = dev.index;
     pthread_once(&pools_once_, pools_init);
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK) return s;
@@ -237,28 +238,31 @@ ck_status ck_cuda_empty_cache(int d)
     return CK_OK;
 }
 
-void ck_cuda_get_mem_stats(int d, ck_cuda_mem_stats *out)
+ck_status ck_cuda_memory_stats(ck_device dev, ck_mem_stats *out)
 {
     pthread_once(&pools_once_, pools_init);
-    pthread_mutex_lock(&pools_[d].mu);
-    *out = pools_[d].st;
-    pthread_mutex_unlock(&pools_[d].mu);
+    pthread_mutex_lock(&pools_[dev.index].mu);
+    *out = pools_[dev.index].st;
+    pthread_mutex_unlock(&pools_[dev.index].mu);
+    return CK_OK;
 }
 
-void ck_cuda_set_memory_limit(int d, size_t limit)
+ck_status ck_cuda_memory_set_limit(ck_device dev, size_t limit)
 {
     pthread_once(&pools_once_, pools_init);
-    pthread_mutex_lock(&pools_[d].mu);
-    pools_[d].st.limit = limit;
-    pthread_mutex_unlock(&pools_[d].mu);
+    pthread_mutex_lock(&pools_[dev.index].mu);
+    pools_[dev.index].st.limit = limit;
+    pthread_mutex_unlock(&pools_[dev.index].mu);
+    return CK_OK;
 }
 
-void ck_cuda_reset_peak(int d)
+ck_status ck_cuda_memory_reset_peak(ck_device dev)
 {
     pthread_once(&pools_once_, pools_init);
-    pthread_mutex_lock(&pools_[d].mu);
-    pools_[d].st.peak_allocated = pools_[d].st.allocated;
-    pthread_mutex_unlock(&pools_[d].mu);
+    pthread_mutex_lock(&pools_[dev.index].mu);
+    pools_[dev.index].st.peak_allocated = pools_[dev.index].st.allocated;
+    pthread_mutex_unlock(&pools_[dev.index].mu);
+    return CK_OK;
 }
 
 /* ----------------------------------------------------------- pinned */
@@ -287,13 +291,10 @@ static void pinned_release(void *ctx)
     pthread_mutex_unlock(&pinned_mu);
 }
 
-ck_status ck_cuda_pinned_empty(ck_array *out, int ndim, const int64_t *shape, ck_dtype dt)
+void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx)
 {
-    ck_status s = ck_cuda_use(ck_cuda_current_device());
-    if (s != CK_OK) return s;
-    int64_t n = ck_shape_size(ndim, shape);
-    if (n < 0) return ck_error_set(CK_ERR_VALUE, "negative dimensions are not allowed");
-    size_t nbytes = (size_t)n * (size_t)ck_dtype_get_info(dt)->itemsize, sz = round_size(nbytes ? nbytes : 1);
+    if (ck_cuda_use(ck_cuda_current_device()) != CK_OK) return NULL;
+    size_t sz = round_size(nbytes);
     char *p = NULL;
     pthread_mutex_lock(&pinned_mu);
     int slot = -1;
@@ -309,22 +310,17 @@ ck_status ck_cuda_pinned_empty(ck_array *out, int ndim, const int64_t *shape, ck
         CUresult r = slot < 0 ? CUDA_ERROR_OUT_OF_MEMORY : ck_cu.cuMemHostAlloc((void **)&p, sz, CU_MEMHOSTALLOC_PORTABLE);
         if (r != CUDA_SUCCESS) {
             pthread_mutex_unlock(&pinned_mu);
-            return ck_cu_fail(r, "cuMemHostAlloc", __func__, __FILE__, __LINE__);
+            ck_cu_fail(r, "cuMemHostAlloc", __func__, __FILE__, __LINE__);
+            return NULL;
         }
         pinned_[slot].ptr = p;
         pinned_[slot].size = sz;
     }
     pinned_[slot].in_use = 1;
     pthread_mutex_unlock(&pinned_mu);
-    ck_buffer *b = ck_buffer_wrap(ck_device_cpu(), p, sz, 0, pinned_release, p);
-    if (!b) { pinned_release(p); return ck_error_status(); }
-    out->buf = b;
-    out->data = p;
-    out->dtype = dt;
-    out->flags = CK_ARRAY_WRITEABLE | CK_ARRAY_OWNDATA;
-    ck_strides_c(ndim, shape, ck_dtype_get_info(dt)->itemsize, out->strides);
-    ck_array_set_layout(out, ndim, shape, out->strides);
-    return CK_OK;
+    *release = pinned_release;
+    *ctx = p;
+    return p;
 }
 
 int ck_cuda_is_pinned(const void *p, size_t n)

@@ -1,12 +1,33 @@
-/* User CUDA C modules on the GPU (see cuda_module.h). */
-#include "cuda_module.h"
+/* User CUDA C modules on the GPU: the user's source compiled by NVRTC
+ * through the kernel cache (name expressions for templates), its functions
+ * and globals, their attributes, and a checked launch (the module slots of
+ * backend.h). */
+#include "cuda_internal.h"
 #include "../../runtime/kcache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void ck_cuda_module_free(ck_cuda_module *m)
+typedef struct cuda_module {
+    ck_module base;
+    int dev;
+    CUmodule mod;
+    int nexprs;
+    char **exprs;    /* the name expressions as given */
+    char **lowered;  /* their lowered names, same order */
+} cuda_module;
+
+/* What a launch is checked against, read once per function. */
+typedef struct cuda_function {
+    ck_function base;
+    CUfunction f;
+    ck_function_attrs at;
+    int max_block[3], max_grid[3];      /* the device's limits */
+    int max_shared_optin;               /* the most a block can have with opt-in */
+} cuda_function;
+
+static void module_release(cuda_module *m)
 {
     if (!m) return;
     if (m->mod && ck_cuda_use(m->dev) == CK_OK) ck_cu.cuModuleUnload(m->mod);
@@ -19,10 +40,13 @@ void ck_cuda_module_free(ck_cuda_module *m)
     free(m);
 }
 
-ck_status ck_cuda_module_load(int d, const char *source, const char *name_hint, const char *const *options,
-                              int noptions, const char *const *name_exprs, int nexprs, ck_cuda_module **out)
+void ck_cuda_module_free(ck_module *m) { module_release((cuda_module *)m); }
+
+ck_status ck_cuda_module_load(ck_device dev, const char *source, const char *name_hint, const char *const *options,
+                              int noptions, const char *const *name_exprs, int nexprs, ck_module **out)
 {
     *out = NULL;
+    int d = dev.index;
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK) return s;
     ck_cuda_device *cd = ck_cuda_dev(d);
@@ -30,7 +54,7 @@ ck_status ck_cuda_module_load(int d, const char *source, const char *name_hint, 
     s = ck_kernel_compile_ex(source, name_hint, options, noptions, name_exprs, nexprs, cd->cc_major * 10 + cd->cc_minor,
                              &img);
     if (s != CK_OK) return s;
-    ck_cuda_module *m = calloc(1, sizeof *m);
+    cuda_module *m = calloc(1, sizeof *m);
     if (!m) {
         ck_kernel_image_free(&img);
         return ck_error_set(CK_ERR_MEMORY, "out of memory for a module");
@@ -52,7 +76,7 @@ ck_status ck_cuda_module_load(int d, const char *source, const char *name_hint, 
         for (int i = 0; i < nexprs; i++)
             if (!m->exprs[i]) {
                 ck_kernel_image_free(&img);
-                ck_cuda_module_free(m);
+                module_release(m);
                 return ck_error_set(CK_ERR_MEMORY, "out of memory for a module");
             }
     }
@@ -60,51 +84,26 @@ ck_status ck_cuda_module_load(int d, const char *source, const char *name_hint, 
     ck_kernel_image_free(&img);
     if (r != CUDA_SUCCESS) {
         m->mod = NULL;
-        ck_cuda_module_free(m);
+        module_release(m);
         return ck_cu_fail(r, "cuModuleLoadData", __func__, __FILE__, __LINE__);
     }
-    *out = m;
+    *out = &m->base;
     return CK_OK;
 }
 
-const char *ck_cuda_module_symbol(const ck_cuda_module *m, const char *name)
+/* The symbol to look up for name: its lowered name when it is one of the
+ * module's name expressions, name itself otherwise. */
+static const char *module_symbol(const cuda_module *m, const char *name)
 {
     for (int i = 0; i < m->nexprs; i++)
         if (!strcmp(m->exprs[i], name)) return m->lowered[i];
     return name;
 }
 
-ck_status ck_cuda_module_get_function(ck_cuda_module *m, const char *name, CUfunction *f)
+static ck_status read_attrs(int d, cuda_function *cf)
 {
-    ck_status s = ck_cuda_use(m->dev);
-    if (s != CK_OK) return s;
-    CUresult r = ck_cu.cuModuleGetFunction(f, m->mod, ck_cuda_module_symbol(m, name));
-    if (r == CUDA_ERROR_NOT_FOUND)
-        return ck_error_set(CK_ERR_VALUE, "the module has no kernel '%s' (a kernel must be extern \"C\" __global__, "
-                            "or a template instance listed in name_expressions)", name);
-    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuModuleGetFunction", __func__, __FILE__, __LINE__);
-    return CK_OK;
-}
-
-ck_status ck_cuda_module_get_global(ck_cuda_module *m, const char *name, void **ptr, size_t *nbytes)
-{
-    ck_status s = ck_cuda_use(m->dev);
-    if (s != CK_OK) return s;
-    CUdeviceptr p = 0;
-    CUresult r = ck_cu.cuModuleGetGlobal_v2(&p, nbytes, m->mod, ck_cuda_module_symbol(m, name));
-    if (r == CUDA_ERROR_NOT_FOUND)
-        return ck_error_set(CK_ERR_VALUE, "the module has no global '%s' (a __device__ or __constant__ variable, "
-                            "extern \"C\" or listed in name_expressions)", name);
-    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuModuleGetGlobal_v2", __func__, __FILE__, __LINE__);
-    *ptr = (void *)(uintptr_t)p;
-    return CK_OK;
-}
-
-ck_status ck_cuda_func_get_info(int d, CUfunction f, ck_cuda_func_info *o)
-{
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return s;
-    memset(o, 0, sizeof *o);
+    CUfunction f = cf->f;
+    ck_function_attrs *o = &cf->at;
     CUdevice dev = ck_cuda_dev(d)->dev;
     CK_CHECK_CU(ck_cu.cuFuncGetAttribute(&o->max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
     CK_CHECK_CU(ck_cu.cuFuncGetAttribute(&o->num_regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
@@ -120,68 +119,109 @@ ck_status ck_cuda_func_get_info(int d, CUfunction f, ck_cuda_func_info *o)
     static const int grd[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
                                CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
     for (int k = 0; k < 3; k++) {
-        CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&o->max_block[k], blk[k], dev));
-        CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&o->max_grid[k], grd[k], dev));
+        CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cf->max_block[k], blk[k], dev));
+        CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cf->max_grid[k], grd[k], dev));
     }
-    CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&o->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+    CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cf->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                            dev));
     return CK_OK;
 }
 
-ck_status ck_cuda_func_set_max_dynamic_shared(int d, CUfunction f, ck_cuda_func_info *fi, int bytes)
+ck_status ck_cuda_function_new(ck_module *mb, const char *name, ck_function **out)
 {
-    if (bytes < 0 || (long long)bytes + fi->shared_size_bytes > fi->max_shared_optin)
+    cuda_module *m = (cuda_module *)mb;
+    ck_status s = ck_cuda_use(m->dev);
+    if (s != CK_OK) return s;
+    CUfunction f;
+    CUresult r = ck_cu.cuModuleGetFunction(&f, m->mod, module_symbol(m, name));
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return ck_error_set(CK_ERR_VALUE, "the module has no kernel '%s' (a kernel must be extern \"C\" __global__, "
+                            "or a template instance listed in name_expressions)", name);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuModuleGetFunction", __func__, __FILE__, __LINE__);
+    cuda_function *cf = calloc(1, sizeof *cf);
+    if (!cf) return ck_error_set(CK_ERR_MEMORY, "out of memory for a kernel");
+    cf->f = f;
+    s = read_attrs(m->dev, cf);
+    if (s != CK_OK) { free(cf); return s; }
+    *out = &cf->base;
+    return CK_OK;
+}
+
+void ck_cuda_function_free(ck_function *f) { free(f); }
+
+ck_status ck_cuda_module_get_global(ck_module *mb, const char *name, void **ptr, size_t *nbytes)
+{
+    cuda_module *m = (cuda_module *)mb;
+    ck_status s = ck_cuda_use(m->dev);
+    if (s != CK_OK) return s;
+    CUdeviceptr p = 0;
+    CUresult r = ck_cu.cuModuleGetGlobal_v2(&p, nbytes, m->mod, module_symbol(m, name));
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return ck_error_set(CK_ERR_VALUE, "the module has no global '%s' (a __device__ or __constant__ variable, "
+                            "extern \"C\" or listed in name_expressions)", name);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuModuleGetGlobal_v2", __func__, __FILE__, __LINE__);
+    *ptr = (void *)(uintptr_t)p;
+    return CK_OK;
+}
+
+ck_status ck_cuda_function_attributes(ck_function *f, ck_function_attrs *out)
+{
+    *out = ((cuda_function *)f)->at;
+    return CK_OK;
+}
+
+ck_status ck_cuda_function_set_max_dynamic_shared(ck_function *f, int bytes)
+{
+    cuda_function *cf = (cuda_function *)f;
+    if ((long long)bytes + cf->at.shared_size_bytes > cf->max_shared_optin)
         return ck_error_set(CK_ERR_VALUE, "max_dynamic_shared_size_bytes=%d: with the kernel's %d bytes of static "
                             "shared memory that exceeds the device's %d bytes per block", bytes,
-                            fi->shared_size_bytes, fi->max_shared_optin);
-    ck_status s = ck_cuda_use(d);
+                            cf->at.shared_size_bytes, cf->max_shared_optin);
+    ck_status s = ck_cuda_use(f->module->dev.index);
     if (s != CK_OK) return s;
-    CK_CHECK_CU(ck_cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
-    fi->max_dynamic_shared_size_bytes = bytes;
+    CK_CHECK_CU(ck_cu.cuFuncSetAttribute(cf->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
+    cf->at.max_dynamic_shared_size_bytes = bytes;
     return CK_OK;
 }
 
-ck_status ck_cuda_func_suggest_block(int d, CUfunction f, size_t dyn_shared, int block_limit, int *min_grid, int *block)
+ck_status ck_cuda_function_suggest_block(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid, int *block)
 {
-    ck_status s = ck_cuda_use(d);
+    ck_status s = ck_cuda_use(f->module->dev.index);
     if (s != CK_OK) return s;
-    CK_CHECK_CU(ck_cu.cuOccupancyMaxPotentialBlockSize(min_grid, block, f, NULL, dyn_shared, block_limit));
+    CK_CHECK_CU(ck_cu.cuOccupancyMaxPotentialBlockSize(min_grid, block, ((cuda_function *)f)->f, NULL, dyn_shared,
+                                                       block_limit));
     return CK_OK;
 }
 
-ck_status ck_cuda_launch_checked(int d, CUfunction f, const char *kname, const ck_cuda_func_info *fi,
-                                 const unsigned grid[3], const unsigned block[3], size_t shmem, CUstream stream,
-                                 void **args)
+ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                  ck_stream stream, int nparams, void **args, const ck_launch_arg *info)
 {
+    (void)nparams; (void)info;   /* a cubin does not say its parameters; bounds mode is the CPU's */
     static const char xyz[] = "xyz";
+    const cuda_function *cf = (const cuda_function *)f;
+    const char *kname = f->name;
     unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
     for (int k = 0; k < 3; k++) {
-        if (grid[k] == 0)
-            return ck_error_set(CK_ERR_VALUE, "kernel '%s': grid (%u, %u, %u) has a zero dimension", kname, grid[0],
-                                grid[1], grid[2]);
-        if (block[k] == 0)
-            return ck_error_set(CK_ERR_VALUE, "kernel '%s': block (%u, %u, %u) has a zero dimension", kname,
-                                block[0], block[1], block[2]);
-        if (block[k] > (unsigned)fi->max_block[k])
+        if (block[k] > (unsigned)cf->max_block[k])
             return ck_error_set(CK_ERR_VALUE, "kernel '%s': block.%c = %u exceeds the device's limit of %d", kname,
-                                xyz[k], block[k], fi->max_block[k]);
-        if (grid[k] > (unsigned)fi->max_grid[k])
+                                xyz[k], block[k], cf->max_block[k]);
+        if (grid[k] > (unsigned)cf->max_grid[k])
             return ck_error_set(CK_ERR_VALUE, "kernel '%s': grid.%c = %u exceeds the device's limit of %d", kname,
-                                xyz[k], grid[k], fi->max_grid[k]);
+                                xyz[k], grid[k], cf->max_grid[k]);
     }
-    if (threads > (unsigned long long)fi->max_threads_per_block)
+    if (threads > (unsigned long long)cf->at.max_threads_per_block)
         return ck_error_set(CK_ERR_VALUE, "kernel '%s': %llu threads per block (block (%u, %u, %u)) exceed its limit "
                             "of %d (max_threads_per_block)", kname, threads, block[0], block[1], block[2],
-                            fi->max_threads_per_block);
-    if (shmem > (size_t)fi->max_dynamic_shared_size_bytes)
+                            cf->at.max_threads_per_block);
+    if (shmem > (size_t)cf->at.max_dynamic_shared_size_bytes)
         return ck_error_set(CK_ERR_VALUE, "kernel '%s': %zu bytes of dynamic shared memory exceed its limit of %d "
                             "(raise max_dynamic_shared_size_bytes, up to %d minus the %d static bytes)", kname, shmem,
-                            fi->max_dynamic_shared_size_bytes, fi->max_shared_optin, fi->shared_size_bytes);
-    ck_status s = ck_cuda_use(d);
+                            cf->at.max_dynamic_shared_size_bytes, cf->max_shared_optin, cf->at.shared_size_bytes);
+    ck_status s = ck_cuda_use(f->module->dev.index);
     if (s != CK_OK) return s;
     ck_cu_note_kernel(kname);
-    CUresult r = ck_cu.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned)shmem,
-                                      stream, args, NULL);
+    CUresult r = ck_cu.cuLaunchKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned)shmem,
+                                      (CUstream)stream, args, NULL);
     if (r != CUDA_SUCCESS) {
         if (ck_cu_error_is_sticky(r)) return ck_cu_fail(r, "cuLaunchKernel", __func__, __FILE__, __LINE__);
         ck_status st = ck_cu_fail(r, "cuLaunchKernel", __func__, __FILE__, __LINE__);

@@ -7,7 +7,6 @@
  * matrices (n <= 32): one syevjBatched call.  The info words come back in
  * one copy.
  */
-#include "cuda_libs.h"
 #include "cuda_internal.h"
 #include "../../platform/cusolver_api.h"
 
@@ -130,8 +129,8 @@ static char *item(void *base, int64_t b, int64_t elems, int type)
     return (char *)base + b * elems * esize_[type];
 }
 
-ck_status ck_cuda_solver_getrf(ck_device dev, int type, int64_t batch, int n, void *a, int32_t *ipiv,
-                               int32_t *info_host)
+static ck_status solver_getrf(ck_device dev, int type, int64_t batch, int n, void *a, int32_t *ipiv,
+                              int32_t *info_host)
 {
     if (batch <= 0 || n <= 0) return CK_OK;
     solver_call c;
@@ -147,8 +146,8 @@ done:
     return call_end(&c, s, info_host);
 }
 
-ck_status ck_cuda_solver_getrs(ck_device dev, int type, int64_t batch, int n, int nrhs, int trans, const void *lu,
-                               const int32_t *ipiv, void *b_, int32_t *info_host)
+static ck_status solver_getrs(ck_device dev, int type, int64_t batch, int n, int nrhs, int trans, const void *lu,
+                              const int32_t *ipiv, void *b_, int32_t *info_host)
 {
     if (batch <= 0 || n <= 0 || nrhs <= 0) return CK_OK;
     solver_call c;
@@ -162,8 +161,8 @@ done:
     return call_end(&c, s, info_host);
 }
 
-ck_status ck_cuda_solver_potrf(ck_device dev, int type, int64_t batch, int n, int upper, void *a,
-                               int32_t *info_host)
+static ck_status solver_potrf(ck_device dev, int type, int64_t batch, int n, int upper, void *a,
+                              int32_t *info_host)
 {
     if (batch <= 0 || n <= 0) return CK_OK;
     solver_call c;
@@ -179,8 +178,8 @@ done:
     return call_end(&c, s, info_host);
 }
 
-ck_status ck_cuda_solver_geqrf(ck_device dev, int type, int64_t batch, int m, int n, void *a, void *tau,
-                               int32_t *info_host)
+static ck_status solver_geqrf(ck_device dev, int type, int64_t batch, int m, int n, void *a, void *tau,
+                              int32_t *info_host)
 {
     if (batch <= 0 || m <= 0 || n <= 0) return CK_OK;
     solver_call c;
@@ -197,8 +196,8 @@ done:
     return call_end(&c, s, info_host);
 }
 
-ck_status ck_cuda_solver_orgqr(ck_device dev, int type, int64_t batch, int m, int ncols, int k, void *q,
-                               const void *tau, int32_t *info_host)
+static ck_status solver_orgqr(ck_device dev, int type, int64_t batch, int m, int ncols, int k, void *q,
+                              const void *tau, int32_t *info_host)
 {
     if (batch <= 0 || m <= 0 || ncols <= 0) return CK_OK;
     if (!(m >= ncols && ncols >= k && k >= 0))
@@ -217,8 +216,8 @@ done:
     return call_end(&c, s, info_host);
 }
 
-ck_status ck_cuda_solver_gesvd(ck_device dev, int type, int64_t batch, int m, int n, char job, void *a, void *sv,
-                               void *u, void *vt, int32_t *info_host)
+static ck_status solver_gesvd(ck_device dev, int type, int64_t batch, int m, int n, char job, void *a, void *sv,
+                              void *u, void *vt, int32_t *info_host)
 {
     if (batch <= 0 || m <= 0 || n <= 0) return CK_OK;
     if (m < n) return ck_error_set(CK_ERR_VALUE, "cuSOLVER's gesvd needs rows >= columns (got %d x %d)", m, n);
@@ -265,8 +264,8 @@ done:
     return s;
 }
 
-ck_status ck_cuda_solver_syevd(ck_device dev, int type, int64_t batch, int n, int vectors, int upper, void *a,
-                               void *w, int32_t *info_host)
+static ck_status solver_syevd(ck_device dev, int type, int64_t batch, int n, int vectors, int upper, void *a,
+                              void *w, int32_t *info_host)
 {
     if (batch <= 0 || n <= 0) return CK_OK;
     solver_call c;
@@ -290,8 +289,8 @@ done:
 
 static cusolverDnParams_t params_[CK_CUDA_MAX_DEVICES];   /* the 64-bit API's defaults; made once per device */
 
-ck_status ck_cuda_solver_geev(ck_device dev, int type, int64_t batch, int n, void *a, void *w, void *vr,
-                              int32_t *info_host)
+static ck_status solver_geev(ck_device dev, int type, int64_t batch, int n, void *a, void *w, void *vr,
+                             int32_t *info_host)
 {
     if (batch <= 0 || n <= 0) return CK_OK;
     ck_status s = ck_cusolver_load();
@@ -326,4 +325,32 @@ ck_status ck_cuda_solver_geev(ck_device dev, int type, int64_t batch, int n, voi
     }
 done:
     return call_end(&c, s, info_host);
+}
+
+/* The solver slot: one descriptor, the routine it names. */
+ck_status ck_cuda_solver(const ck_solver_desc *d)
+{
+    int t;
+    switch (d->type) {
+    case CK_FLOAT32: t = 0; break;
+    case CK_FLOAT64: t = 1; break;
+    case CK_COMPLEX64: t = 2; break;
+    case CK_COMPLEX128: t = 3; break;
+    default:
+        return ck_error_set(CK_ERR_TYPE, "cuSOLVER has no routines for %s", ck_dtype_get_info(d->type)->name);
+    }
+    switch (d->op) {
+    case CK_SOLVER_GETRF: return solver_getrf(d->dev, t, d->batch, d->n, d->a, d->ipiv, d->info_host);
+    case CK_SOLVER_GETRS:
+        return solver_getrs(d->dev, t, d->batch, d->n, d->nrhs, d->trans, d->a, d->ipiv, d->b, d->info_host);
+    case CK_SOLVER_POTRF: return solver_potrf(d->dev, t, d->batch, d->n, d->upper, d->a, d->info_host);
+    case CK_SOLVER_GEQRF: return solver_geqrf(d->dev, t, d->batch, d->m, d->n, d->a, d->tau, d->info_host);
+    case CK_SOLVER_ORGQR: return solver_orgqr(d->dev, t, d->batch, d->m, d->n, d->k, d->a, d->tau, d->info_host);
+    case CK_SOLVER_GESVD:
+        return solver_gesvd(d->dev, t, d->batch, d->m, d->n, d->job, d->a, d->s, d->u, d->vt, d->info_host);
+    case CK_SOLVER_SYEVD:
+        return solver_syevd(d->dev, t, d->batch, d->n, d->vectors, d->upper, d->a, d->w, d->info_host);
+    case CK_SOLVER_GEEV: return solver_geev(d->dev, t, d->batch, d->n, d->a, d->w, d->vr, d->info_host);
+    }
+    return ck_error_set(CK_ERR_VALUE, "unknown solver routine %d", (int)d->op);
 }

@@ -1,7 +1,6 @@
-/* Buffers (reference-counted device memory) and the arrays made on them. */
-#include "cudakit.h"
-#include "../backend/backend.h"
-#include "../array/layout.h"
+/* Buffers (reference-counted device memory, from the device's backend)
+ * and the arrays made on them. */
+#include "backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +20,10 @@ ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
         b->ptr = (char *)b + CK_HDR;
         b->release = (ck_release_fn)0;
         b->release_ctx = b;   /* marks inline storage */
+        ck_cpu_mem_note((int64_t)nbytes);
     } else {
-        const ck_backend_iface *be = ck_backend_for(dev);
-        if (!be) { ck_error_set(CK_ERR_VALUE, "no backend for this device"); return NULL; }
+        const ck_backend_iface *be = ck_backend_require(dev);
+        if (!be) return NULL;
         b = malloc(sizeof *b);
         if (!b) { ck_error_set(CK_ERR_MEMORY, "failed to allocate %zu bytes", sizeof *b); return NULL; }
         b->ptr = be->alloc(dev, nbytes);
@@ -65,6 +65,7 @@ void ck_buffer_release(ck_buffer *b)
         b->release(b->release_ctx);
         free(b);
     } else if (b->release_ctx == b) {
+        ck_cpu_mem_note(-(int64_t)b->nbytes);
         free(b);  /* inline storage */
     } else {
         ck_backend_for(b->device)->free(b->device, b->ptr, b->nbytes);

@@ -1,0 +1,391 @@
+"""cudakit.cuda: devices, streams, events and memory, as in CuPy, PyTorch and Numba.
+
+    >>> from cudakit import cuda
+    >>> x = cuda.to_device(np.arange(10.0))     # on the GPU, or the CPU without one
+    >>> s = cuda.stream()
+    >>> e0, e1 = cuda.event(), cuda.event()
+    >>> e0.record(s)
+    >>> y = cuda.device_array_like(x)
+    >>> e1.record(s); e1.synchronize()
+    >>> x.copy_to_host(), cuda.event_elapsed_time(e0, e1)
+
+The driver is loaded on first use.  Without a GPU, ``is_available()`` is
+False and everything here still works on the CPU, which is a device like any
+other: its work is done when each call returns, so its streams are always
+idle and its events carry the host clock (times are host times).  What truly
+needs a GPU (``Device(0)``, ``device="cuda"``, ``CUDAKIT_DEVICE=cuda``) raises
+one error, ``CUDAError: no usable CUDA device: <why>``.
+"""
+import os as _os
+import sys as _sys
+
+from .. import _core
+
+CUDAError = _core.CUDAError
+OutOfMemoryError = _core.OutOfMemoryError
+
+
+def _add_wheel_library_dirs():
+    # NVRTC and the CUDA libraries may come from the nvidia-* Python wheels
+    for base in _sys.path:
+        nv = _os.path.join(base, "nvidia")
+        if not _os.path.isdir(nv):
+            continue
+        for sub in sorted(_os.listdir(nv)):
+            lib = _os.path.join(nv, sub, "lib")
+            if _os.path.isdir(lib):
+                _core._add_library_dir(lib)
+
+
+_add_wheel_library_dirs()
+
+_CPU = _core.Device("cpu")
+
+
+def is_available():
+    """Whether a CUDA driver and at least one GPU are usable."""
+    return _core._cuda_is_available()
+
+
+def device_count():
+    """Number of usable GPUs (0 without a driver)."""
+    return _core._cuda_device_count()
+
+
+def unavailable_reason():
+    """Why no GPU can be used (None when one can)."""
+    return _core._cuda_unavailable_reason()
+
+
+def _device(device=None):
+    """The cudakit Device a call is about: None is the current GPU when one is
+    usable, else the CPU; an int is a GPU ordinal; "cpu", "cuda:1", Device
+    objects as everywhere.  Raises the one error for a GPU that cannot be used."""
+    if device is None:
+        if is_available():
+            return _core.Device("cuda", _core._cuda_get_device())
+        return _CPU
+    if isinstance(device, Device):
+        return _core.Device("cuda", device.id)
+    if isinstance(device, Stream):
+        return device.device
+    return _core._device_check(device)
+
+
+def _gpu_index(device):
+    d = _core._device_check("cuda" if device is None else device)
+    if d.type != "cuda":
+        raise ValueError(f"{device!r} is not a CUDA device")
+    if device is None:
+        return _core._cuda_get_device()
+    return d.index
+
+
+def synchronize(device=None):
+    """Wait for all work queued on a device (the current one by default)."""
+    _core._device_synchronize(_device(device))
+
+
+def get_device_properties(device=None):
+    """A dict of the device's name, compute capability, memory and sizes."""
+    return _core._device_properties(_device(device))
+
+
+class Device:
+    """A GPU: ``with Device(1):`` makes it current for the block; ``.use()`` for good."""
+
+    def __init__(self, device=None):
+        self.id = _gpu_index(device.id if isinstance(device, Device) else device)
+        self._prev = []
+
+    def use(self):
+        _core._cuda_set_device(self.id)
+        return self
+
+    def __enter__(self):
+        self._prev.append(_core._cuda_get_device())
+        _core._cuda_set_device(self.id)
+        return self
+
+    def __exit__(self, *exc):
+        _core._cuda_set_device(self._prev.pop())
+
+    def synchronize(self):
+        _core._device_synchronize(_core.Device("cuda", self.id))
+
+    @property
+    def compute_capability(self):
+        major, minor = self._props()["compute_capability"]
+        return f"{major}{minor}"
+
+    @property
+    def name(self):
+        return self._props()["name"]
+
+    @property
+    def mem_info(self):
+        """(free, total) bytes on the device."""
+        return _core._device_mem_info(_core.Device("cuda", self.id))
+
+    def _props(self):
+        return _core._device_properties(_core.Device("cuda", self.id))
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("cuda", self.id))
+
+    def __int__(self):
+        return self.id
+
+    def __repr__(self):
+        return f"<CUDA Device {self.id}>"
+
+    def __str__(self):
+        return f"cuda:{self.id}"
+
+
+class Stream:
+    """A stream of a device (the current GPU, or the CPU without one):
+    ``with stream:`` makes it the current one for its device.  On the CPU,
+    work is done when each call returns, so a stream is always idle."""
+
+    def __init__(self, device=None, non_blocking=True, priority=0, *, null=False):
+        self.device = _device(device)
+        self.priority = 0 if null else int(priority)
+        self.handle = None if null else _core._stream_create(self.device, non_blocking, self.priority)
+        self._owned = not null
+        self._prev = []
+
+    @classmethod
+    def null(cls, device=None):
+        """The device's default stream."""
+        return cls(device, null=True)
+
+    @property
+    def device_id(self):
+        return self.device.index or 0
+
+    def __enter__(self):
+        self._prev.append(_core._stream_set_current(self.device, self.handle))
+        return self
+
+    def __exit__(self, *exc):
+        _core._stream_set_current(self.device, self._prev.pop())
+
+    def synchronize(self):
+        _core._stream_synchronize(self.device, self.handle)
+
+    def query(self):
+        """True when all work queued on the stream is done."""
+        return _core._stream_query(self.device, self.handle)
+
+    def wait_event(self, event):
+        """Work queued on this stream from now on waits for event."""
+        _core._stream_wait_event(self.device, self.handle, event.handle)
+
+    def wait_stream(self, stream):
+        """Work queued on this stream from now on waits for what stream holds now."""
+        self.wait_event(stream.record())
+
+    def record(self, event=None):
+        event = Event(self.device) if event is None else event
+        event.record(self)
+        return event
+
+    def auto_synchronize(self):
+        """Numba's context manager: the stream is synchronized when the block ends."""
+        return _AutoSync(self)
+
+    @property
+    def ptr(self):
+        return self.handle or 0
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and self.handle is not None:
+            try:
+                _core._stream_destroy(self.device, self.handle)
+            except Exception:
+                pass
+
+    def __repr__(self):
+        return f"<cudakit.cuda.Stream {self.ptr:#x} on {self.device}>"
+
+
+class _AutoSync:
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        self.stream.synchronize()
+
+
+def current_stream(device=None):
+    """The stream work on this device goes to now."""
+    d = _device(device)
+    s = Stream(d, null=True)
+    s.handle = _core._stream_get_current(d)
+    return s
+
+
+def stream_priority_range(device=None):
+    """(least, greatest) stream priorities: lower numbers run first."""
+    return _core._stream_priority_range(_device(device))
+
+
+def _stream_handle(stream, device):
+    """A stream argument's handle: None is the current stream, 0 the default one."""
+    if stream is None:
+        return _core._stream_get_current(device)
+    if isinstance(stream, Stream):
+        return stream.handle
+    if isinstance(stream, int):
+        return stream or None
+    h = getattr(stream, "handle", None) or getattr(stream, "ptr", None)
+    return h or None
+
+
+class Event:
+    """A point in a stream: ``record``, ``synchronize``, ``query``, ``elapsed_time``."""
+
+    def __init__(self, device=None, enable_timing=True):
+        self.device = _device(device)
+        self.handle = _core._event_create(self.device, enable_timing)
+
+    def record(self, stream=None):
+        _core._event_record(self.device, self.handle, _stream_handle(stream, self.device))
+        return self
+
+    def synchronize(self):
+        _core._event_synchronize(self.device, self.handle)
+
+    def wait(self, stream=None):
+        """Numba's name: work queued on stream from now on waits for this event."""
+        _core._stream_wait_event(self.device, _stream_handle(stream, self.device), self.handle)
+
+    def query(self):
+        return _core._event_query(self.device, self.handle)
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to ``end`` (both recorded and complete)."""
+        return _core._event_elapsed(self.device, self.handle, end.handle)
+
+    def __del__(self):
+        try:
+            _core._event_destroy(self.device, self.handle)
+        except Exception:
+            pass
+
+
+def memory_stats(device=None):
+    """The allocator's figures: allocated, peak, cached and reserved bytes, counts."""
+    return _core._memory_stats(_device(device))
+
+
+def memory_allocated(device=None):
+    return memory_stats(device)["allocated_bytes"]
+
+
+def empty_cache(device=None):
+    """Give the allocator's cached blocks back to the system."""
+    _core._memory_empty_cache(_device(device))
+
+
+def set_memory_limit(limit, device=None):
+    """Cap the bytes the allocator may hold on a device (0: no cap)."""
+    _core._memory_set_limit(_device(device), int(limit))
+
+
+def reset_peak_memory_stats(device=None):
+    _core._memory_reset_peak(_device(device))
+
+
+def pinned_empty(shape, dtype="float64"):
+    """A CPU array in page-locked memory: copies to and from the GPU skip
+    staging, and a copy to the GPU does not wait for the transfer.  Plain
+    host memory when no GPU is usable."""
+    return _core._pinned_empty(shape, dtype)
+
+
+def pinned_array(obj, dtype=None):
+    """A copy of obj in page-locked host memory (see pinned_empty)."""
+    a = _core.asarray(obj, dtype=dtype, device="cpu")
+    out = pinned_empty(a.shape, a.dtype)
+    out[...] = a
+    return out
+
+
+# ---------------------------------------------------------- Numba's names
+
+def to_device(obj, stream=None, copy=True, to=None):
+    """A device array (on the current GPU, or the CPU without one) with obj's
+    values; with ``to``, obj's values are copied into that array instead."""
+    if to is not None:
+        to[...] = _core.asarray(obj, device=to.device)
+        return to
+    return _core.asarray(obj, device=_device(None), copy=True)
+
+
+def device_array(shape, dtype="float64", strides=None, order="C", stream=None):
+    """An uninitialised device array (on the current GPU, or the CPU without one)."""
+    if strides is not None:
+        raise NotImplementedError("device_array(strides=...): give order='C' or 'F' instead")
+    return _core.empty(shape, dtype=dtype, order=order, device=_device(None))
+
+
+def device_array_like(ary, stream=None):
+    """An uninitialised device array of ary's shape, dtype and order."""
+    f = ary.ndim > 1 and ary.flags["F_CONTIGUOUS"] and not ary.flags["C_CONTIGUOUS"]
+    return device_array(ary.shape, dtype=ary.dtype, order="F" if f else "C")
+
+
+def copy_to_host(arr, ary=None, stream=None):
+    """The values as a NumPy array (into ary when given)."""
+    return _core.asnumpy(arr, out=ary)
+
+
+def stream():
+    """Numba's name: a new stream of the current device."""
+    return Stream()
+
+
+def default_stream():
+    """Numba's name: the current device's default stream."""
+    return Stream.null()
+
+
+def event(timing=True):
+    """Numba's name: a new event of the current device."""
+    return Event(enable_timing=timing)
+
+
+def event_elapsed_time(evtstart, evtend):
+    """Numba's name: milliseconds between two recorded events."""
+    return evtstart.elapsed_time(evtend)
+
+
+class _MatmulSettings:
+    """``cudakit.cuda.matmul.allow_tf32``: whether float32 and complex64 matrix
+    products on the GPU may round their inputs to TF32 (10-bit mantissa) for
+    the tensor cores' speed, as ``torch.backends.cuda.matmul.allow_tf32``.
+    False by default: products are full float32 unless you opt in."""
+
+    __slots__ = ()
+
+    @property
+    def allow_tf32(self):
+        return _core._get_allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        _core._set_allow_tf32(bool(value))
+
+    def __repr__(self):
+        return f"cudakit.cuda.matmul(allow_tf32={self.allow_tf32})"
+
+
+matmul = _MatmulSettings()

@@ -1,0 +1,262 @@
+/* The source scan (see internal.h): one pass over the user's CUDA C that
+ * copies it with extern __shared__ declarations rewritten (line numbers
+ * kept), lists the extern "C" __global__ functions, and notes whether
+ * anything may need a barrier (so that blocks run as fibers) or printf. */
+#define _GNU_SOURCE /* strndup */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int ck_is_id0(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int ck_is_id(char c) { return ck_is_id0(c) || (c >= '0' && c <= '9'); }
+
+static const char *ck_skip_ws(const char *p)
+{
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n') p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            p = e ? e + 2 : p + strlen(p);
+        } else {
+            return p;
+        }
+    }
+}
+
+static int ck_tok_is(const char *p, const char *word)
+{
+    size_t n = strlen(word);
+    return !strncmp(p, word, n) && !ck_is_id(p[n]);
+}
+
+/* Past a balanced (...) starting at p (which must be '('). */
+static const char *ck_skip_parens(const char *p)
+{
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '(') depth++;
+        else if (*p == ')' && --depth == 0) return p + 1;
+    }
+    return p;
+}
+
+static void ck_scan_add_name(ck_srcscan *s, const char *name, size_t n)
+{
+    for (int i = 0; i < s->nnames; i++)
+        if (strlen(s->names[i]) == n && !strncmp(s->names[i], name, n)) return;
+    if (s->nnames == s->capnames) {
+        int cap = s->capnames ? 2 * s->capnames : 8;
+        char **p = realloc(s->names, sizeof *p * (size_t)cap);
+        if (!p) return;
+        s->names = p;
+        s->capnames = cap;
+    }
+    char *c = strndup(name, n);
+    if (c) s->names[s->nnames++] = c;
+}
+
+/* After __global__: the function's name is the identifier before the
+ * first '(' that does not open an attribute's arguments. */
+static void ck_scan_kernel(ck_srcscan *s, const char *p)
+{
+    const char *last = NULL;
+    size_t lastn = 0;
+    for (;;) {
+        p = ck_skip_ws(p);
+        if (!*p || *p == ';' || *p == '{') return;
+        if (ck_is_id0(*p)) {
+            const char *b = p;
+            while (ck_is_id(*p)) p++;
+            if ((ck_tok_is(b, "__launch_bounds__") || ck_tok_is(b, "__attribute__") || ck_tok_is(b, "alignas") ||
+                 ck_tok_is(b, "__align__") || ck_tok_is(b, "__declspec"))) {
+                p = ck_skip_ws(p);
+                if (*p == '(') p = ck_skip_parens(p);
+                continue;
+            }
+            last = b;
+            lastn = (size_t)(p - b);
+        } else if (*p == '(') {
+            if (last) ck_scan_add_name(s, last, lastn);
+            return;
+        } else {
+            p++;
+        }
+    }
+}
+
+/* `extern __shared__ T name[];` (p at "extern", q past "__shared__"):
+ * inside a function a pointer to this block's dynamic shared memory, at
+ * namespace scope an object that converts to one.  Newlines are kept so
+ * line numbers still match the user's source.  Returns the end (past ';')
+ * or NULL when the declaration is not of that form. */
+static const char *ck_scan_extern_shared(ck_srcscan *s, const char *q, int in_function)
+{
+    const char *semi = strchr(q, ';');
+    if (!semi) return NULL;
+    const char *br = NULL;
+    for (const char *t = q; t < semi; t++)
+        if (*t == '[') br = t;
+    if (!br) return NULL;
+    const char *ne = br;
+    while (ne > q && (ne[-1] == ' ' || ne[-1] == '\t')) ne--;
+    const char *nb = ne;
+    while (nb > q && ck_is_id(nb[-1])) nb--;
+    if (nb == ne) return NULL;
+    /* The type, without alignment attributes (they cannot appear in a cast). */
+    ck_sbuf type = {0};
+    int newlines = 0;
+    for (const char *t = q; t < nb;) {
+        if (*t == '\n') newlines++;
+        if (ck_is_id0(*t) && (t == q || !ck_is_id(t[-1])) &&
+            (ck_tok_is(t, "__align__") || ck_tok_is(t, "alignas") || ck_tok_is(t, "__attribute__"))) {
+            while (ck_is_id(*t)) t++;
+            const char *u = ck_skip_ws(t);
+            if (*u == '(') t = ck_skip_parens(u);
+            continue;
+        }
+        ck_sbuf_printf(&type, "%c", *t == '\n' ? ' ' : *t);
+        t++;
+    }
+    for (const char *t = nb; t < semi; t++) newlines += *t == '\n';
+    const char *ty = type.s ? type.s : "char";
+    if (in_function)
+        ck_sbuf_printf(&s->out, "%s *const %.*s = reinterpret_cast<%s *>(ck__dyn_smem());", ty, (int)(ne - nb), nb,
+                       ty);
+    else
+        ck_sbuf_printf(&s->out, "static ck__dyn_shared<%s> %.*s;", ty, (int)(ne - nb), nb);
+    for (int i = 0; i < newlines; i++) ck_sbuf_printf(&s->out, "\n");
+    free(type.s);
+    return semi + 1;
+}
+
+static const char *const ck_barrier_words[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
+                                               "__all_sync", "__uni_sync", "__match_", "__reduce_", "__activemask"};
+
+/* Walks the source once, copying it to s->out.  Brace kinds tell function
+ * bodies from namespace / extern "C" / class bodies. */
+int ck_cpu_scan_source(const char *src, ck_srcscan *s)
+{
+    enum { B_OTHER, B_FUNC, B_EXTERN_C };
+    char kinds[256];
+    int depth = 0, func_depth = 0, extern_c_depth = 0;
+    int decl_extern_c = 0, decl_template = 0, line_start = 1;
+    char prev = 0; /* last significant character outside comments */
+    const char *p = src;
+    while (*p) {
+        char c = *p;
+        if (c == '/' && p[1] == '/') {
+            const char *e = strchr(p, '\n');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            ck_sbuf_printf(&s->out, "%.*s", (int)n, p);
+            p += n;
+            continue;
+        }
+        if (c == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            size_t n = e ? (size_t)(e + 2 - p) : strlen(p);
+            ck_sbuf_printf(&s->out, "%.*s", (int)n, p);
+            p += n;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            const char *e = p + 1;
+            while (*e && *e != c && *e != '\n') e += (*e == '\\' && e[1]) ? 2 : 1;
+            if (*e == c) e++;
+            ck_sbuf_printf(&s->out, "%.*s", (int)(e - p), p);
+            p = e;
+            prev = c;
+            line_start = 0;
+            continue;
+        }
+        if (c == '#' && line_start) {
+            /* A directive, continuation lines included.  A local include
+             * might hide barriers from this scan; so might token pasting. */
+            const char *e = p;
+            while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
+            const char *d = ck_skip_ws(p + 1);
+            if (ck_tok_is(d, "include") && *ck_skip_ws(d + 7) == '"') s->barriers = 1;
+            for (const char *t = p; t < e; t++) {
+                if (t[0] == '#' && t[1] == '#') s->barriers = 1;
+                if (ck_is_id0(*t) && (t == p || !ck_is_id(t[-1])))
+                    for (size_t i = 0; i < sizeof ck_barrier_words / sizeof *ck_barrier_words; i++)
+                        if (!strncmp(t, ck_barrier_words[i], strlen(ck_barrier_words[i]))) s->barriers = 1;
+            }
+            ck_sbuf_printf(&s->out, "%.*s", (int)(e - p), p);
+            p = e;
+            continue;
+        }
+        if (c == '\n') line_start = 1;
+        else if (c != ' ' && c != '\t' && c != '\r') line_start = 0;
+        if (ck_is_id0(c)) {
+            const char *b = p;
+            while (ck_is_id(*p)) p++;
+            size_t n = (size_t)(p - b);
+            for (size_t i = 0; i < sizeof ck_barrier_words / sizeof *ck_barrier_words; i++)
+                if (!strncmp(b, ck_barrier_words[i], strlen(ck_barrier_words[i]))) s->barriers = 1;
+            if (n == 6 && !strncmp(b, "printf", 6)) s->uses_printf = 1;
+            if (n == 8 && !strncmp(b, "template", 8)) decl_template = 1;
+            if (n == 6 && !strncmp(b, "extern", 6)) {
+                const char *q = ck_skip_ws(p);
+                if (ck_tok_is(q, "__shared__")) {
+                    const char *e = ck_scan_extern_shared(s, q + 10, func_depth > 0);
+                    if (e) {
+                        p = e;
+                        prev = ';';
+                        decl_extern_c = decl_template = 0;
+                        continue;
+                    }
+                } else if (!strncmp(q, "\"C\"", 3)) {
+                    const char *r = ck_skip_ws(q + 3);
+                    if (*r == '{') {
+                        ck_sbuf_printf(&s->out, "%.*s", (int)(r - b), b);
+                        p = r; /* the brace below opens an extern "C" block */
+                        prev = 'C';
+                        continue;
+                    }
+                    decl_extern_c = 1;
+                }
+            }
+            if (n == 10 && !strncmp(b, "__global__", 10) && !decl_template && (decl_extern_c || extern_c_depth > 0))
+                ck_scan_kernel(s, p);
+            ck_sbuf_printf(&s->out, "%.*s", (int)n, b);
+            /* "f() const {" opens a function body like "f() {" */
+            prev = (n == 5 && !strncmp(b, "const", 5)) || (n == 8 && !strncmp(b, "noexcept", 8)) ||
+                           (n == 8 && !strncmp(b, "override", 8)) || (n == 5 && !strncmp(b, "final", 5))
+                       ? ')'
+                       : 'a';
+            continue;
+        }
+        if (c == '{') {
+            int kind = prev == 'C' ? B_EXTERN_C : (prev == ')' || func_depth > 0) ? B_FUNC : B_OTHER;
+            if (depth < (int)sizeof kinds) kinds[depth] = (char)kind;
+            depth++;
+            if (kind == B_FUNC) func_depth++;
+            if (kind == B_EXTERN_C) extern_c_depth++;
+            decl_extern_c = decl_template = 0;
+        } else if (c == '}') {
+            if (depth > 0) {
+                depth--;
+                int kind = depth < (int)sizeof kinds ? kinds[depth] : B_OTHER;
+                if (kind == B_FUNC) func_depth--;
+                if (kind == B_EXTERN_C) extern_c_depth--;
+            }
+            decl_extern_c = decl_template = 0;
+        } else if (c == ';') {
+            decl_extern_c = decl_template = 0;
+        }
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') prev = c;
+        ck_sbuf_printf(&s->out, "%c", c);
+        p++;
+    }
+    return s->out.failed ? -1 : 0;
+}
+
+void ck_cpu_scan_free(ck_srcscan *s)
+{
+    free(s->out.s);
+    for (int i = 0; i < s->nnames; i++) free(s->names[i]);
+    free(s->names);
+}
