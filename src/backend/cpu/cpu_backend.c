@@ -399,7 +399,7 @@ const ck_backend_iface ck_backend_cpu = {
     .compress = ck_cpu_compress,
     .sort = ck_cpu_sort,
     .searchsorted = ck_cpu_searchsorted,
-    .random = NULL,
+    .random = ck_cpu_random,
     .copy_pieces = NULL,
 
     .matmul = NULL,
