@@ -254,16 +254,9 @@ static ck_status ck_check_nonnegative_(const ck_operand *o)
         neg = ck_dtype_get_info(o->scalar.dtype)->kind == CK_KIND_INT && o->scalar.v.i < 0;
     } else {
         if (!ck_dtype_is_signed(o->array->dtype) || o->array->size == 0) return CK_OK;
-        ck_array m, h;
-        uint64_t all = o->array->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << o->array->ndim) - 1);
-        ck_status s = ck_reduce(CK_REDUCE_MIN, o->array, all, 0, CK_DTYPE_INVALID, &m, 0);
-        if (s != CK_OK) return s;
-        s = ck_array_to_device(&h, &m, ck_device_cpu());
-        ck_array_release(&m);
-        if (s != CK_OK) return s;
         ck_scalar v;
-        ck_scalar_load(&v, h.dtype, h.data);
-        ck_array_release(&h);
+        ck_status s = ck_reduce_to_host(CK_REDUCE_MIN, o->array, &v);
+        if (s != CK_OK) return s;
         neg = ck_dtype_is_inexact(v.dtype) ? v.v.f < 0 : v.v.i < 0;
     }
     return neg ? ck_error_set(CK_ERR_VALUE, "Integers to negative integer powers are not allowed.") : CK_OK;
