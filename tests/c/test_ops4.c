@@ -714,6 +714,9 @@ static void test_ravel_unravel(void)
     modes[0] = CK_INDEX_RAISE;
     CHECK(ck_ravel_multi_index(&back, ri, 2, d24, modes, 0) == CK_ERR_VALUE &&
           msg_is("invalid entry in coordinates array"), "ravel_multi_index raise: 5 of 2 rows");
+    ck_index_mode modes2[2] = {CK_INDEX_WRAP, CK_INDEX_RAISE};
+    CHECK(ck_ravel_multi_index(&back, ri, 2, d24, modes2, 0) == CK_ERR_VALUE &&
+          msg_is("invalid entry in coordinates array"), "ravel_multi_index raise on the last axis: 9 of 4");
     CHECK(ck_ravel_multi_index(&back, ri, 0, d24, modes, 0) == CK_ERR_VALUE &&
           msg_is("ravel_multi_index needs at least one dimension"), "ravel_multi_index of no dimensions");
     REL(&idx, &i8, &fl, &r0, &r1);
@@ -769,6 +772,9 @@ static void test_select_choose(void)
     const ck_array *bad[2] = {&big, &x};
     CHECK(ck_select(&r, 2, bad, chs, NULL) == CK_ERR_TYPE &&
           msg_is("invalid entry 1 in condlist: should be boolean ndarray"), "select with an int condition");
+    const ck_array *bad0[2] = {&x, &odd};
+    CHECK(ck_select(&r, 2, bad0, chs, NULL) == CK_ERR_TYPE &&
+          msg_is("invalid entry 0 in condlist: should be boolean ndarray"), "select: the int condition met last");
     CHECK(ck_select(&r, 0, conds, chs, NULL) == CK_ERR_VALUE &&
           msg_is("select with an empty condition list is not possible"), "select of nothing");
 
