@@ -40,10 +40,6 @@ static inline ck_iter_operand ck_iter_op_of(const ck_array *a)
  * the ones that chain for every operand. */
 void ck_iter_prepare(ck_iter *it, int nops, int ndim, const int64_t *shape,
                      const ck_iter_operand *ops);
-/* Whether operand k is contiguous (stride == itemsize) along the merged
- * single dimension. */
-static inline int ck_iter_is_1d(const ck_iter *it) { return it->ndim <= 1; }
-
 int ck_layout_is_c_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize);
 int ck_layout_is_f_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize);
 /* Byte range [lo, hi) that the view touches relative to its data pointer. */
