@@ -3,8 +3,8 @@
  *
  * Everything below the Python module is a plain C library: dtypes and
  * promotion, n-dimensional strided arrays, the element-wise and reduction
- * ops, and the backends (CPU now, CUDA behind the same interface) that run
- * them.  A C program can use it directly:
+ * ops, and the backends (the CPU, and CUDA GPUs where a driver and a device
+ * are found) that run them.  A C program can use it directly:
  *
  *     ck_array a, b, c;
  *     int64_t n = 1000;
@@ -219,7 +219,7 @@ int ck_array_may_overlap(const ck_array *a, const ck_array *b);
 
 /* -------------------------------------------------------------------- ops */
 
-/* The op table: every element-wise op, declared once (src/ops/optable.h). */
+/* The op table: every element-wise op, declared once (its data: src/ops/optable.c). */
 #include "cudakit_ops.h"
 
 /* Copy src into dst (same shape after broadcasting src; casting allowed). */

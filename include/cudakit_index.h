@@ -1,7 +1,9 @@
 /*
  * cudakit_index.h - advanced (integer-array and boolean) indexing and the
  * functions built on it: take, put, take_along_axis, put_along_axis and
- * nonzero.  Included from the bottom of cudakit.h.
+ * nonzero (src/ops/index.c), and NumPy's indexing functions composed of
+ * those and the element-wise ops (src/ops/indexfuncs.c).  Included from
+ * the bottom of cudakit.h.
  *
  * All of them reduce to one gather or scatter through int64 index arrays
  * (backend.h: ck_gather_desc), so a device implements three kernels
@@ -56,6 +58,40 @@ ck_status ck_put(ck_array *a, const ck_array *indices, const ck_array *values, c
 /* indices has a's ndim (a and indices broadcast on the other axes). */
 ck_status ck_take_along_axis(ck_array *out, const ck_array *a, const ck_array *indices, int axis, int axis_none);
 ck_status ck_put_along_axis(ck_array *a, const ck_array *indices, const ck_array *values, int axis, int axis_none);
+
+/* ---- compositions (NumPy's functions of the same names) */
+
+/* The coordinates of a's nonzero elements, one row each: int64 (count,
+ * a.ndim); for a 0-d a, (1, 0) when it is nonzero, else (0, 0). */
+ck_status ck_argwhere(ck_array *out, const ck_array *a);
+/* The flat (C order) positions of a's nonzero elements: int64 (count,). */
+ck_status ck_flatnonzero(ck_array *out, const ck_array *a);
+/* The elements of a, flattened, where condition (flattened) is nonzero. */
+ck_status ck_extract(ck_array *out, const ck_array *condition, const ck_array *a);
+/* The slices of a along axis (of a flattened when axis_none) where the
+ * 1-d condition is nonzero. */
+ck_status ck_compress(ck_array *out, const ck_array *condition, const ck_array *a, int axis, int axis_none);
+/* ix_: out[i] is seqs[i] (1-d; bool ones through nonzero, empty ones as
+ * int64) reshaped to length 1 on every axis but i, as views where it can. */
+ck_status ck_ix(ck_array *out, int n, const ck_array *const *seqs);
+/* Flat indices (integer, each in [0, prod(dims))) -> coords[0..ndim-1],
+ * int64 arrays of indices' shape; order_f: dims in Fortran order. */
+ck_status ck_unravel_index(ck_array *coords, const ck_array *indices, int ndim, const int64_t *dims, int order_f);
+/* ndim integer coordinate arrays (broadcast together) -> int64 flat
+ * indices; modes[i] says what an entry outside [0, dims[i]) does. */
+ck_status ck_ravel_multi_index(ck_array *out, const ck_array *const *multi_index, int ndim, const int64_t *dims,
+                               const ck_index_mode *modes, int order_f);
+/* The (row, column) pairs of an (n, m) matrix's lower triangle (column -
+ * row <= k) or, with upper, its upper one (>= k), as ck_nonzero gives
+ * them: int64 (2, count), row-major order. */
+ck_status ck_tri_indices(ck_array *out, int64_t n, int64_t m, int64_t k, int upper, ck_device dev);
+/* out[p] = choicelist[i][p] for the first i whose bool condlist[i][p]
+ * holds, else the default (NULL: the Python int 0); all broadcast. */
+ck_status ck_select(ck_array *out, int n, const ck_array *const *condlist, const ck_array *const *choicelist,
+                    const ck_operand *dflt);
+/* out[p] = choices[a[p]][p] (a integer or bool; all broadcast), in the
+ * choices' common dtype; mode as for take (raise: ValueError). */
+ck_status ck_choose(ck_array *out, const ck_array *a, int n, const ck_array *const *choices, ck_index_mode mode);
 
 #ifdef __cplusplus
 }

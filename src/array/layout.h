@@ -48,9 +48,6 @@ void ck_iter_prepare(ck_iter *it, int nops, int ndim, const int64_t *shape,
  * returns the dims left (0 when every extent is 1). */
 int ck_layout_merge(int nops, int ndim, const int64_t *shape, const ck_iter_operand *ops, int sort,
                     int64_t *out_shape, int64_t *out_strides);
-/* Whether operand k is contiguous (stride == itemsize) along the merged
- * single dimension. */
-static inline int ck_iter_is_1d(const ck_iter *it) { return it->ndim <= 1; }
 
 int ck_layout_is_c_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize);
 int ck_layout_is_f_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize);

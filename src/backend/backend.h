@@ -173,8 +173,8 @@ typedef struct ck_searchsorted_desc {
     int64_t *out;
 } ck_searchsorted_desc;
 
-/* A random fill of n contiguous elements of type, through the same
- * src/ops/random_formulas.h as the CPU's src/ops/random.c.  The simple
+/* A random fill of n contiguous elements of type, through the formulas of
+ * src/formulas/random_formulas.h, which every backend's fill uses.  The simple
  * distributions (bits, uniform, normal, exponential, integers): block b of
  * the stream (key, ctr + b) makes elements [b*per, b*per + per).  The
  * heavy ones (gamma, beta, poisson, binomial: per 0): element i draws from

@@ -327,18 +327,10 @@ static void fill_desc(ck_gather_desc *d, const ix_plan *p, ck_index_mode mode, c
  * sync of a mask operation (the size of its result). */
 static ck_status count_true(const ck_array *mask, int64_t *count)
 {
-    ck_array cnt, host;
-    uint64_t all = mask->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << mask->ndim) - 1);
-    ck_status s = ck_reduce(CK_REDUCE_COUNT_NONZERO, mask, all, 0, CK_DTYPE_INVALID, &cnt, 0);
-    if (s != CK_OK) return s;
-    s = ck_array_to_device(&host, &cnt, ck_device_cpu());
-    ck_array_release(&cnt);
-    if (s != CK_OK) return s;
     ck_scalar c;
-    ck_scalar_load(&c, host.dtype, host.data);
-    ck_array_release(&host);
-    *count = c.v.i;
-    return CK_OK;
+    ck_status s = ck_reduce_to_host(CK_REDUCE_COUNT_NONZERO, mask, &c);
+    if (s == CK_OK) *count = c.v.i;
+    return s;
 }
 
 /* The compress slot over a and its mask m (a's shape, on a's device):

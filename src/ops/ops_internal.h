@@ -13,6 +13,10 @@ const char *ck_shape_str(int ndim, const int64_t *shape, int slot);
 
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
 ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t);
+/* op over all of a's axes, the one value read to the host (a device sync):
+ * for the checks and sizes that the host must know (min/max of indices,
+ * a mask's count). */
+ck_status ck_reduce_to_host(ck_reduce_op op, const ck_array *a, ck_scalar *value);
 /* Run a cast of src into dst (same shape) on their device. */
 ck_status ck_cast_into(ck_array *dst, const ck_array *src);
 

@@ -236,6 +236,24 @@ ck_status ck_reduce(ck_reduce_op op, const ck_array *a, uint64_t axis_mask, int 
     return s;
 }
 
+ck_status ck_reduce_to_host(ck_reduce_op op, const ck_array *a, ck_scalar *value)
+{
+    ck_array r;
+    uint64_t all = a->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << a->ndim) - 1);
+    ck_status s = ck_reduce(op, a, all, 0, CK_DTYPE_INVALID, &r, 0);
+    if (s != CK_OK) return s;
+    if (ck_array_device(&r).type != CK_DEVICE_CPU) {
+        ck_array h;
+        s = ck_array_to_device(&h, &r, ck_device_cpu());
+        ck_array_release(&r);
+        if (s != CK_OK) return s;
+        r = h;
+    }
+    ck_scalar_load(value, r.dtype, r.data);
+    ck_array_release(&r);
+    return CK_OK;
+}
+
 ck_status ck_scan(ck_reduce_op op, const ck_array *a, int axis, ck_dtype dtype, ck_array *out, int out_given)
 {
     if (op != CK_REDUCE_SUM && op != CK_REDUCE_PROD)

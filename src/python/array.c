@@ -1117,7 +1117,7 @@ static PyMethodDef *array_all_methods;
 int ck_py_array_type_init(void)
 {
     size_t n = 0, k = 0;
-    const PyMethodDef *lists[] = {array_methods, ck_py_interop_methods, ck_py_reduce_methods, ck_py_shape_methods};
+    const PyMethodDef *lists[] = {array_methods, ck_py_interop_methods, ck_py_dlpack_methods, ck_py_reduce_methods, ck_py_shape_methods};
     const size_t nlists = sizeof lists / sizeof *lists;
     for (size_t l = 0; l < nlists; l++)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) n++;

@@ -120,14 +120,20 @@ PyObject *ck_py_numpy(void);
 /* index.c: basic indexing */
 PyObject *ck_py_getitem(PyObject *self, PyObject *key);
 int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value);
-/* interop.c: buffer protocol, DLPack, __array_interface__, pickling */
+/* interop (what its files share: interop.h).  bufferproto.c: the buffer
+ * protocol, both directions */
 extern PyBufferProcs ck_py_buffer_procs;
-extern PyMethodDef ck_py_interop_methods[];     /* array methods, NULL-terminated */
-extern PyGetSetDef ck_py_interop_getset[];      /* array properties, NULL-terminated */
-extern PyMethodDef ck_py_interop_functions[];   /* module functions (from_dlpack, _reconstruct) */
 /* Wrap the memory of an object exporting the buffer protocol (zero copy);
  * NULL with exception (TypeError if it does not export one). */
 PyObject *ck_py_from_buffer(PyObject *obj, int writable_required);
+/* dlpack.c: __dlpack__, __dlpack_device__ and from_dlpack */
+extern PyMethodDef ck_py_dlpack_methods[];      /* array methods, NULL-terminated */
+extern PyMethodDef ck_py_dlpack_functions[];    /* module functions (from_dlpack) */
+/* numpy_interop.c: __array__, __array_interface__, get, pickling, copies,
+ * tolist, item */
+extern PyMethodDef ck_py_interop_methods[];     /* array methods, NULL-terminated */
+extern PyGetSetDef ck_py_interop_getset[];      /* array properties, NULL-terminated */
+extern PyMethodDef ck_py_interop_functions[];   /* module functions (_reconstruct) */
 /* format.c: repr and str */
 PyObject *ck_py_repr(PyObject *self);
 PyObject *ck_py_str(PyObject *self);

@@ -4,9 +4,8 @@
  * unravel_index, ravel_multi_index, diag_indices, tril_indices,
  * triu_indices, select and choose.
  *
- * The gathers and scatters are the core's (src/ops/index.c); the rest are
- * compositions of core calls, kept in C so that they work on whatever
- * device the arrays are on without a round trip through Python.
+ * Argument parsing and conversion only: the functions are the core's
+ * (include/cudakit_index.h: src/ops/index.c and src/ops/indexfuncs.c).
  */
 #include "ck_python.h"
 
@@ -68,21 +67,15 @@ static PyObject *into_out(PyObject *res, PyObject *out)
     return out;
 }
 
-static ck_status flat_view(ck_array *out, const ck_array *a)
+/* The rows of an int64 (nd, count) array, ck_nonzero's form, as a tuple
+ * of 1-d views of it (NumPy's nonzero gives views of one array too);
+ * takes *nz.  s: the status of the call that made it. */
+static PyObject *rows_tuple(ck_status s, ck_array *nz)
 {
-    int64_t n = a->size;
-    return ck_array_reshape(out, a, 1, &n, 0);
-}
-
-/* The nonzero rows of a (ndim >= 1) as a tuple of 1-d views of one array. */
-static PyObject *nonzero_tuple(const ck_array *a)
-{
-    ck_array nz;
-    ck_status s = ck_nonzero(&nz, a);
     if (s != CK_OK) return ck_py_raise(s);
-    int nd = (int)nz.shape[0];
-    int64_t cnt = nz.shape[1], st = 8;
-    PyObject *owner = ck_py_wrap(&nz, NULL);
+    int nd = (int)nz->shape[0];
+    int64_t cnt = nz->shape[1], st = 8;
+    PyObject *owner = ck_py_wrap(nz, NULL);
     if (!owner) return NULL;
     PyObject *t = PyTuple_New(nd);
     for (int i = 0; t && i < nd; i++) {
@@ -98,43 +91,27 @@ static PyObject *nonzero_tuple(const ck_array *a)
     return t;
 }
 
-/* Row 0 of nonzero(a) for a 1-d a, as a new array object. */
-static PyObject *nonzero_1d(const ck_array *a)
+/* A tuple of the arrays out[0..n-1], which it takes (all released when it
+ * fails).  owners (or NULL): an out[i] on the memory of owners[i] is a
+ * view of it, as NumPy's reshape of an argument is. */
+static PyObject *arrays_tuple(ck_array *out, int n, PyObject *const *owners)
 {
-    PyObject *t = nonzero_tuple(a);
-    if (!t) return NULL;
-    PyObject *r = PyTuple_GET_ITEM(t, 0);
-    Py_INCREF(r);
-    Py_DECREF(t);
-    return r;
-}
-
-/* A reduction of an integer array to one host int64 (min or max). */
-static ck_status reduce_int(ck_reduce_op op, const ck_array *a, int64_t *v)
-{
-    ck_array r, h;
-    uint64_t all = a->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << a->ndim) - 1);
-    ck_status s = ck_reduce(op, a, all, 0, CK_DTYPE_INVALID, &r, 0);
-    if (s != CK_OK) return s;
-    s = ck_array_to_device(&h, &r, ck_device_cpu());
-    ck_array_release(&r);
-    if (s != CK_OK) return s;
-    ck_scalar sc;
-    ck_scalar_load(&sc, h.dtype, h.data);
-    ck_array_release(&h);
-    *v = sc.v.i;
-    return CK_OK;
-}
-
-/* out = a (op) k for an int64 array and a host int64. */
-static ck_status binop_k(ck_op op, const ck_array *a, int64_t k, ck_array *out)
-{
-    ck_operand in[2];
-    memset(in, 0, sizeof in);
-    in[0].array = a;
-    in[1].scalar.dtype = CK_INT64;
-    in[1].scalar.v.i = k;
-    return ck_ufunc_apply(op, 2, in, out, 0, CK_DTYPE_INVALID);
+    PyObject *t = PyTuple_New(n);
+    int i = 0;
+    for (; t && i < n; i++) {
+        /* (a failing wrap releases out[i] itself) */
+        PyObject *r = owners && out[i].buf == CK_ARR(owners[i])->buf ? ck_py_wrap_view(&out[i], owners[i])
+                                                                      : ck_py_wrap(&out[i], NULL);
+        if (!r) {
+            Py_CLEAR(t);
+            i++;
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, r);
+    }
+    if (!t)
+        for (; i < n; i++) ck_array_release(&out[i]);
+    return t;
 }
 
 /* --------------------------------------------------- take, put and kin */
@@ -237,9 +214,10 @@ static PyObject *py_nonzero(PyObject *m, PyObject *ao)
     (void)m;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
-    PyObject *r = nonzero_tuple(CK_ARR(a));
+    ck_array nz;
+    ck_status s = ck_nonzero(&nz, CK_ARR(a));
     Py_DECREF(a);
-    return r;
+    return rows_tuple(s, &nz);
 }
 
 static PyObject *py_flatnonzero(PyObject *m, PyObject *ao)
@@ -247,13 +225,10 @@ static PyObject *py_flatnonzero(PyObject *m, PyObject *ao)
     (void)m;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
-    ck_array f;
-    ck_status s = flat_view(&f, CK_ARR(a));
+    ck_array o;
+    ck_status s = ck_flatnonzero(&o, CK_ARR(a));
     Py_DECREF(a);
-    if (s != CK_OK) return ck_py_raise(s);
-    PyObject *r = nonzero_1d(&f);
-    ck_array_release(&f);
-    return r;
+    return wrap_or_raise(s, &o);
 }
 
 static PyObject *py_argwhere(PyObject *m, PyObject *ao)
@@ -261,34 +236,8 @@ static PyObject *py_argwhere(PyObject *m, PyObject *ao)
     (void)m;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
-    const ck_array *x = CK_ARR(a);
-    ck_array nz, t, o;
-    ck_status s;
-    if (x->ndim == 0) {
-        /* NumPy: one row of no coordinates for a true scalar, none for a false one */
-        ck_array one;
-        int64_t n1 = 1;
-        s = ck_array_reshape(&one, x, 1, &n1, 0);
-        if (s == CK_OK) {
-            s = ck_nonzero(&nz, &one);
-            ck_array_release(&one);
-        }
-        if (s == CK_OK) {
-            int64_t shape[2] = {nz.shape[1], 0};
-            ck_array_release(&nz);
-            s = ck_array_empty(&o, 2, shape, CK_INT64, ck_array_device(x));
-        }
-    } else {
-        s = ck_nonzero(&nz, x);
-        if (s == CK_OK) {
-            s = ck_array_transpose(&t, &nz, NULL);
-            ck_array_release(&nz);
-        }
-        if (s == CK_OK) {
-            s = ck_array_astype(&o, &t, CK_INT64, 0);
-            ck_array_release(&t);
-        }
-    }
+    ck_array o;
+    ck_status s = ck_argwhere(&o, CK_ARR(a));
     Py_DECREF(a);
     return wrap_or_raise(s, &o);
 }
@@ -302,22 +251,12 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
     PyObject *c = arg_array(co, ck_array_device(CK_ARR(a)));
-    PyObject *res = NULL, *idx = NULL;
-    ck_array cf;
+    PyObject *res = NULL;
     if (c) {
-        ck_status s = flat_view(&cf, CK_ARR(c));
-        if (s != CK_OK) ck_py_raise(s);
-        else {
-            idx = nonzero_1d(&cf);
-            ck_array_release(&cf);
-        }
-    }
-    if (idx) {
         ck_array o;
-        res = wrap_or_raise(ck_take(&o, CK_ARR(a), CK_ARR(idx), 0, 1, CK_INDEX_RAISE), &o);
+        res = wrap_or_raise(ck_extract(&o, CK_ARR(c), CK_ARR(a)), &o);
+        Py_DECREF(c);
     }
-    Py_XDECREF(idx);
-    Py_XDECREF(c);
     Py_DECREF(a);
     return res;
 }
@@ -333,15 +272,12 @@ static PyObject *py_compress(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
     PyObject *c = arg_array(co, ck_array_device(CK_ARR(a)));
-    PyObject *res = NULL, *idx = NULL;
-    if (c && CK_ARR(c)->ndim != 1) PyErr_SetString(PyExc_ValueError, "condition must be a 1-d array");
-    else if (c) idx = nonzero_1d(CK_ARR(c));
-    if (idx) {
+    PyObject *res = NULL;
+    if (c) {
         ck_array o;
-        res = wrap_or_raise(ck_take(&o, CK_ARR(a), CK_ARR(idx), axis, none, CK_INDEX_RAISE), &o);
+        res = wrap_or_raise(ck_compress(&o, CK_ARR(c), CK_ARR(a), axis, none), &o);
+        Py_DECREF(c);
     }
-    Py_XDECREF(idx);
-    Py_XDECREF(c);
     Py_DECREF(a);
     return into_out(res, out);
 }
@@ -352,48 +288,29 @@ static PyObject *py_ix_(PyObject *m, PyObject *args)
 {
     (void)m;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if (n > CK_MAXDIMS) {
-        PyErr_Format(PyExc_ValueError, "ix_ takes at most %d sequences", CK_MAXDIMS);
-        return NULL;
+    PyObject **xs = PyMem_Calloc((size_t)n + 1, sizeof *xs);
+    const ck_array **seqs = PyMem_Calloc((size_t)n + 1, sizeof *seqs);
+    ck_array *out = PyMem_Calloc((size_t)n + 1, sizeof *out);
+    PyObject *t = NULL;
+    if (!xs || !seqs || !out) {
+        PyErr_NoMemory();
+        goto done;
     }
-    PyObject *t = PyTuple_New(n);
-    for (Py_ssize_t i = 0; t && i < n; i++) {
-        PyObject *x = ck_py_asarray(PyTuple_GET_ITEM(args, i), CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
-        if (x && CK_ARR(x)->size == 0 && CK_ARR(x)->dtype != CK_INT64) {
-            /* NumPy: an empty sequence indexes nothing, as intp */
-            PyObject *y = ck_py_asarray(x, CK_INT64, -1, 0, ck_device_cpu());
-            Py_SETREF(x, y);
-        }
-        if (x && CK_ARR(x)->ndim != 1) {
-            PyErr_SetString(PyExc_ValueError, "Cross index must be 1 dimensional");
-            Py_CLEAR(x);
-        }
-        if (x && CK_ARR(x)->dtype == CK_BOOL) Py_SETREF(x, nonzero_1d(CK_ARR(x)));
-        if (!x) {
-            Py_CLEAR(t);
-            break;
-        }
-        int64_t shape[CK_MAXDIMS];
-        for (Py_ssize_t j = 0; j < n; j++) shape[j] = j == i ? CK_ARR(x)->shape[0] : 1;
-        ck_array v;
-        ck_status s = ck_array_reshape(&v, CK_ARR(x), (int)n, shape, 0);
-        PyObject *r = s == CK_OK ? ck_py_wrap_view(&v, x) : ck_py_raise(s);
-        Py_DECREF(x);
-        if (!r) Py_CLEAR(t);
-        else PyTuple_SET_ITEM(t, i, r);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        xs[i] = ck_py_asarray(PyTuple_GET_ITEM(args, i), CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
+        if (!xs[i]) goto done;
+        seqs[i] = CK_ARR(xs[i]);
     }
+    ck_status s = ck_ix(out, (int)n, seqs);
+    if (s != CK_OK) ck_py_raise(s);
+    else t = arrays_tuple(out, (int)n, xs);
+done:
+    if (xs)
+        for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(xs[i]);
+    PyMem_Free(xs);
+    PyMem_Free(seqs);
+    PyMem_Free(out);
     return t;
-}
-
-static int parse_dims(PyObject *obj, int *nd, int64_t *dims)
-{
-    if (ck_py_shape_from_obj(obj, nd, dims) < 0) return -1;
-    for (int i = 0; i < *nd; i++)
-        if (dims[i] < 0) {
-            PyErr_SetString(PyExc_ValueError, "dimensions must be non-negative");
-            return -1;
-        }
-    return 0;
 }
 
 static int parse_order(PyObject *obj, int *order_f)
@@ -417,56 +334,16 @@ static PyObject *py_unravel_index(PyObject *m, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:unravel_index", kwlist, &io, &so, &oo)) return NULL;
     int nd, order_f;
     int64_t dims[CK_MAXDIMS];
-    if (parse_dims(so, &nd, dims) < 0 || parse_order(oo, &order_f) < 0) return NULL;
-    int64_t size = ck_shape_size(nd, dims);
-    if (size < 0) {
-        PyErr_SetString(PyExc_ValueError, "dimensions are too large");
-        return NULL;
-    }
+    if (ck_py_shape_from_obj(so, &nd, dims) < 0 || parse_order(oo, &order_f) < 0) return NULL;
     PyObject *x = ck_py_asarray(io, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
+    if (x && CK_ARR(x)->size == 0 && !CkArray_Check(io) && !ck_dtype_is_integer(CK_ARR(x)->dtype))
+        Py_SETREF(x, ck_py_asarray(x, CK_INT64, -1, 0, ck_device_cpu()));   /* [] as NumPy reads it: intp */
     if (!x) return NULL;
-    if (!ck_dtype_is_integer(CK_ARR(x)->dtype) && !(CK_ARR(x)->size == 0 && !PyObject_TypeCheck(io, &CkArray_Type))) {
-        Py_DECREF(x);
-        PyErr_SetString(PyExc_TypeError, "only int indices permitted");
-        return NULL;
-    }
-    ck_array cur, next;
-    ck_status s = ck_array_astype(&cur, CK_ARR(x), CK_INT64, 0);
+    ck_array coords[CK_MAXDIMS];
+    ck_status s = ck_unravel_index(coords, CK_ARR(x), nd, dims, order_f);
     Py_DECREF(x);
     if (s != CK_OK) return ck_py_raise(s);
-    int64_t lo = 0, hi = -1;
-    if (cur.size > 0) {
-        s = reduce_int(CK_REDUCE_MIN, &cur, &lo);
-        if (s == CK_OK) s = reduce_int(CK_REDUCE_MAX, &cur, &hi);
-        if (s == CK_OK && (lo < 0 || hi >= size)) {
-            ck_array_release(&cur);
-            PyErr_Format(PyExc_ValueError, "index %lld is out of bounds for array with size %lld",
-                         (long long)(lo < 0 ? lo : hi), (long long)size);
-            return NULL;
-        }
-    }
-    PyObject *t = s == CK_OK ? PyTuple_New(nd) : NULL;
-    /* peel coordinates off the fastest-varying axis first */
-    for (int j = 0; t && j < nd; j++) {
-        int d = order_f ? j : nd - 1 - j;
-        int64_t len = dims[d] ? dims[d] : 1;
-        ck_array coord;
-        s = binop_k(CK_OP_REMAINDER, &cur, len, &coord);
-        if (s == CK_OK) s = binop_k(CK_OP_FLOOR_DIVIDE, &cur, len, &next);
-        PyObject *c = s == CK_OK ? ck_py_wrap(&coord, NULL) : NULL;
-        if (s == CK_OK) {
-            ck_array_release(&cur);
-            cur = next;
-        }
-        if (!c) {
-            Py_CLEAR(t);
-            break;
-        }
-        PyTuple_SET_ITEM(t, d, c);
-    }
-    ck_array_release(&cur);
-    if (!t) return s != CK_OK ? ck_py_raise(s) : NULL;
-    return t;
+    return arrays_tuple(coords, nd, NULL);
 }
 
 static PyObject *py_ravel_multi_index(PyObject *m, PyObject *args, PyObject *kw)
@@ -478,11 +355,7 @@ static PyObject *py_ravel_multi_index(PyObject *m, PyObject *args, PyObject *kw)
         return NULL;
     int nd, order_f;
     int64_t dims[CK_MAXDIMS];
-    if (parse_dims(dso, &nd, dims) < 0 || parse_order(oo, &order_f) < 0) return NULL;
-    if (ck_shape_size(nd, dims) < 0) {
-        PyErr_SetString(PyExc_ValueError, "invalid dims: array size defined by dims is larger than the maximum possible size.");
-        return NULL;
-    }
+    if (ck_py_shape_from_obj(dso, &nd, dims) < 0 || parse_order(oo, &order_f) < 0) return NULL;
     ck_index_mode modes[CK_MAXDIMS];
     if (modeo && PyTuple_Check(modeo)) {
         if (PyTuple_GET_SIZE(modeo) != nd) {
@@ -503,70 +376,21 @@ static PyObject *py_ravel_multi_index(PyObject *m, PyObject *args, PyObject *kw)
         Py_DECREF(seq);
         return NULL;
     }
-    int64_t stride[CK_MAXDIMS], acc = 1;
-    for (int j = 0; j < nd; j++) {
-        int d = order_f ? j : nd - 1 - j;
-        stride[d] = acc;
-        acc *= dims[d];
+    PyObject *xs[CK_MAXDIMS] = {NULL}, *res = NULL;
+    const ck_array *coords[CK_MAXDIMS];
+    int i = 0;
+    for (; i < nd; i++) {
+        xs[i] = ck_py_asarray(PySequence_Fast_GET_ITEM(seq, i), CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
+        if (!xs[i]) break;
+        coords[i] = CK_ARR(xs[i]);
     }
-    ck_array total = {0};
-    ck_status s = CK_OK;
-    int err = 0;
-    for (int i = 0; i < nd && !err && s == CK_OK; i++) {
-        PyObject *x = ck_py_asarray(PySequence_Fast_GET_ITEM(seq, i), CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
-        if (!x) { err = 1; break; }
-        if (!ck_dtype_is_integer(CK_ARR(x)->dtype)) {
-            PyErr_SetString(PyExc_TypeError, "only int indices permitted");
-            Py_DECREF(x);
-            err = 1;
-            break;
-        }
-        ck_array c, t1, t2;
-        s = ck_array_astype(&c, CK_ARR(x), CK_INT64, 0);
-        Py_DECREF(x);
-        if (s != CK_OK) break;
-        if (modes[i] == CK_INDEX_RAISE && c.size > 0) {
-            int64_t lo, hi;
-            s = reduce_int(CK_REDUCE_MIN, &c, &lo);
-            if (s == CK_OK) s = reduce_int(CK_REDUCE_MAX, &c, &hi);
-            if (s == CK_OK && (lo < 0 || hi >= dims[i])) {
-                PyErr_SetString(PyExc_ValueError, "invalid entry in coordinates array");
-                err = 1;
-            }
-        } else if (modes[i] == CK_INDEX_WRAP && dims[i] > 0) {
-            s = binop_k(CK_OP_REMAINDER, &c, dims[i], &t1);
-            if (s == CK_OK) { ck_array_release(&c); c = t1; }
-        } else if (modes[i] == CK_INDEX_CLIP && dims[i] > 0) {
-            s = binop_k(CK_OP_MINIMUM, &c, dims[i] - 1, &t1);
-            if (s == CK_OK) {
-                s = binop_k(CK_OP_MAXIMUM, &t1, 0, &t2);
-                ck_array_release(&t1);
-            }
-            if (s == CK_OK) { ck_array_release(&c); c = t2; }
-        }
-        if (s == CK_OK && !err) s = binop_k(CK_OP_MULTIPLY, &c, stride[i], &t1);
-        ck_array_release(&c);
-        if (s != CK_OK || err) break;
-        if (!total.buf) {
-            total = t1;
-        } else {
-            s = ck_ufunc_call2(CK_OP_ADD, &total, &t1, &t2);
-            ck_array_release(&t1);
-            ck_array_release(&total);
-            if (s == CK_OK) total = t2;
-            else total.buf = NULL;
-        }
+    if (i == nd) {
+        ck_array o;
+        res = wrap_or_raise(ck_ravel_multi_index(&o, coords, nd, dims, modes, order_f), &o);
     }
+    for (int j = 0; j < nd; j++) Py_XDECREF(xs[j]);
     Py_DECREF(seq);
-    if (err || s != CK_OK) {
-        if (total.buf) ck_array_release(&total);
-        return err ? NULL : ck_py_raise(s);
-    }
-    if (!total.buf) {
-        PyErr_SetString(PyExc_ValueError, "ravel_multi_index needs at least one dimension");
-        return NULL;
-    }
-    return ck_py_wrap(&total, NULL);
+    return res;
 }
 
 static int parse_device(PyObject *obj, ck_device *dev)
@@ -604,7 +428,6 @@ static PyObject *py_diag_indices(PyObject *m, PyObject *args, PyObject *kw)
     return t;
 }
 
-/* (rows, cols) of the elements with cols - rows <= k (lower) or >= k. */
 static PyObject *tri_indices(PyObject *args, PyObject *kw, int upper)
 {
     static char *kwlist[] = {"n", "k", "m", "device", NULL};
@@ -617,35 +440,8 @@ static PyObject *tri_indices(PyObject *args, PyObject *kw, int upper)
     if (mo != Py_None && (mm = PyLong_AsSsize_t(mo)) == -1 && PyErr_Occurred()) return NULL;
     ck_device dev;
     if (parse_device(devo, &dev) < 0) return NULL;
-    if (n < 0 || mm < 0) {
-        PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
-        return NULL;
-    }
-    ck_array r, rr, c, cc, d, mask;
-    int64_t rs[2] = {n, 1}, cs[2] = {1, mm};
-    ck_status s = ck_arange(&r, 0, 1, n, CK_INT64, dev);
-    if (s != CK_OK) return ck_py_raise(s);
-    s = ck_array_reshape(&rr, &r, 2, rs, 0);
-    ck_array_release(&r);
-    if (s != CK_OK) return ck_py_raise(s);
-    s = ck_arange(&c, 0, 1, mm, CK_INT64, dev);
-    if (s == CK_OK) {
-        s = ck_array_reshape(&cc, &c, 2, cs, 0);
-        ck_array_release(&c);
-    }
-    if (s == CK_OK) {
-        s = ck_ufunc_call2(CK_OP_SUBTRACT, &cc, &rr, &d);
-        ck_array_release(&cc);
-    }
-    ck_array_release(&rr);
-    if (s == CK_OK) {
-        s = binop_k(upper ? CK_OP_GREATER_EQUAL : CK_OP_LESS_EQUAL, &d, (int64_t)k, &mask);
-        ck_array_release(&d);
-    }
-    if (s != CK_OK) return ck_py_raise(s);
-    PyObject *t = nonzero_tuple(&mask);
-    ck_array_release(&mask);
-    return t;
+    ck_array nz;
+    return rows_tuple(ck_tri_indices(&nz, n, mm, k, upper, dev), &nz);
 }
 
 static PyObject *py_tril_indices(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return tri_indices(args, kw, 0); }
@@ -666,44 +462,70 @@ static PyObject *py_select(PyObject *m, PyObject *args, PyObject *kw)
         Py_DECREF(conds);
         return NULL;
     }
-    PyObject *res = NULL;
+    PyObject *res = NULL, *dtmp = NULL, **objs = NULL;
+    const ck_array **arrs = NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(conds);
     if (n != PySequence_Fast_GET_SIZE(choices)) {
         PyErr_SetString(PyExc_ValueError, "list of cases must be same length as list of conditions");
         goto done;
     }
-    if (n == 0) {
-        PyErr_SetString(PyExc_ValueError, "select with an empty condition list is not possible");
+    /* conditions [0, n), choices [n, 2n) */
+    objs = PyMem_Calloc(2 * (size_t)n + 1, sizeof *objs);
+    arrs = PyMem_Calloc(2 * (size_t)n + 1, sizeof *arrs);
+    if (!objs || !arrs) {
+        PyErr_NoMemory();
         goto done;
     }
-    /* the last condition that holds wins nothing: the first one does, so
-     * chain where() from the last pair back to the first */
-    res = dflt ? dflt : PyLong_FromLong(0);
-    if (dflt) Py_INCREF(res);
-    for (Py_ssize_t i = n - 1; res && i >= 0; i--) {
+    int64_t size = 0;
+    for (Py_ssize_t i = n - 1; i >= 0; i--) {
         PyObject *c = ck_py_asarray(PySequence_Fast_GET_ITEM(conds, i), CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
-        if (c && CK_ARR(c)->dtype != CK_BOOL) {
-            PyErr_Format(PyExc_TypeError, "invalid entry %zd in condlist: should be boolean ndarray", i);
-            Py_CLEAR(c);
-        }
-        if (!c) {
-            Py_CLEAR(res);
-            break;
-        }
+        if (!(objs[i] = c)) goto done;
         PyObject *ch = PySequence_Fast_GET_ITEM(choices, i);
-        PyObject *chv = CkArray_Check(ch) ? (Py_INCREF(ch), ch)
-                                          : ck_py_asarray(ch, CK_DTYPE_INVALID, -1, 1, ck_array_device(CK_ARR(c)));
-        PyObject *nres = NULL;
-        if (chv) {
-            PyObject *ops[3] = {c, chv, res};
-            nres = ck_py_apply(CK_OP_WHERE, 3, ops, NULL, CK_DTYPE_INVALID, 0);
-        }
-        Py_XDECREF(chv);
-        Py_DECREF(c);
-        Py_SETREF(res, nres);
+        objs[n + i] = CkArray_Check(ch) ? Py_NewRef(ch)
+                                        : ck_py_asarray(ch, CK_DTYPE_INVALID, -1, 1, ck_array_device(CK_ARR(c)));
+        if (!objs[n + i]) goto done;
+        arrs[i] = CK_ARR(c);
+        arrs[n + i] = CK_ARR(objs[n + i]);
+        if (arrs[i]->size > size) size = arrs[i]->size;
+        if (arrs[n + i]->size > size) size = arrs[n + i]->size;
     }
-    if (res && !CkArray_Check(res)) Py_CLEAR(res);   /* cannot happen: where() returns arrays */
+    /* the default as where() takes an operand; a list is made on the device
+     * of the condition it first meets */
+    ck_operand dop;
+    int have_dflt = dflt && n > 0;
+    if (have_dflt) {
+        int r = ck_py_operand(dflt, &dop, &dtmp);
+        if (r < 0) goto done;
+        if (r > 0) {
+            PyErr_Format(PyExc_TypeError, "ufunc 'where' did not contain a loop for an operand of type '%.50s'",
+                         Py_TYPE(dflt)->tp_name);
+            goto done;
+        }
+        ck_device dev = ck_array_device(arrs[n - 1]);
+        if (dtmp && !ck_device_equal(dev, ck_array_device(CK_ARR(dtmp)))) {
+            PyObject *moved = ck_py_asarray(dtmp, CK_DTYPE_INVALID, -1, 1, dev);
+            if (!moved) goto done;
+            Py_SETREF(dtmp, moved);
+        }
+        if (dtmp) dop.array = CK_ARR(dtmp);
+        if (dop.array && dop.array->size > size) size = dop.array->size;
+    }
+    ck_array o;
+    ck_status s;
+    if (size >= CK_PY_NOGIL_MIN) {
+        Py_BEGIN_ALLOW_THREADS
+        s = ck_select(&o, (int)n, arrs, arrs + n, have_dflt ? &dop : NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        s = ck_select(&o, (int)n, arrs, arrs + n, have_dflt ? &dop : NULL);
+    }
+    res = wrap_or_raise(s, &o);
 done:
+    if (objs)
+        for (Py_ssize_t i = 0; i < 2 * n; i++) Py_XDECREF(objs[i]);
+    PyMem_Free(objs);
+    PyMem_Free(arrs);
+    Py_XDECREF(dtmp);
     Py_DECREF(conds);
     Py_DECREF(choices);
     return res;
@@ -719,12 +541,6 @@ static PyObject *py_choose(PyObject *m, PyObject *args, PyObject *kw)
     if (parse_mode(mo, &mode) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
-    if (!ck_dtype_is_integer(CK_ARR(a)->dtype) && CK_ARR(a)->dtype != CK_BOOL) {
-        Py_DECREF(a);
-        PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'",
-                     ck_dtype_get_info(CK_ARR(a)->dtype)->name);
-        return NULL;
-    }
     ck_device dev = ck_array_device(CK_ARR(a));
     PyObject *seq = CkArray_Check(cho) ? PySequence_List(cho) : PySequence_Fast(cho, "choices must be a sequence");
     if (!seq) {
@@ -733,95 +549,24 @@ static PyObject *py_choose(PyObject *m, PyObject *args, PyObject *kw)
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject *res = NULL, **chs = PyMem_Calloc((size_t)n + 1, sizeof *chs);
-    ck_operand *ops = PyMem_Calloc((size_t)n + 1, sizeof *ops);
-    int *nds = PyMem_Calloc((size_t)n + 1, sizeof *nds);
-    const int64_t **shs = PyMem_Calloc((size_t)n + 1, sizeof *shs);
-    ck_array stack = {0}, ab = {0}, ai = {0}, ar[CK_MAXDIMS];
-    int nar = 0;
-    ck_status s = CK_OK;
-    if (!chs || !ops || !nds || !shs) {
+    const ck_array **arrs = PyMem_Calloc((size_t)n + 1, sizeof *arrs);
+    if (!chs || !arrs) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!(chs[i] = arg_array(PySequence_Fast_GET_ITEM(seq, i), dev))) goto done;
-        ops[i].array = CK_ARR(chs[i]);
-        nds[i] = CK_ARR(chs[i])->ndim;
-        shs[i] = CK_ARR(chs[i])->shape;
+        arrs[i] = CK_ARR(chs[i]);
     }
-    if (n == 0) {
-        PyErr_SetString(PyExc_ValueError, "choices must not be empty");
-        goto done;
-    }
-    nds[n] = CK_ARR(a)->ndim;
-    shs[n] = CK_ARR(a)->shape;
-    ck_dtype dt;
-    int bnd;
-    int64_t bshape[CK_MAXDIMS + 1];
-    if ((s = ck_promote_operands((int)n, ops, &dt)) != CK_OK) goto done;
-    if ((s = ck_broadcast_shapes((int)n + 1, nds, shs, &bnd, bshape)) != CK_OK) goto done;
-    if (bnd + 1 > CK_MAXDIMS) {
-        PyErr_SetString(PyExc_ValueError, "choose: too many dimensions");
-        goto done;
-    }
-    /* the choices stacked along a new first axis, then one gather picks
-     * stack[a[p], p] for every position p */
-    int64_t sshape[CK_MAXDIMS];
-    sshape[0] = n;
-    memcpy(sshape + 1, bshape, (size_t)bnd * 8);
-    if ((s = ck_array_empty(&stack, bnd + 1, sshape, dt, dev)) != CK_OK) goto done;
-    for (Py_ssize_t i = 0; i < n && s == CK_OK; i++) {
-        ck_array row;
-        ck_array_view(&row, &stack);
-        row.data += i * stack.strides[0];
-        ck_array_set_layout(&row, bnd, stack.shape + 1, stack.strides + 1);
-        s = ck_array_assign(&row, CK_ARR(chs[i]));
-        ck_array_release(&row);
-    }
-    if (s != CK_OK) goto done;
-    if ((s = ck_array_astype(&ai, CK_ARR(a), CK_INT64, 0)) != CK_OK) goto done;
-    if ((s = ck_array_broadcast_to(&ab, &ai, bnd, bshape)) != CK_OK) goto done;
-    ck_index_item items[CK_MAXDIMS + 1];
-    memset(items, 0, sizeof items);
-    items[0].kind = CK_INDEX_ARRAY;
-    items[0].array = &ab;
-    for (int d = 0; d < bnd && s == CK_OK; d++) {
-        ck_array r;
-        int64_t shape[CK_MAXDIMS];
-        for (int j = 0; j < bnd; j++) shape[j] = j == d ? bshape[d] : 1;
-        s = ck_arange(&r, 0, 1, bshape[d], CK_INT64, dev);
-        if (s == CK_OK) {
-            s = ck_array_reshape(&ar[nar], &r, bnd, shape, 0);
-            ck_array_release(&r);
-        }
-        if (s == CK_OK) {
-            items[d + 1].kind = CK_INDEX_ARRAY;
-            items[d + 1].array = &ar[nar++];
-        }
-    }
-    if (s != CK_OK) goto done;
     ck_array o;
-    s = ck_index_get(&o, &stack, bnd + 1, items, mode);
-    if (s == CK_ERR_INDEX && mode == CK_INDEX_RAISE) {
-        PyErr_SetString(PyExc_ValueError, "invalid entry in choice array");
-        goto done;
-    }
-    if (s == CK_OK) res = ck_py_wrap(&o, NULL);
+    res = wrap_or_raise(ck_choose(&o, CK_ARR(a), (int)n, arrs, mode), &o);
 done:
-    if (s != CK_OK && !PyErr_Occurred()) ck_py_raise(s);
-    for (int j = 0; j < nar; j++) ck_array_release(&ar[j]);
-    if (ab.buf) ck_array_release(&ab);
-    if (ai.buf) ck_array_release(&ai);
-    if (stack.buf) ck_array_release(&stack);
     if (chs)
         for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(chs[i]);
     PyMem_Free(chs);
-    PyMem_Free(ops);
-    PyMem_Free(nds);
-    PyMem_Free(shs);
+    PyMem_Free(arrs);
     Py_DECREF(seq);
     Py_DECREF(a);
-    if (PyErr_Occurred()) Py_CLEAR(res);
     return into_out(res, out);
 }
 

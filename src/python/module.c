@@ -98,6 +98,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
         add_functions(m, ck_py_index_functions) < 0 ||
         add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0 ||
+        add_functions(m, ck_py_dlpack_functions) < 0 ||
         add_functions(m, ck_py_shape_functions) < 0 ||
         add_functions(m, ck_py_sort_functions) < 0 ||
         add_functions(m, ck_py_random_functions) < 0 ||

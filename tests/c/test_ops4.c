@@ -3,7 +3,9 @@
  * (concatenate / stack, flip, roll, pad, tile / repeat, diagonal, tril /
  * triu, squeeze / expand_dims / moveaxis), indexing (take in every mode,
  * put and advanced assignment with repeated indices, nonzero on strided and
- * empty inputs, out-of-range errors), sorting (NaN and -0.0, stability,
+ * empty inputs, out-of-range errors; argwhere, flatnonzero, extract,
+ * compress, ix_, (un)ravel_index, tri_indices, select and choose against
+ * loops, with NumPy's messages), sorting (NaN and -0.0, stability,
  * descending, searchsorted) and Philox random numbers (Random123's known
  * answers, the fill layout, determinism, thread-count independence). */
 #include "cudakit.h"
@@ -578,6 +580,231 @@ static void test_nonzero(void)
     REL(&a, &v, &t, &b, &e, &z, &s0);
 }
 
+/* ------------------------------------------------------ index functions */
+
+static int msg_is(const char *want)
+{
+    if (strcmp(ck_error_message(), want) == 0) return 1;
+    fprintf(stderr, "  message: \"%s\"\n  wanted:  \"%s\"\n", ck_error_message(), want);
+    return 0;
+}
+
+static void test_nonzero_compositions(void)
+{
+    int64_t s23[2] = {2, 3}, n2 = 2, n3 = 3;
+    ck_array a = mk(2, s23, CK_INT32, (double[]){0, 1, 2, 3, 0, 5}), r;
+    OK(ck_argwhere(&r, &a));
+    CHECK(r.dtype == CK_INT64 && shape_is(&r, 2, (int64_t[]){4, 2}), "argwhere shape");
+    expect_vals(&r, (double[]){0, 1, 0, 2, 1, 0, 1, 2}, 8, "argwhere");
+    ck_array_release(&r);
+    /* NumPy's 0-d rule: one empty row for a true scalar, none for a false one */
+    ck_scalar five = {CK_INT64, {.i = 5}}, zero = {CK_INT64, {.i = 0}};
+    ck_array t0, f0;
+    OK(ck_full(&t0, 0, NULL, CK_FLOAT32, &five, CPU));
+    OK(ck_full(&f0, 0, NULL, CK_FLOAT32, &zero, CPU));
+    OK(ck_argwhere(&r, &t0));
+    CHECK(shape_is(&r, 2, (int64_t[]){1, 0}), "argwhere of a true 0-d array is (1, 0)");
+    ck_array_release(&r);
+    OK(ck_argwhere(&r, &f0));
+    CHECK(shape_is(&r, 2, (int64_t[]){0, 0}), "argwhere of a false 0-d array is (0, 0)");
+    ck_array_release(&r);
+
+    /* flatnonzero of a transposed view counts in the view's C order */
+    ck_array t;
+    OK(ck_array_transpose(&t, &a, NULL));
+    OK(ck_flatnonzero(&r, &t));
+    CHECK(r.ndim == 1 && r.dtype == CK_INT64, "flatnonzero is 1-d int64");
+    expect_vals(&r, (double[]){1, 2, 4, 5}, 4, "flatnonzero of a.T");
+    ck_array_release(&r);
+
+    /* extract reads both flattened, the condition may be shorter */
+    ck_array c6 = mk(2, s23, CK_BOOL, (double[]){1, 0, 1, 0, 0, 1}), c2 = mk(1, &n2, CK_FLOAT64, (double[]){0, 1});
+    OK(ck_extract(&r, &c6, &a));
+    expect_vals(&r, (double[]){0, 2, 5}, 3, "extract");
+    ck_array_release(&r);
+    OK(ck_extract(&r, &c2, &a));
+    expect_vals(&r, (double[]){1}, 1, "extract with a shorter condition");
+    ck_array_release(&r);
+
+    /* compress along an axis, and of the flattened array */
+    ck_array c3 = mk(1, &n3, CK_BOOL, (double[]){1, 0, 1});
+    OK(ck_compress(&r, &c3, &a, 1, 0));
+    CHECK(shape_is(&r, 2, (int64_t[]){2, 2}), "compress axis 1 shape");
+    expect_vals(&r, (double[]){0, 2, 3, 5}, 4, "compress axis 1");
+    ck_array_release(&r);
+    OK(ck_compress(&r, &c3, &a, 0, 1));
+    expect_vals(&r, (double[]){0, 2}, 2, "compress flattened");
+    ck_array_release(&r);
+    CHECK(ck_compress(&r, &c6, &a, 0, 0) == CK_ERR_VALUE && msg_is("condition must be a 1-d array"),
+          "compress refuses a 2-d condition");
+    CHECK(ck_compress(&r, &c3, &a, 0, 0) == CK_ERR_INDEX, "compress: row 2 of 2 rows");
+    REL(&a, &t0, &f0, &t, &c6, &c2, &c3);
+}
+
+static void test_ix(void)
+{
+    int64_t n2 = 2, n3 = 3, n0 = 0;
+    ck_array i2 = mk(1, &n2, CK_INT32, (double[]){1, 0}), b3 = mk(1, &n3, CK_BOOL, (double[]){1, 0, 1}), e0;
+    OK(ck_array_empty(&e0, 1, &n0, CK_FLOAT64, CPU));
+    const ck_array *seqs[3] = {&i2, &b3, &e0};
+    ck_array out[3];
+    OK(ck_ix(out, 3, seqs));
+    CHECK(shape_is(&out[0], 3, (int64_t[]){2, 1, 1}) && out[0].dtype == CK_INT32 && out[0].buf == i2.buf,
+          "ix_: an integer sequence is a view of itself, shaped (2, 1, 1)");
+    expect_vals(&out[0], (double[]){1, 0}, 2, "ix_ integers");
+    CHECK(shape_is(&out[1], 3, (int64_t[]){1, 2, 1}) && out[1].dtype == CK_INT64, "ix_: a mask through nonzero");
+    expect_vals(&out[1], (double[]){0, 2}, 2, "ix_ mask");
+    CHECK(shape_is(&out[2], 3, (int64_t[]){1, 1, 0}) && out[2].dtype == CK_INT64, "ix_: an empty sequence as int64");
+    REL(&out[0], &out[1], &out[2]);
+    int64_t s11[2] = {1, 1};
+    ck_array m2 = mk(2, s11, CK_INT64, (double[]){0});
+    const ck_array *bad[2] = {&i2, &m2};
+    CHECK(ck_ix(out, 2, bad) == CK_ERR_VALUE && msg_is("Cross index must be 1 dimensional"), "ix_ of a 2-d sequence");
+    const ck_array *many[CK_MAXDIMS + 1];
+    for (int i = 0; i <= CK_MAXDIMS; i++) many[i] = &i2;
+    CHECK(ck_ix(out, CK_MAXDIMS + 1, many) == CK_ERR_VALUE && msg_is("ix_ takes at most 32 sequences"),
+          "ix_ of 33 sequences");
+    REL(&i2, &b3, &e0, &m2);
+}
+
+static void test_ravel_unravel(void)
+{
+    int64_t dims[3] = {3, 4, 5}, n = 7;
+    double flat[7] = {0, 59, 17, 33, 4, 20, 41};
+    ck_array idx = mk(1, &n, CK_INT32, flat), coords[3], back;
+    for (int order_f = 0; order_f <= 1; order_f++) {
+        OK(ck_unravel_index(coords, &idx, 3, dims, order_f));
+        for (int k = 0; k < 7; k++) {
+            int64_t rem = (int64_t)flat[k];
+            for (int j = 0; j < 3; j++) {
+                int d = order_f ? j : 2 - j;
+                CHECK(at(&coords[d], k) == (double)(rem % dims[d]), "unravel (F %d) of %g, axis %d", order_f, flat[k], d);
+                rem /= dims[d];
+            }
+        }
+        const ck_array *ci[3] = {&coords[0], &coords[1], &coords[2]};
+        ck_index_mode raise[3] = {CK_INDEX_RAISE, CK_INDEX_RAISE, CK_INDEX_RAISE};
+        OK(ck_ravel_multi_index(&back, ci, 3, dims, raise, order_f));
+        CHECK(back.dtype == CK_INT64, "ravel_multi_index gives int64");
+        expect_vals(&back, flat, 7, "ravel_multi_index(unravel_index(i)) == i");
+        REL(&back, &coords[0], &coords[1], &coords[2]);
+    }
+    int64_t d24[2] = {2, 4}, one = 1;
+    ck_array i8 = mk(1, &one, CK_INT64, (double[]){8}), fl = mk(1, &one, CK_FLOAT64, (double[]){1});
+    CHECK(ck_unravel_index(coords, &i8, 2, d24, 0) == CK_ERR_VALUE &&
+          msg_is("index 8 is out of bounds for array with size 8"), "unravel_index: 8 of 8");
+    CHECK(ck_unravel_index(coords, &fl, 2, d24, 0) == CK_ERR_TYPE && msg_is("only int indices permitted"),
+          "unravel_index of floats");
+    CHECK(ck_unravel_index(coords, &i8, 2, (int64_t[]){2, -4}, 0) == CK_ERR_VALUE &&
+          msg_is("dimensions must be non-negative"), "unravel_index: negative dims");
+
+    /* wrap and clip per axis */
+    ck_array r0 = mk(1, &n, CK_INT64, (double[]){0, 5, -1, 1, 2, -3, 9}),
+             r1 = mk(1, &n, CK_INT32, (double[]){-1, 9, 3, 4, 0, -9, 2});
+    const ck_array *ri[2] = {&r0, &r1};
+    ck_index_mode modes[2] = {CK_INDEX_CLIP, CK_INDEX_WRAP};
+    OK(ck_ravel_multi_index(&back, ri, 2, d24, modes, 0));
+    double want[7];
+    int bad = 0;
+    for (int k = 0; k < 7; k++)
+        want[k] = (double)(ref_index((int64_t)at(&r0, k), 2, CK_INDEX_CLIP, &bad) * 4 +
+                           ref_index((int64_t)at(&r1, k), 4, CK_INDEX_WRAP, &bad));
+    expect_vals(&back, want, 7, "ravel_multi_index clip, wrap");
+    ck_array_release(&back);
+    modes[0] = CK_INDEX_RAISE;
+    CHECK(ck_ravel_multi_index(&back, ri, 2, d24, modes, 0) == CK_ERR_VALUE &&
+          msg_is("invalid entry in coordinates array"), "ravel_multi_index raise: 5 of 2 rows");
+    ck_index_mode modes2[2] = {CK_INDEX_WRAP, CK_INDEX_RAISE};
+    CHECK(ck_ravel_multi_index(&back, ri, 2, d24, modes2, 0) == CK_ERR_VALUE &&
+          msg_is("invalid entry in coordinates array"), "ravel_multi_index raise on the last axis: 9 of 4");
+    CHECK(ck_ravel_multi_index(&back, ri, 0, d24, modes, 0) == CK_ERR_VALUE &&
+          msg_is("ravel_multi_index needs at least one dimension"), "ravel_multi_index of no dimensions");
+    REL(&idx, &i8, &fl, &r0, &r1);
+}
+
+static void test_tri_indices(void)
+{
+    int64_t cases[4][3] = {{3, 3, 0}, {3, 5, 1}, {4, 2, -1}, {0, 3, 0}};
+    for (int c = 0; c < 4; c++)
+        for (int upper = 0; upper <= 1; upper++) {
+            int64_t n = cases[c][0], m = cases[c][1], k = cases[c][2];
+            ck_array r;
+            OK(ck_tri_indices(&r, n, m, k, upper, CPU));
+            int64_t cnt = 0;
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t j = 0; j < m; j++) cnt += upper ? j - i >= k : j - i <= k;
+            CHECK(r.dtype == CK_INT64 && shape_is(&r, 2, (int64_t[]){2, cnt}), "tri_indices(%lld, %lld, %lld, %d) shape",
+                  (long long)n, (long long)m, (long long)k, upper);
+            int64_t q = 0;
+            for (int64_t i = 0; i < n && r.size == 2 * cnt; i++)
+                for (int64_t j = 0; j < m; j++) {
+                    if (!(upper ? j - i >= k : j - i <= k)) continue;
+                    CHECK(at(&r, q) == (double)i && at(&r, cnt + q) == (double)j, "tri_indices pair %lld", (long long)q);
+                    q++;
+                }
+            ck_array_release(&r);
+        }
+    ck_array r;
+    CHECK(ck_tri_indices(&r, -1, 2, 0, 0, CPU) == CK_ERR_VALUE && msg_is("negative dimensions are not allowed"),
+          "tri_indices of -1 rows");
+}
+
+static void test_select_choose(void)
+{
+    int64_t n4 = 4, s21[2] = {2, 1};
+    ck_array x = mk(1, &n4, CK_INT32, (double[]){1, 2, 3, 4});
+    ck_array big = mk(1, &n4, CK_BOOL, (double[]){0, 0, 1, 1}), odd = mk(1, &n4, CK_BOOL, (double[]){1, 0, 1, 0});
+    ck_array ten = mk(1, &n4, CK_INT32, (double[]){10, 20, 30, 40}), neg = mk(1, &n4, CK_FLOAT32, (double[]){-1, -2, -3, -4});
+    const ck_array *conds[2] = {&big, &odd}, *chs[2] = {&ten, &neg};
+    ck_array r;
+    /* the first condition that holds wins; none: the default */
+    OK(ck_select(&r, 2, conds, chs, NULL));
+    CHECK(r.dtype == CK_FLOAT64, "select: int32, float32 and a Python int 0 give float64");
+    expect_vals(&r, (double[]){-1, 0, 30, 40}, 4, "select");
+    ck_array_release(&r);
+    ck_operand d = {0};
+    d.scalar.dtype = CK_FLOAT64;
+    d.scalar.v.f = 0.5;
+    d.weak = 1;
+    OK(ck_select(&r, 2, conds, chs, &d));
+    expect_vals(&r, (double[]){-1, 0.5, 30, 40}, 4, "select with a default");
+    ck_array_release(&r);
+    const ck_array *bad[2] = {&big, &x};
+    CHECK(ck_select(&r, 2, bad, chs, NULL) == CK_ERR_TYPE &&
+          msg_is("invalid entry 1 in condlist: should be boolean ndarray"), "select with an int condition");
+    const ck_array *bad0[2] = {&x, &odd};
+    CHECK(ck_select(&r, 2, bad0, chs, NULL) == CK_ERR_TYPE &&
+          msg_is("invalid entry 0 in condlist: should be boolean ndarray"), "select: the int condition met last");
+    CHECK(ck_select(&r, 0, conds, chs, NULL) == CK_ERR_VALUE &&
+          msg_is("select with an empty condition list is not possible"), "select of nothing");
+
+    /* choose broadcasts a (2, 1) against the (4,) choices */
+    ck_array a = mk(2, s21, CK_INT8, (double[]){1, 0});
+    const ck_array *ch3[2] = {&ten, &neg};
+    OK(ck_choose(&r, &a, 2, ch3, CK_INDEX_RAISE));
+    CHECK(r.dtype == CK_FLOAT64 && shape_is(&r, 2, (int64_t[]){2, 4}), "choose shape and dtype");
+    expect_vals(&r, (double[]){-1, -2, -3, -4, 10, 20, 30, 40}, 8, "choose");
+    ck_array_release(&r);
+    ck_array ai = mk(1, &n4, CK_INT64, (double[]){0, 3, -1, 1});
+    for (int mode = CK_INDEX_WRAP; mode <= CK_INDEX_CLIP; mode++) {
+        OK(ck_choose(&r, &ai, 2, ch3, (ck_index_mode)mode));
+        double want[4];
+        int b = 0;
+        for (int k = 0; k < 4; k++)
+            want[k] = at(ref_index((int64_t)at(&ai, k), 2, (ck_index_mode)mode, &b) ? &neg : &ten, k);
+        expect_vals(&r, want, 4, mode == CK_INDEX_WRAP ? "choose wrap" : "choose clip");
+        ck_array_release(&r);
+    }
+    CHECK(ck_choose(&r, &ai, 2, ch3, CK_INDEX_RAISE) == CK_ERR_VALUE && msg_is("invalid entry in choice array"),
+          "choose raise: 3 of 2 choices");
+    CHECK(ck_choose(&r, &neg, 2, ch3, CK_INDEX_RAISE) == CK_ERR_TYPE &&
+          msg_is("Cannot cast array data from dtype('float32') to dtype('int64') according to the rule 'safe'"),
+          "choose with float indices");
+    CHECK(ck_choose(&r, &a, 0, ch3, CK_INDEX_RAISE) == CK_ERR_VALUE && msg_is("choices must not be empty"),
+          "choose from nothing");
+    REL(&x, &big, &odd, &ten, &neg, &a, &ai);
+}
+
 /* ---------------------------------------------------------------- sort */
 
 /* NumPy's order: NaN last, -0.0 == +0.0. */
@@ -1021,6 +1248,11 @@ int main(void)
     test_axes_views();
     test_take_put();
     test_nonzero();
+    test_nonzero_compositions();
+    test_ix();
+    test_ravel_unravel();
+    test_tri_indices();
+    test_select_choose();
     test_sort();
     test_searchsorted();
     test_philox();

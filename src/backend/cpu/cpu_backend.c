@@ -275,8 +275,8 @@ static ck_status cpu_cast(const ck_ew_desc *d)
     return ck_cpu_walk(ck_cpu_cast_loops[d->types[0]][d->types[1]], &d->it, CK_PAR_MIN_CHEAP);
 }
 
-/* fill: a one-operand walk whose "loop" writes the value; the value rides in
- * a thread-shared static because the loop signature has no context. */
+/* fill: a one-operand walk of its own that writes the value, because a
+ * ck_cpu_loop has no argument to carry one. */
 typedef struct fill_ctx { const ck_iter *it; const void *value; int isz; } fill_ctx;
 
 static void fill_task(void *vctx, int64_t begin, int64_t end, int worker)
@@ -399,7 +399,7 @@ const ck_backend_iface ck_backend_cpu = {
     .compress = ck_cpu_compress,
     .sort = ck_cpu_sort,
     .searchsorted = ck_cpu_searchsorted,
-    .random = NULL,
+    .random = ck_cpu_random,
     .copy_pieces = NULL,
 
     .matmul = NULL,

@@ -57,6 +57,8 @@ ck_status ck_cpu_gather(const ck_gather_desc *d);
 ck_status ck_cpu_scatter(const ck_gather_desc *d);
 ck_status ck_cpu_nonzero(const ck_nonzero_desc *d);
 ck_status ck_cpu_compress(const ck_compress_desc *d);
+/* cpu_random.c: Philox fills */
+ck_status ck_cpu_random(const ck_random_desc *d);
 /* cpu_sort.c: sort, argsort and searchsorted */
 ck_status ck_cpu_sort(const ck_sort_desc *d);
 ck_status ck_cpu_searchsorted(const ck_searchsorted_desc *d);
