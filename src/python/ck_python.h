@@ -11,7 +11,7 @@
 #include <Python.h>
 
 #include "cudakit.h"
-#include "../ops/ops_internal.h"
+#include <stdio.h>
 
 /* ------------------------------------------------------------- objects */
 
