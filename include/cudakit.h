@@ -216,6 +216,11 @@ ck_status ck_array_reshape(ck_array *out, const ck_array *a, int ndim, const int
 /* Whether two arrays may share memory (conservative: same buffer and
  * overlapping byte ranges). */
 int ck_array_may_overlap(const ck_array *a, const ck_array *b);
+/* Byte range [lo, hi) that a view touches relative to its data pointer. */
+void ck_layout_extent(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+                      int64_t *lo, int64_t *hi);
+/* "(2, 3)" in a per-thread buffer (slot 0 or 1, so two may be live). */
+const char *ck_shape_str(int ndim, const int64_t *shape, int slot);
 
 /* -------------------------------------------------------------------- ops */
 
@@ -240,7 +245,15 @@ typedef struct ck_operand {
     int weak;                /* a Python scalar: its dtype yields to the arrays' */
 } ck_operand;
 
+/* The most inputs an element-wise op takes (where, clip: 3). */
+#define CK_UFUNC_MAXIN 3
+
 ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *loop_in, ck_dtype *loop_out);
+/* NEP 50 promotion of operands (weak Python scalars yield to arrays). */
+ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
+/* CK_ERR_OVERFLOW when a Python int s does not fit integer dtype t, as
+ * NumPy 2 refuses it. */
+ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t);
 ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given,
                          ck_dtype out_dtype /* CK_DTYPE_INVALID: resolved */);
 ck_status ck_ufunc_call2(ck_op op, const ck_array *a, const ck_array *b, ck_array *out);

@@ -281,3 +281,16 @@ int ck_layout_reshape_strides(int ndim, const int64_t *shape, const int64_t *str
     for (int k = ni; k < new_ndim; k++) new_strides[k] = last;
     return 1;
 }
+
+static _Thread_local char ck_shape_bufs_[2][CK_MAXDIMS * 22 + 4];
+
+const char *ck_shape_str(int ndim, const int64_t *shape, int slot)
+{
+    char *b = ck_shape_bufs_[slot & 1];
+    size_t pos = 0, n = sizeof ck_shape_bufs_[0];
+    pos += (size_t)snprintf(b, n, "(");
+    for (int i = 0; i < ndim; i++)
+        pos += (size_t)snprintf(b + pos, n - pos, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    snprintf(b + pos, n - pos, "%s)", ndim == 1 ? "," : "");
+    return b;
+}

@@ -10,7 +10,7 @@
  * adjacent dimensions whose strides chain for every operand, so a C
  * contiguous array of any shape becomes one dimension.  Dimension 0 is the
  * innermost (fastest) after ck_iter_prepare. */
-#define CK_ITER_MAXOPS 4
+#define CK_ITER_MAXOPS (CK_UFUNC_MAXIN + 1)   /* the output and the inputs */
 typedef struct ck_iter {
     int nops;
     int ndim;
@@ -51,9 +51,6 @@ int ck_layout_merge(int nops, int ndim, const int64_t *shape, const ck_iter_oper
 
 int ck_layout_is_c_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize);
 int ck_layout_is_f_contiguous(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize);
-/* Byte range [lo, hi) that the view touches relative to its data pointer. */
-void ck_layout_extent(int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
-                      int64_t *lo, int64_t *hi);
 /* Strides of a reshape that needs no copy, or 0 when a copy is needed. */
 int ck_layout_reshape_strides(int ndim, const int64_t *shape, const int64_t *strides,
                               int new_ndim, const int64_t *new_shape, int64_t itemsize,

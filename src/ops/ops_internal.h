@@ -8,11 +8,6 @@
 
 #include <stdio.h>
 
-/* "(2, 3)" in a per-thread buffer (slot 0 or 1, so two may be live). */
-const char *ck_shape_str(int ndim, const int64_t *shape, int slot);
-
-ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
-ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t);
 /* op over all of a's axes, the one value read to the host (a device sync):
  * for the checks and sizes that the host must know (min/max of indices,
  * a mask's count). */

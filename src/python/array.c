@@ -735,22 +735,7 @@ static PyObject *m_copy_to_host(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"ary", "stream", NULL};
     PyObject *ary = Py_None, *stream = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", kwlist, &ary, &stream)) return NULL;
-    PyObject *np = ck_py_numpy();
-    if (!np) return NULL;
-    PyObject *host = ck_py_asarray(self, CK_DTYPE_INVALID, ck_array_device(CK_ARR(self)).type != CK_DEVICE_CPU ? -1 : 1,
-                                   1, ck_device_cpu());
-    if (!host) return NULL;
-    PyObject *mv = PyMemoryView_FromObject(host);
-    Py_DECREF(host);
-    if (!mv) return NULL;
-    PyObject *r = PyObject_CallMethod(np, "asarray", "O", mv);
-    Py_DECREF(mv);
-    if (!r || ary == Py_None) return r;
-    PyObject *ok = PyObject_CallMethod(np, "copyto", "OO", ary, r);
-    Py_DECREF(r);
-    if (!ok) return NULL;
-    Py_DECREF(ok);
-    return Py_NewRef(ary);
+    return ck_py_to_numpy(self, ary, 1);
 }
 
 static PyObject *m_array_namespace(PyObject *self, PyObject *args, PyObject *kw)

@@ -11,7 +11,7 @@
 #include <Python.h>
 
 #include "cudakit.h"
-#include "../ops/ops_internal.h"
+#include <stdio.h>
 
 /* ------------------------------------------------------------- objects */
 
@@ -112,6 +112,9 @@ int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak);
  * (through int() / float()): 0, or -1 with OverflowError / TypeError /
  * ValueError for values such a conversion refuses. */
 int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt);
+/* obj's values as a NumPy array: a view of a CPU array's memory unless
+ * copy; into out when given (which is returned). */
+PyObject *ck_py_to_numpy(PyObject *obj, PyObject *out, int copy);
 /* numpy module (imported on first use; borrowed). NULL with ImportError. */
 PyObject *ck_py_numpy(void);
 

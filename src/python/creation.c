@@ -418,29 +418,22 @@ static PyObject *f_eye(PyObject *m, PyObject *args, PyObject *kw)
     return ck_py_wrap(&a, NULL);
 }
 
-/* asnumpy: a NumPy array with the values (zero copy for CPU arrays). */
-static PyObject *f_asnumpy(PyObject *m, PyObject *args, PyObject *kw)
+PyObject *ck_py_to_numpy(PyObject *obj, PyObject *out, int copy)
 {
-    (void)m;
-    PyObject *obj, *stream = Py_None, *order = Py_None, *out = Py_None;
-    static char *kwlist[] = {"a", "stream", "order", "out", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$O", kwlist, &obj, &stream, &order, &out)) return NULL;
     PyObject *np = ck_py_numpy();
     if (!np) return NULL;
-    if (!CkArray_Check(obj)) return PyObject_CallMethod(np, "asarray", "O", obj);
-    PyObject *host = obj;
-    Py_INCREF(host);
-    if (ck_array_device(CK_ARR(obj)).type != CK_DEVICE_CPU) {
-        Py_DECREF(host);
-        host = ck_py_asarray(obj, CK_DTYPE_INVALID, -1, 1, ck_device_cpu());
-        if (!host) return NULL;
-    }
+    if (!CkArray_Check(obj)) return PyObject_CallMethod(np, copy ? "array" : "asarray", "O", obj);
+    /* a GPU array's move to the host is the copy */
+    int on_cpu = ck_array_device(CK_ARR(obj)).type == CK_DEVICE_CPU;
+    PyObject *host = on_cpu && !copy ? Py_NewRef(obj) : ck_py_asarray(obj, CK_DTYPE_INVALID, on_cpu ? 1 : -1, 1,
+                                                                       ck_device_cpu());
+    if (!host) return NULL;
     PyObject *mv = PyMemoryView_FromObject(host);
     Py_DECREF(host);
     if (!mv) return NULL;
     PyObject *r = PyObject_CallMethod(np, "asarray", "O", mv);
     Py_DECREF(mv);
-    if (r && out != Py_None) {
+    if (r && out && out != Py_None) {
         PyObject *ok = PyObject_CallMethod(np, "copyto", "OO", out, r);
         Py_DECREF(r);
         if (!ok) return NULL;
@@ -448,6 +441,16 @@ static PyObject *f_asnumpy(PyObject *m, PyObject *args, PyObject *kw)
         return Py_NewRef(out);
     }
     return r;
+}
+
+/* asnumpy: a NumPy array with the values (zero copy for CPU arrays). */
+static PyObject *f_asnumpy(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    PyObject *obj, *stream = Py_None, *order = Py_None, *out = Py_None;
+    static char *kwlist[] = {"a", "stream", "order", "out", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$O", kwlist, &obj, &stream, &order, &out)) return NULL;
+    return ck_py_to_numpy(obj, out, 0);
 }
 
 /* result_type(*arrays_and_dtypes) with NEP 50's weak Python scalars */

@@ -284,7 +284,7 @@ static PyObject *dlpack_export(const ck_array *a, PyObject *stream, PyObject *ma
         }
     }
     if (sync && ck_array_device(&src).type != CK_DEVICE_CPU) {
-        ck_status s = ck_py_device_synchronize(ck_array_device(&src));
+        ck_status s = ck_device_synchronize(ck_array_device(&src));
         if (s != CK_OK) {
             ck_array_release(&src);
             return ck_py_raise(s);
@@ -436,10 +436,7 @@ static PyObject *array_from_capsule(PyObject *cap, PyObject *base)
          * before ours on the legacy default stream both use */
         mem_dev.type = CK_DEVICE_CUDA;
         mem_dev.index = t->device.device_id;
-        if (!ck_py_device_usable(mem_dev)) {
-            PyErr_SetString(ck_py_CUDAError, "DLPack tensor is on a GPU but no usable CUDA device is present");
-            return NULL;
-        }
+        if (ck_device_check(mem_dev) != CK_OK) return ck_py_raise(ck_error_status());
     } else if (t->device.device_type == kDLCUDAManaged) {
         PyErr_SetString(PyExc_NotImplementedError, "DLPack import of CUDA managed memory is not implemented");
         return NULL;

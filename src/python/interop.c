@@ -95,15 +95,3 @@ ck_status ck_py_copy_array(ck_array *out, const ck_array *a, int order_f)
     return s;
 }
 
-ck_status ck_py_copy_to_host(ck_device dev, void *dst, const void *src, size_t n)
-{
-    return ck_backend_for(dev)->copy_to_host(dev, dst, src, n);
-}
-
-ck_status ck_py_device_synchronize(ck_device dev)
-{
-    const ck_backend_iface *be = ck_backend_for(dev);
-    return be && be->synchronize ? be->synchronize(dev) : CK_OK;
-}
-
-int ck_py_device_usable(ck_device dev) { return ck_backend_for(dev) != NULL; }

@@ -59,11 +59,5 @@ int ck_py_extent_checked(int ndim, const int64_t *shape, const int64_t *strides,
  * when large. */
 ck_status ck_py_to_device(ck_array *out, const ck_array *a, ck_device dev);
 ck_status ck_py_copy_array(ck_array *out, const ck_array *a, int order_f);
-/* The device calls of the interop files: n contiguous bytes of dev's
- * memory to the host; waiting for dev's queued work (where a device has
- * any); whether dev can be used at all. */
-ck_status ck_py_copy_to_host(ck_device dev, void *dst, const void *src, size_t n);
-ck_status ck_py_device_synchronize(ck_device dev);
-int ck_py_device_usable(ck_device dev);
 
 #endif

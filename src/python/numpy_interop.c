@@ -52,7 +52,7 @@ static ck_status host_copy_into_nogil(const ck_array *a, void *dst)
         if (s != CK_OK) return s;
         src = &c;
     }
-    ck_status s = ck_py_copy_to_host(dev, dst, src->data, n);
+    ck_status s = ck_memcpy_to_host(dev, dst, src->data, n);
     if (src == &c) ck_array_release(&c);
     return s;
 }
@@ -432,7 +432,7 @@ static PyObject *arr_item(PyObject *self, PyObject *args)
     if (ck_py_is_cpu(a)) return ck_py_scalar_to_py(p, a->dtype);
     _Alignas(16) unsigned char tmp[16];
     ck_device dev = ck_array_device(a);
-    ck_status s = ck_py_copy_to_host(dev, tmp, p, (size_t)ck_array_itemsize(a));
+    ck_status s = ck_memcpy_to_host(dev, tmp, p, (size_t)ck_array_itemsize(a));
     if (s != CK_OK) return ck_py_raise(s);
     return ck_py_scalar_to_py(tmp, a->dtype);
 }

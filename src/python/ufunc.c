@@ -12,8 +12,8 @@ static int64_t operand_size(const ck_operand *o) { return o->array ? o->array->s
 
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl)
 {
-    ck_operand ops[CK_ITER_MAXOPS];
-    PyObject *tmps[CK_ITER_MAXOPS] = {NULL};
+    ck_operand ops[CK_UFUNC_MAXIN];
+    PyObject *tmps[CK_UFUNC_MAXIN] = {NULL};
     PyObject *result = NULL;
     int have_dev = 0;
     ck_device dev = ck_device_cpu();

@@ -344,7 +344,9 @@ def device_array_like(ary, stream=None):
 
 
 def copy_to_host(arr, ary=None, stream=None):
-    """The values as a NumPy array (into ary when given)."""
+    """A NumPy array with a copy of the values (into ary when given)."""
+    if isinstance(arr, _core.ndarray):
+        return arr.copy_to_host(ary, stream)
     return _core.asnumpy(arr, out=ary)
 
 
