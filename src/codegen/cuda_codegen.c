@@ -29,7 +29,7 @@ static const char *const dtname_[CK_NTYPES] = {
 #undef CK_DTNAME_
 };
 static const char *const opname_[CK_OP_COUNT] = {
-#define CK_OPNAME_(ID, name, nin, types, rule) #ID,
+#define CK_OPNAME_(ID, name, nin, types, rule, cost, flags) #ID,
     CK_ALL_OPS(CK_OPNAME_)
 #undef CK_OPNAME_
 };

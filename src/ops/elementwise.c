@@ -217,10 +217,8 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
     ck_operand inl[CK_ITER_MAXOPS];
     memcpy(inl, in, (size_t)nin * sizeof *in);
     in = inl;
-    int logical = op == CK_OP_LOGICAL_AND || op == CK_OP_LOGICAL_OR || op == CK_OP_LOGICAL_XOR ||
-                  op == CK_OP_LOGICAL_NOT;
-    int comparison = op == CK_OP_EQUAL || op == CK_OP_NOT_EQUAL || op == CK_OP_LESS || op == CK_OP_LESS_EQUAL ||
-                     op == CK_OP_GREATER || op == CK_OP_GREATER_EQUAL;
+    int logical = (info->flags & CK_OPF_LOGICAL) != 0;
+    int comparison = (info->flags & CK_OPF_COMPARE) != 0;
     if (logical) {
         for (int k = 0; k < nin; k++) {
             if (inl[k].array || !inl[k].weak) continue;
