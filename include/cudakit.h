@@ -61,20 +61,24 @@ void ck_error_clear(void);
 
 /* ------------------------------------------------------------------ dtypes */
 
-/* Order matters: it is the order of NumPy's type numbers' kinds, and tables
- * in src/array/dtype.c are indexed by it. */
+/* One row per dtype in cudakit_dtypes.h; tables are indexed by the enum. */
+#include "cudakit_dtypes.h"
+
 typedef enum ck_dtype {
-    CK_BOOL = 0,
-    CK_INT8, CK_UINT8, CK_INT16, CK_UINT16,
-    CK_INT32, CK_UINT32, CK_INT64, CK_UINT64,
-    CK_FLOAT16, CK_FLOAT32, CK_FLOAT64,
-    CK_COMPLEX64, CK_COMPLEX128,
+#define CK_DTYPE_ENUM_(A, ID, ...) CK_##ID,
+    CK_DTYPES(CK_DTYPE_ENUM_, _)
+#undef CK_DTYPE_ENUM_
     CK_NTYPES
 } ck_dtype;
 
 #define CK_DTYPE_INVALID ((ck_dtype)-1)
 
-typedef enum ck_kind { CK_KIND_BOOL, CK_KIND_INT, CK_KIND_UINT, CK_KIND_FLOAT, CK_KIND_COMPLEX } ck_kind;
+/* The kinds; CK_KIND_##K (CK_KIND_F) names the kind of kind letter K too. */
+typedef enum ck_kind {
+#define CK_KIND_ENUM_(K, KIND, kchar) CK_KIND_##KIND, CK_KIND_##K = CK_KIND_##KIND,
+    CK_KINDS(CK_KIND_ENUM_)
+#undef CK_KIND_ENUM_
+} ck_kind;
 
 typedef struct ck_dtype_info {
     const char *name;     /* "float32" */

@@ -1,9 +1,7 @@
-"""Shared helpers for the suite: dtype lists, the op table read from
+"""Shared helpers for the suite: dtype lists, the op table of
 include/cudakit_ops.h, and hypothesis strategies that build the same array
 (often a strided, transposed or negatively stepped view) in NumPy and in
 cudakit on a given device."""
-import pathlib
-import re
 import warnings
 
 import numpy as np
@@ -39,48 +37,19 @@ REAL_DTYPES = INT_DTYPES + FLOAT_DTYPES
 NUMERIC_DTYPES = INT_DTYPES + INEXACT_DTYPES
 
 # ---------------------------------------------------------------- op table
-
-_OPS_H = pathlib.Path(__file__).resolve().parent.parent / "include" / "cudakit_ops.h"
-
-# bit i of a CK_TS_* set is ALL_DTYPES[i] (the order of enum ck_dtype)
-_TYPE_SETS = {
-    "CK_TS_BOOL": 1 << 0,
-    "CK_TS_INT": 0xFF << 1,
-    "CK_TS_FLOAT": 0x7 << 9,
-    "CK_TS_COMPLEX": 0x3 << 12,
-}
-_TYPE_SETS["CK_TS_INEXACT"] = _TYPE_SETS["CK_TS_FLOAT"] | _TYPE_SETS["CK_TS_COMPLEX"]
-_TYPE_SETS["CK_TS_NUM"] = _TYPE_SETS["CK_TS_INT"] | _TYPE_SETS["CK_TS_INEXACT"]
-_TYPE_SETS["CK_TS_REAL"] = _TYPE_SETS["CK_TS_INT"] | _TYPE_SETS["CK_TS_FLOAT"]
-_TYPE_SETS["CK_TS_ALL"] = _TYPE_SETS["CK_TS_BOOL"] | _TYPE_SETS["CK_TS_NUM"]
-_TYPE_SETS["CK_TS_BOOLINT"] = _TYPE_SETS["CK_TS_BOOL"] | _TYPE_SETS["CK_TS_INT"]
-_TYPE_SETS["CK_TS_ROUND"] = _TYPE_SETS["CK_TS_BOOL"] | _TYPE_SETS["CK_TS_REAL"]
+# The C core's op table (include/cudakit_ops.h), as the module exports it.
 
 
 class Op:
-    def __init__(self, ident, name, nin, types, rule):
-        self.ident, self.name, self.nin, self.rule = ident, name, nin, rule
-        mask = 0
-        for part in types.split("|"):
-            mask |= _TYPE_SETS[part.strip()]
-        self.loop_dtypes = [d for i, d in enumerate(ALL_DTYPES) if mask >> i & 1]
+    def __init__(self, rec):
+        self.ident, self.name, self.nin, self.rule = rec.id, rec.name, rec.nin, rec.rule
+        self.loop_dtypes = list(rec.types)
 
     def __repr__(self):
         return self.name
 
 
-def read_op_table():
-    text = _OPS_H.read_text()
-    ops = []
-    for m in re.finditer(r"X\((\w+),\s*(\w+),\s*(\d+),\s*([\w |]+?),\s*([\w |]+?)\)", text):
-        ident, name, nin, types, rule = m.groups()
-        if ident == "ID":  # the comment describing the macro
-            continue
-        ops.append(Op(ident, name, int(nin), types, rule))
-    return ops
-
-
-OPS = read_op_table()
+OPS = [Op(rec) for rec in ck._core._op_table]
 assert len(OPS) > 60, "could not read the op table"
 UNARY_OPS = [op for op in OPS if op.nin == 1]
 BINARY_OPS = [op for op in OPS if op.nin == 2]

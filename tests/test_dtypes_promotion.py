@@ -16,6 +16,22 @@ SETTINGS = hsettings(40)
 PAIRS = list(itertools.product(ALL_DTYPES, ALL_DTYPES))
 
 
+def test_dtype_table_matches_numpy():
+    """The C core's dtype table, which the module exports for the Python
+    code, holds NumPy's facts about every dtype."""
+    table = ck._core._dtype_table
+    assert [r.name for r in table] == ALL_DTYPES
+    for num, r in enumerate(table):
+        nd = np.dtype(r.name)
+        assert r.num == num
+        assert (r.kind, r.char, r.str, r.itemsize, r.numpy_num) == (nd.kind, nd.char, nd.str, nd.itemsize, nd.num)
+        assert r.kind_letter == nd.kind.upper()
+        assert np.dtype(r.real) == np.zeros(1, nd).real.dtype
+        assert memoryview(np.zeros(1, nd)).itemsize == r.itemsize
+        d = getattr(ck, r.name)
+        assert (d.name, d.kind, d.char, d.str, d.itemsize) == (r.name, r.kind, r.char, r.str, r.itemsize)
+
+
 @pytest.mark.parametrize("name", ALL_DTYPES)
 def test_dtype_objects_equal_numpy(device, name):
     d = getattr(ck, name)

@@ -199,6 +199,22 @@ def test_op_table_is_exported(device):
     assert {op.name for op in TERNARY_OPS} == {"where", "clip"}
 
 
+def test_op_table_columns():
+    """The exported op table's columns agree with the ufuncs and NumPy."""
+    table = ck._core._op_table
+    assert [r.num for r in table] == list(range(len(table)))
+    for r in table:
+        f = getattr(ck._core, r.name)
+        assert [t.split("->")[0][-1] for t in f.types] == [np.dtype(d).char for d in r.types]
+        assert r.cost in ("cheap", "costly")
+        assert set(r.flags) <= {"logical", "compare"}
+    names = lambda flag: {r.name for r in table if flag in r.flags}  # noqa: E731
+    assert names("logical") == {"logical_and", "logical_or", "logical_xor", "logical_not"}
+    assert names("compare") == {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+    # what a libm call computes is not cheap
+    assert {"exp", "log", "sin", "power", "arctan2"} <= {r.name for r in table if r.cost == "costly"}
+
+
 @pytest.mark.parametrize("op,dtype", _param_op_dtype(UNARY_OPS + BINARY_OPS))
 def test_op_each_dtype(device, op, dtype):
     rng = np.random.default_rng(_seed(op.name, dtype))

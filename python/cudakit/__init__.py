@@ -174,33 +174,45 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return [_core.zeros(full_shape, dtype=o.dtype, device=o.device) + o for o in out]
 
 
+# The array API's dtype kinds, as NumPy's kind characters of the dtypes
+# they hold.
+_ISDTYPE_KINDS = {
+    "bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+    "real floating": "f", "complex floating": "c", "numeric": "iufc",
+}
+
+
 def isdtype(dtype_, kind):
     """The array API's dtype kind test."""
-    name = str(_dtype_of(dtype_))
+    dt = _dtype_of(dtype_)
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    groups = {
-        "bool": ("bool",),
-        "signed integer": ("int8", "int16", "int32", "int64"),
-        "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
-        "integral": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
-        "real floating": ("float16", "float32", "float64"),
-        "complex floating": ("complex64", "complex128"),
-        "numeric": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                    "float16", "float32", "float64", "complex64", "complex128"),
-    }
     for k in kinds:
         if isinstance(k, str):
-            if k not in groups:
+            if k not in _ISDTYPE_KINDS:
                 raise ValueError(f"unknown dtype kind {k!r}")
-            if name in groups[k]:
+            if dt.kind in _ISDTYPE_KINDS[k]:
                 return True
-        elif str(_dtype_of(k)) == name:
+        elif _dtype_of(k) == dt:
             return True
     return False
 
 
 def _dtype_of(d):
     return _core.result_type(d)
+
+
+# The C core's dtype table (include/cudakit_dtypes.h), by name.
+_DTYPE_ROWS = {r.name: r for r in _core._dtype_table}
+
+
+def _real_of(dt):
+    """The name of the dtype of dt's real part (dt's own unless complex)."""
+    return _DTYPE_ROWS[str(dt)].real
+
+
+def _complex_of(dt):
+    """The name of the complex dtype whose parts are of the float dtype dt."""
+    return next(r.name for r in _core._dtype_table if r.kind == "c" and r.real == str(dt))
 
 
 # ---------------------------------------------------------------------------

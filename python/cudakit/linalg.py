@@ -28,7 +28,7 @@ import functools as _functools
 import math as _math
 import operator as _operator
 
-from . import _core
+from . import _complex_of, _core, _real_of
 from ._linalg_top import _call, matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (re-exports)
 
 __all__ = [
@@ -92,10 +92,6 @@ def _work_dtype(*dtypes):
     if len(dtypes) == 1:
         return str(_np.linalg.inv(_np.eye(1, dtype=dtypes[0])).dtype)
     return str(_np.linalg.solve(_np.eye(1, dtype=dtypes[0]), _np.ones((1, 1), dtype=dtypes[1])).dtype)
-
-
-def _real_of(dt):
-    return {"complex64": "float32", "complex128": "float64"}.get(dt, dt)
 
 
 def _stack(a, square=True):
@@ -315,7 +311,7 @@ def _device_eig(a, vectors):
     im = w.imag
     if not bool(_core.any(_core.not_equal(im, 0))):
         if _eig_always_complex():
-            cdt = "complex64" if dt == "float32" else "complex128"
+            cdt = _complex_of(dt)
             return EigResult(w, v.astype(cdt)) if vectors else w
         w = w.real.astype(dt)
         return EigResult(w, v) if vectors else w
@@ -328,7 +324,7 @@ def _device_eig(a, vectors):
     prv = _core.concatenate([zero_col, v[..., :, :-1]], axis=-1)
     first = _core.expand_dims(_core.greater(im, 0), -2)
     second = _core.expand_dims(_core.less(im, 0), -2)
-    cdt = "complex64" if dt == "float32" else "complex128"
+    cdt = _complex_of(dt)
     vc = _core.where(first, _core.add(v, _core.multiply(nxt, 1j)),
                      _core.where(second, _core.subtract(prv, _core.multiply(v, 1j)), v))
     return EigResult(w, vc.astype(cdt))
@@ -358,10 +354,7 @@ def _device_matrix_rank(A, tol, hermitian, rtol):
 
 def _norm_dtype(x):
     """NumPy's result dtype of a norm: the real float type of x."""
-    dt = str(x.dtype)
-    if dt in ("complex64", "complex128"):
-        return _real_of(dt)
-    return dt if dt in ("float16", "float32", "float64") else "float64"
+    return _real_of(x.dtype) if x.dtype.kind in "fc" else "float64"
 
 
 def _device_vector_norm(x, axis, keepdims, ord):

@@ -1,24 +1,45 @@
 /* dtypes, NumPy 2 promotion (NEP 50) and casting rules, scalar conversion. */
 #include "cudakit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static const ck_dtype_info ck_dtype_infos_[CK_NTYPES] = {
-    [CK_BOOL]       = {"bool",       'b', '?', "?",  1, CK_KIND_BOOL},
-    [CK_INT8]       = {"int8",       'i', 'b', "b",  1, CK_KIND_INT},
-    [CK_UINT8]      = {"uint8",      'u', 'B', "B",  1, CK_KIND_UINT},
-    [CK_INT16]      = {"int16",      'i', 'h', "h",  2, CK_KIND_INT},
-    [CK_UINT16]     = {"uint16",     'u', 'H', "H",  2, CK_KIND_UINT},
-    [CK_INT32]      = {"int32",      'i', 'i', "i",  4, CK_KIND_INT},
-    [CK_UINT32]     = {"uint32",     'u', 'I', "I",  4, CK_KIND_UINT},
-    [CK_INT64]      = {"int64",      'i', 'l', "q",  8, CK_KIND_INT},
-    [CK_UINT64]     = {"uint64",     'u', 'L', "Q",  8, CK_KIND_UINT},
-    [CK_FLOAT16]    = {"float16",    'f', 'e', "e",  2, CK_KIND_FLOAT},
-    [CK_FLOAT32]    = {"float32",    'f', 'f', "f",  4, CK_KIND_FLOAT},
-    [CK_FLOAT64]    = {"float64",    'f', 'd', "d",  8, CK_KIND_FLOAT},
-    [CK_COMPLEX64]  = {"complex64",  'c', 'F', "Zf", 8, CK_KIND_COMPLEX},
-    [CK_COMPLEX128] = {"complex128", 'c', 'D', "Zd", 16, CK_KIND_COMPLEX},
+/* NumPy's kind character of each kind letter */
+enum {
+#define CK_KIND_CHAR_(K, KIND, kchar) CK_KIND_CHAR_##K = kchar,
+    CK_KINDS(CK_KIND_CHAR_)
+#undef CK_KIND_CHAR_
 };
+
+static const ck_dtype_info ck_dtype_infos_[CK_NTYPES] = {
+#define CK_DTYPE_INFO_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    [CK_##ID] = {#name, CK_KIND_CHAR_##K, tchar, fmt, size, CK_KIND_##K},
+    CK_DTYPES(CK_DTYPE_INFO_, _)
+#undef CK_DTYPE_INFO_
+};
+/* NumPy's type numbers, which order the promotion of a sequence */
+static const int ck_numpy_num_[CK_NTYPES] = {
+#define CK_NUMPY_NUM_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) [CK_##ID] = npnum,
+    CK_DTYPES(CK_NUMPY_NUM_, _)
+#undef CK_NUMPY_NUM_
+};
+
+#define CK_DTYPE_SIZE_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    _Static_assert(sizeof(S) == size && sizeof(U) == sizeof(R), #name ": its C types and itemsize disagree");
+CK_DTYPES(CK_DTYPE_SIZE_, _)
+#undef CK_DTYPE_SIZE_
+
+/* The predicates of cudakit.h (ck_dtype_is_float...) go by ranges of the
+ * enum: every row must be where they expect its kind. */
+#define CK_DTYPE_RANGES_(A, ID, name, K, ...)                                                                 \
+    _Static_assert((CK_##ID >= CK_INT8 && CK_##ID <= CK_UINT64) == CK_KIND_PICK_##K(0, 1, 1, 0, 0) &&          \
+                       (CK_##ID >= CK_FLOAT16 && CK_##ID <= CK_FLOAT64) == CK_KIND_PICK_##K(0, 0, 0, 1, 0) &&  \
+                       (CK_##ID == CK_COMPLEX64 || CK_##ID == CK_COMPLEX128) == CK_KIND_PICK_##K(0, 0, 0, 0, 1) && \
+                       (CK_##ID == CK_INT8 || CK_##ID == CK_INT16 || CK_##ID == CK_INT32 || CK_##ID == CK_INT64 || \
+                        CK_##ID >= CK_FLOAT16) == CK_KIND_PICK_##K(0, 1, 0, 1, 1),                              \
+                   #name ": the dtype predicates of cudakit.h do not know its kind");
+CK_DTYPES(CK_DTYPE_RANGES_, _)
+#undef CK_DTYPE_RANGES_
 
 const ck_dtype_info *ck_dtype_get_info(ck_dtype t) { return &ck_dtype_infos_[t]; }
 
@@ -116,6 +137,79 @@ ck_dtype ck_dtype_promote(ck_dtype a, ck_dtype b)
     return ck_promo_table_[a][b];
 }
 
+/* NumPy's promotion of a sequence of dtypes (PyArray_PromoteDTypeSequence)
+ * is not a left fold: result_type(int8, uint8, float16) is float16 although
+ * (int8 + uint8) + float16 is float32.  Each dtype "knows" the dtypes of
+ * lower NumPy type number (float16's is the largest); the most knowing one
+ * is found by pairing, then promotes the rest. */
+#define CK_NOT_IMPL_ ((ck_dtype)-2)
+
+static ck_dtype common_slot(ck_dtype a, ck_dtype b)
+{
+    if (ck_numpy_num_[b] > ck_numpy_num_[a]) return CK_NOT_IMPL_;
+    return ck_dtype_promote(a, b);
+}
+
+static ck_dtype common_dtype(ck_dtype a, ck_dtype b)
+{
+    if (a == b) return a;
+    ck_dtype r = common_slot(a, b);
+    return r == CK_NOT_IMPL_ ? common_slot(b, a) : r;
+}
+
+static ck_dtype reduce_most_knowing(int length, ck_dtype *d)
+{
+    int half = length / 2;
+    ck_dtype res = CK_NOT_IMPL_;
+    for (int low = 0; low < half; low++) {
+        int high = length - 1 - low;
+        res = d[high] == d[low] ? d[low] : common_slot(d[low], d[high]);
+        if (res == CK_NOT_IMPL_) {
+            ck_dtype t = d[low];
+            d[low] = d[high];
+            d[high] = t;
+        } else if (res == d[low]) {
+            d[high] = CK_DTYPE_INVALID;   /* cannot change the result */
+        }
+    }
+    if (length == 2) return res;
+    return reduce_most_knowing(length - half, d);
+}
+
+static ck_dtype promote_sequence(int n, ck_dtype *d)
+{
+    if (n == 1) return d[0];
+    ck_dtype result = reduce_most_knowing(n, d);
+    ck_dtype main_t = d[0];
+    int start = 2;
+    if (result == CK_NOT_IMPL_) {
+        result = CK_DTYPE_INVALID;
+        start = 1;
+    }
+    for (int i = start; i < n; i++) {
+        if (d[i] == CK_DTYPE_INVALID) continue;
+        ck_dtype p = common_slot(main_t, d[i]);
+        if (p == CK_NOT_IMPL_) p = common_dtype(main_t, d[i]);
+        result = result == CK_DTYPE_INVALID ? p : common_dtype(result, p);
+    }
+    return result;
+}
+
+ck_dtype ck_dtype_promote_many(int n, const ck_dtype *types)
+{
+    ck_dtype small[64], *buf = n <= 64 ? small : malloc((size_t)n * sizeof *buf);
+    if (n <= 0) return CK_DTYPE_INVALID;
+    if (n <= 2 || !buf) {   /* (no memory for a long list: the pairwise fold) */
+        ck_dtype r = types[0];
+        for (int i = 1; i < n; i++) r = ck_dtype_promote(r, types[i]);
+        return r;
+    }
+    memcpy(buf, types, (size_t)n * sizeof *buf);
+    ck_dtype r = promote_sequence(n, buf);
+    if (buf != small) free(buf);
+    return r;
+}
+
 int ck_dtype_can_cast_safe(ck_dtype from, ck_dtype to)
 {
     return ck_dtype_promote(from, to) == to;
@@ -153,48 +247,48 @@ void ck_scalar_store(const ck_scalar *s, ck_dtype t, void *dst)
         else if (re >= 9223372036854775808.0 || re < -9223372036854775808.0) r = (CT)(uint64_t)(int64_t)INT64_MIN; \
         else r = (CT)(int64_t)re; \
         memcpy(dst, &r, sizeof r); } while (0)
+#define CK_STORE_B_(S, C, R) { uint8_t r = is_int ? iv != 0 : is_uint ? uv != 0 : (re != 0 || im != 0); memcpy(dst, &r, 1); }
+#define CK_STORE_I_(S, C, R) CK_STORE_INT_(S);
+/* uint64 also holds the floats past int64's range */
+#define CK_STORE_U_(S, C, R)                                                                  \
+    if (sizeof(S) == 8 && !is_int && !is_uint && re >= 9223372036854775808.0 && re < 18446744073709551616.0) { \
+        S r = (S)re; memcpy(dst, &r, sizeof r);                                               \
+    } else CK_STORE_INT_(S);
+#define CK_STORE_F_(S, C, R) { S r = is_int ? (S)(C)iv : (S)(C)re; memcpy(dst, &r, sizeof r); }
+#define CK_STORE_C_(S, C, R) { R r[2] = {is_int ? (R)iv : (R)re, (R)im}; memcpy(dst, r, sizeof r); }
+#define CK_STORE_CASE_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    case CK_##ID: CK_STORE_##K##_(S, C, R) break;
     switch (t) {
-    case CK_BOOL: { uint8_t r = is_int ? iv != 0 : is_uint ? uv != 0 : (re != 0 || im != 0); memcpy(dst, &r, 1); break; }
-    case CK_INT8: CK_STORE_INT_(int8_t); break;
-    case CK_UINT8: CK_STORE_INT_(uint8_t); break;
-    case CK_INT16: CK_STORE_INT_(int16_t); break;
-    case CK_UINT16: CK_STORE_INT_(uint16_t); break;
-    case CK_INT32: CK_STORE_INT_(int32_t); break;
-    case CK_UINT32: CK_STORE_INT_(uint32_t); break;
-    case CK_INT64: CK_STORE_INT_(int64_t); break;
-    case CK_UINT64:
-        if (!is_int && !is_uint && re >= 9223372036854775808.0 && re < 18446744073709551616.0) {
-            uint64_t r = (uint64_t)re; memcpy(dst, &r, 8);
-        } else CK_STORE_INT_(uint64_t);
-        break;
-    case CK_FLOAT16: { _Float16 r = (_Float16)(float)re; if (is_int) r = (_Float16)(float)iv; memcpy(dst, &r, 2); break; }
-    case CK_FLOAT32: { float r = is_int ? (float)iv : (float)re; memcpy(dst, &r, 4); break; }
-    case CK_FLOAT64: { double r = is_int ? (double)iv : re; memcpy(dst, &r, 8); break; }
-    case CK_COMPLEX64: { float r[2] = {is_int ? (float)iv : (float)re, (float)im}; memcpy(dst, r, 8); break; }
-    case CK_COMPLEX128: { double r[2] = {is_int ? (double)iv : re, im}; memcpy(dst, r, 16); break; }
+    CK_DTYPES(CK_STORE_CASE_, _)
     default: break;
     }
+#undef CK_STORE_CASE_
+#undef CK_STORE_B_
+#undef CK_STORE_I_
+#undef CK_STORE_U_
+#undef CK_STORE_F_
+#undef CK_STORE_C_
 #undef CK_STORE_INT_
 }
 
 void ck_scalar_load(ck_scalar *s, ck_dtype t, const void *src)
 {
     s->dtype = t;
+#define CK_LOAD_B_(S, R) { uint8_t v; memcpy(&v, src, 1); s->v.i = v != 0; }
+#define CK_LOAD_I_(S, R) { S v; memcpy(&v, src, sizeof v); s->v.i = v; }
+#define CK_LOAD_U_(S, R) { S v; memcpy(&v, src, sizeof v); s->v.u = v; }
+#define CK_LOAD_F_(S, R) { S v; memcpy(&v, src, sizeof v); s->v.f = (double)v; }
+#define CK_LOAD_C_(S, R) { R v[2]; memcpy(v, src, sizeof v); s->v.c.re = v[0]; s->v.c.im = v[1]; }
+#define CK_LOAD_CASE_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    case CK_##ID: CK_LOAD_##K##_(S, R) break;
     switch (t) {
-    case CK_BOOL: { uint8_t v; memcpy(&v, src, 1); s->v.i = v != 0; break; }
-    case CK_INT8: { int8_t v; memcpy(&v, src, 1); s->v.i = v; break; }
-    case CK_UINT8: { uint8_t v; memcpy(&v, src, 1); s->v.u = v; break; }
-    case CK_INT16: { int16_t v; memcpy(&v, src, 2); s->v.i = v; break; }
-    case CK_UINT16: { uint16_t v; memcpy(&v, src, 2); s->v.u = v; break; }
-    case CK_INT32: { int32_t v; memcpy(&v, src, 4); s->v.i = v; break; }
-    case CK_UINT32: { uint32_t v; memcpy(&v, src, 4); s->v.u = v; break; }
-    case CK_INT64: { int64_t v; memcpy(&v, src, 8); s->v.i = v; break; }
-    case CK_UINT64: { uint64_t v; memcpy(&v, src, 8); s->v.u = v; break; }
-    case CK_FLOAT16: { _Float16 v; memcpy(&v, src, 2); s->v.f = (double)v; break; }
-    case CK_FLOAT32: { float v; memcpy(&v, src, 4); s->v.f = v; break; }
-    case CK_FLOAT64: { double v; memcpy(&v, src, 8); s->v.f = v; break; }
-    case CK_COMPLEX64: { float v[2]; memcpy(v, src, 8); s->v.c.re = v[0]; s->v.c.im = v[1]; break; }
-    case CK_COMPLEX128: { double v[2]; memcpy(v, src, 16); s->v.c.re = v[0]; s->v.c.im = v[1]; break; }
+    CK_DTYPES(CK_LOAD_CASE_, _)
     default: break;
     }
+#undef CK_LOAD_CASE_
+#undef CK_LOAD_B_
+#undef CK_LOAD_I_
+#undef CK_LOAD_U_
+#undef CK_LOAD_F_
+#undef CK_LOAD_C_
 }

@@ -6,33 +6,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The CUDA storage and compute types, kind letters and names of the dtype
+ * table's rows */
 static const char *const storage_[CK_NTYPES] = {
-    "uint8_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
-    "uint64_t", "ck_f16", "float", "double", "ck_c64", "ck_c128",
+#define CK_STORAGE_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) [CK_##ID] = cus,
+    CK_DTYPES(CK_STORAGE_, _)
+#undef CK_STORAGE_
 };
 static const char *const compute_[CK_NTYPES] = {
-    "uint8_t", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
-    "uint64_t", "float", "float", "double", "ck_c64", "ck_c128",
+#define CK_COMPUTE_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) [CK_##ID] = cuc,
+    CK_DTYPES(CK_COMPUTE_, _)
+#undef CK_COMPUTE_
 };
-static const char kind_[CK_NTYPES] = {'B', 'I', 'U', 'I', 'U', 'I', 'U', 'I', 'U', 'F', 'F', 'F', 'C', 'C'};
+static const char *const kind_[CK_NTYPES] = {
+#define CK_KIND_LETTER_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) [CK_##ID] = #K,
+    CK_DTYPES(CK_KIND_LETTER_, _)
+#undef CK_KIND_LETTER_
+};
 static const char *const dtname_[CK_NTYPES] = {
-    "BOOL", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64",
-    "FLOAT16", "FLOAT32", "FLOAT64", "COMPLEX64", "COMPLEX128",
+#define CK_DTNAME_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) [CK_##ID] = #ID,
+    CK_DTYPES(CK_DTNAME_, _)
+#undef CK_DTNAME_
 };
 static const char *const opname_[CK_OP_COUNT] = {
-#define CK_OPNAME_(ID, name, nin, types, rule) #ID,
+#define CK_OPNAME_(ID, name, nin, types, rule, cost, flags) #ID,
     CK_ALL_OPS(CK_OPNAME_)
 #undef CK_OPNAME_
 };
 
 const char *ck_cuda_storage_type(ck_dtype t) { return storage_[t]; }
 const char *ck_cuda_compute_type(ck_dtype t) { return compute_[t]; }
-char ck_cuda_kind_letter(ck_dtype t) { return kind_[t]; }
+char ck_cuda_kind_letter(ck_dtype t) { return kind_[t][0]; }
 
 void ck_sbuf_prelude(ck_sbuf *b)
 {
     ck_sbuf_printf(b, "%s\n%s\n", ck_src_cuda_prelude, ck_src_scalar_ops);
 }
+
+/* A key holds an op (the kernel ops after the table's) in 8 bits and a
+ * dtype in 4, 0xF marking an operand the kernel does not have. */
+_Static_assert(CK_KOP_IOTA < 256, "more ops than an element-wise kernel key holds");
+_Static_assert(CK_NTYPES < 16, "more dtypes than an element-wise kernel key holds");
 
 uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
 {
@@ -57,13 +71,13 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
     const char *ot = storage_[sp->types[0]];
     switch (sp->op) {
     case CK_KOP_CAST:
-        ck_sbuf_printf(b, "CK_CVT_(%c, %c, %s, v1)", kind_[sp->types[1]], kind_[sp->types[0]], ot);
+        ck_sbuf_printf(b, "CK_CVT_(%s, %s, %s, v1)", kind_[sp->types[1]], kind_[sp->types[0]], ot);
         return;
     case CK_KOP_FILL:
         ck_sbuf_printf(b, "v1");
         return;
     case CK_KOP_IOTA:
-        ck_sbuf_printf(b, "CK_CVT_(F, %c, %s, (v1 + (double)i * v2))", kind_[sp->types[0]], ot);
+        ck_sbuf_printf(b, "CK_CVT_(F, %s, %s, (v1 + (double)i * v2))", kind_[sp->types[0]], ot);
         return;
     case CK_OP_WHERE:
         ck_sbuf_printf(b, "(v1 ? v2 : v3)");
@@ -71,7 +85,7 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
     default: break;
     }
     int nin = ck_op_table[sp->op].nin;
-    ck_sbuf_printf(b, "(%s)(CK_X_%s(%s, %c, %s", ot, opname_[sp->op], dtname_[in], kind_[in], compute_[in]);
+    ck_sbuf_printf(b, "(%s)(CK_X_%s(%s, %s, %s", ot, opname_[sp->op], dtname_[in], kind_[in], compute_[in]);
     for (int k = 1; k <= nin; k++) ck_sbuf_printf(b, ", v%d", k);
     ck_sbuf_printf(b, "))");
 }

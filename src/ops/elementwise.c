@@ -21,80 +21,6 @@ static int category(ck_dtype t)
 
 static const ck_dtype default_of_category[4] = {CK_BOOL, CK_INT64, CK_FLOAT64, CK_COMPLEX128};
 
-/* NumPy's promotion of a sequence of dtypes (PyArray_PromoteDTypeSequence)
- * is not a left fold: result_type(int8, uint8, float16) is float16 although
- * (int8 + uint8) + float16 is float32.  Each dtype "knows" the dtypes of
- * lower NumPy type number (float16's is the largest); the most knowing one
- * is found by pairing, then promotes the rest. */
-static const int ck_np_typenum_[CK_NTYPES] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 23, 11, 12, 14, 15};
-#define CK_NOT_IMPL_ ((ck_dtype)-2)
-
-static ck_dtype common_slot(ck_dtype a, ck_dtype b)
-{
-    if (ck_np_typenum_[b] > ck_np_typenum_[a]) return CK_NOT_IMPL_;
-    return ck_dtype_promote(a, b);
-}
-
-static ck_dtype common_dtype(ck_dtype a, ck_dtype b)
-{
-    if (a == b) return a;
-    ck_dtype r = common_slot(a, b);
-    return r == CK_NOT_IMPL_ ? common_slot(b, a) : r;
-}
-
-static ck_dtype reduce_most_knowing(int length, ck_dtype *d)
-{
-    int half = length / 2;
-    ck_dtype res = CK_NOT_IMPL_;
-    for (int low = 0; low < half; low++) {
-        int high = length - 1 - low;
-        res = d[high] == d[low] ? d[low] : common_slot(d[low], d[high]);
-        if (res == CK_NOT_IMPL_) {
-            ck_dtype t = d[low];
-            d[low] = d[high];
-            d[high] = t;
-        } else if (res == d[low]) {
-            d[high] = CK_DTYPE_INVALID;   /* cannot change the result */
-        }
-    }
-    if (length == 2) return res;
-    return reduce_most_knowing(length - half, d);
-}
-
-static ck_dtype promote_sequence(int n, ck_dtype *d)
-{
-    if (n == 1) return d[0];
-    ck_dtype result = reduce_most_knowing(n, d);
-    ck_dtype main_t = d[0];
-    int start = 2;
-    if (result == CK_NOT_IMPL_) {
-        result = CK_DTYPE_INVALID;
-        start = 1;
-    }
-    for (int i = start; i < n; i++) {
-        if (d[i] == CK_DTYPE_INVALID) continue;
-        ck_dtype p = common_slot(main_t, d[i]);
-        if (p == CK_NOT_IMPL_) p = common_dtype(main_t, d[i]);
-        result = result == CK_DTYPE_INVALID ? p : common_dtype(result, p);
-    }
-    return result;
-}
-
-ck_dtype ck_dtype_promote_many(int n, const ck_dtype *types)
-{
-    ck_dtype small[64], *buf = n <= 64 ? small : malloc((size_t)n * sizeof *buf);
-    if (n <= 0) return CK_DTYPE_INVALID;
-    if (n <= 2 || !buf) {   /* (no memory for a long list: the pairwise fold) */
-        ck_dtype r = types[0];
-        for (int i = 1; i < n; i++) r = ck_dtype_promote(r, types[i]);
-        return r;
-    }
-    memcpy(buf, types, (size_t)n * sizeof *buf);
-    ck_dtype r = promote_sequence(n, buf);
-    if (buf != small) free(buf);
-    return r;
-}
-
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
 {
     int have_strong = 0, weak_cat = -1;
@@ -117,7 +43,7 @@ ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
         *result = default_of_category[weak_cat];
         return CK_OK;
     }
-    if (n <= 64 && nstrong > 2) strong = promote_sequence(nstrong, strong_list);
+    if (n <= 64 && nstrong > 2) strong = ck_dtype_promote_many(nstrong, strong_list);
     ck_dtype r = strong;
     int sc = category(strong);
     if (weak_cat > sc) {
@@ -334,10 +260,8 @@ static ck_status check_python_ints(ck_op op, int nin, const ck_operand *in, int 
 /* resolve: the loop's dtypes for the operands (dtype= fixes its output). */
 static ck_status ew_resolve(ck_op op, int nin, ck_operand *in, ck_dtype out_dtype, ew_plan *p)
 {
-    int logical = op == CK_OP_LOGICAL_AND || op == CK_OP_LOGICAL_OR || op == CK_OP_LOGICAL_XOR ||
-                  op == CK_OP_LOGICAL_NOT;
-    int comparison = op == CK_OP_EQUAL || op == CK_OP_NOT_EQUAL || op == CK_OP_LESS || op == CK_OP_LESS_EQUAL ||
-                     op == CK_OP_GREATER || op == CK_OP_GREATER_EQUAL;
+    int logical = (ck_op_table[op].flags & CK_OPF_LOGICAL) != 0;
+    int comparison = (ck_op_table[op].flags & CK_OPF_COMPARE) != 0;
     if (logical) weak_scalars_to_truth(nin, in);
     ck_status s = ck_ufunc_resolve(op, nin, in, p->loop_in, &p->loop_out);
     if (out_dtype != CK_DTYPE_INVALID && (s != CK_OK || out_dtype != p->loop_out)) {

@@ -9,9 +9,12 @@
 #include <string.h>
 
 /* The ufunc NumPy names in its reduction messages. */
-static const char *const ck_reduce_names[CK_REDUCE_COUNT] = {
-    "add", "multiply", "minimum", "maximum", "logical_and", "logical_or", "argmin", "argmax", "count_nonzero",
+static const char *const ck_reduce_names[] = {
+    [CK_REDUCE_SUM] = "add", [CK_REDUCE_PROD] = "multiply", [CK_REDUCE_MIN] = "minimum", [CK_REDUCE_MAX] = "maximum",
+    [CK_REDUCE_ALL] = "logical_and", [CK_REDUCE_ANY] = "logical_or", [CK_REDUCE_ARGMIN] = "argmin",
+    [CK_REDUCE_ARGMAX] = "argmax", [CK_REDUCE_COUNT_NONZERO] = "count_nonzero",
 };
+_Static_assert(sizeof ck_reduce_names / sizeof *ck_reduce_names == CK_REDUCE_COUNT, "a reduction without its name");
 
 ck_dtype ck_reduce_default_dtype(ck_reduce_op op, ck_dtype t)
 {

@@ -290,18 +290,17 @@ static PyObject *get_cai(PyObject *self, void *c)
         PyErr_SetString(PyExc_AttributeError, "__cuda_array_interface__ is only defined for GPU arrays");
         return NULL;
     }
-    const ck_dtype_info *i = ck_dtype_get_info(a->dtype);
+    static const char *const typestr[CK_NTYPES] = {
+#define CK_TYPESTR_(A, ID, name, K, tchar, fmt, str, ...) [CK_##ID] = str,
+        CK_DTYPES(CK_TYPESTR_, _)
+#undef CK_TYPESTR_
+    };
     PyObject *strides;
     if (a->flags & CK_ARRAY_C_CONTIGUOUS) strides = Py_NewRef(Py_None);
     else strides = ck_py_shape_tuple(a->ndim, a->strides);
     PyObject *shape = ck_py_shape_tuple(a->ndim, a->shape);
     if (!strides || !shape) { Py_XDECREF(strides); Py_XDECREF(shape); return NULL; }
-    return Py_BuildValue("{s:N,s:s,s:(KO),s:N,s:i,s:i}", "shape", shape, "typestr",
-                         i->itemsize == 1 ? (i->kind_char == 'b' ? "|b1" : i->kind_char == 'i' ? "|i1" : "|u1")
-                         : a->dtype == CK_FLOAT16 ? "<f2" : a->dtype == CK_FLOAT32 ? "<f4" : a->dtype == CK_FLOAT64 ? "<f8"
-                         : a->dtype == CK_COMPLEX64 ? "<c8" : a->dtype == CK_COMPLEX128 ? "<c16"
-                         : a->dtype == CK_INT16 ? "<i2" : a->dtype == CK_UINT16 ? "<u2" : a->dtype == CK_INT32 ? "<i4"
-                         : a->dtype == CK_UINT32 ? "<u4" : a->dtype == CK_INT64 ? "<i8" : "<u8",
+    return Py_BuildValue("{s:N,s:s,s:(KO),s:N,s:i,s:i}", "shape", shape, "typestr", typestr[a->dtype],
                          "data", (unsigned long long)(uintptr_t)a->data,
                          (a->flags & CK_ARRAY_WRITEABLE) ? Py_False : Py_True, "strides", strides, "version", 3,
                          "stream", 1);

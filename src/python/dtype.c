@@ -6,30 +6,47 @@
 
 CkDTypeObject *ck_py_dtypes[CK_NTYPES];
 
-static const struct { const char *name; ck_dtype t; } ck_dtype_aliases_[] = {
-    {"bool", CK_BOOL}, {"?", CK_BOOL}, {"b1", CK_BOOL}, {"bool_", CK_BOOL},
-    {"int8", CK_INT8}, {"i1", CK_INT8}, {"b", CK_INT8}, {"byte", CK_INT8},
-    {"uint8", CK_UINT8}, {"u1", CK_UINT8}, {"B", CK_UINT8}, {"ubyte", CK_UINT8},
-    {"int16", CK_INT16}, {"i2", CK_INT16}, {"h", CK_INT16}, {"short", CK_INT16},
-    {"uint16", CK_UINT16}, {"u2", CK_UINT16}, {"H", CK_UINT16}, {"ushort", CK_UINT16},
-    {"int32", CK_INT32}, {"i4", CK_INT32}, {"i", CK_INT32}, {"intc", CK_INT32},
-    {"uint32", CK_UINT32}, {"u4", CK_UINT32}, {"I", CK_UINT32}, {"uintc", CK_UINT32},
-    {"int64", CK_INT64}, {"i8", CK_INT64}, {"l", CK_INT64}, {"q", CK_INT64}, {"int", CK_INT64},
-    {"long", CK_INT64}, {"intp", CK_INT64}, {"longlong", CK_INT64}, {"int_", CK_INT64},
-    {"uint64", CK_UINT64}, {"u8", CK_UINT64}, {"L", CK_UINT64}, {"Q", CK_UINT64}, {"uint", CK_UINT64},
-    {"uintp", CK_UINT64}, {"ulonglong", CK_UINT64},
-    {"float16", CK_FLOAT16}, {"f2", CK_FLOAT16}, {"e", CK_FLOAT16}, {"half", CK_FLOAT16},
-    {"float32", CK_FLOAT32}, {"f4", CK_FLOAT32}, {"f", CK_FLOAT32}, {"single", CK_FLOAT32},
-    {"float64", CK_FLOAT64}, {"f8", CK_FLOAT64}, {"d", CK_FLOAT64}, {"float", CK_FLOAT64},
-    {"double", CK_FLOAT64}, {"float_", CK_FLOAT64},
-    {"complex64", CK_COMPLEX64}, {"c8", CK_COMPLEX64}, {"F", CK_COMPLEX64}, {"csingle", CK_COMPLEX64},
-    {"complex128", CK_COMPLEX128}, {"c16", CK_COMPLEX128}, {"D", CK_COMPLEX128},
-    {"complex", CK_COMPLEX128}, {"cdouble", CK_COMPLEX128}, {"complex_", CK_COMPLEX128},
+/* The dtype table's columns that ck_dtype_info does not hold. */
+static const struct {
+    const char *kind_letter, *str, *c_type, *c_compute_type, *c_real_type, *c_bits_type, *cuda_type,
+        *cuda_compute_type;
+    int numpy_num;
+} ck_py_dtype_rows_[CK_NTYPES] = {
+#define CK_PY_DTYPE_ROW_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    [CK_##ID] = {#K, str, #S, #C, #R, #U, cus, cuc, npnum},
+    CK_DTYPES(CK_PY_DTYPE_ROW_, _)
+#undef CK_PY_DTYPE_ROW_
 };
+
+/* NumPy's spellings of a dtype other than the table's (its name, type
+ * character, one-character format, and kind and size as in "f4"). */
+static const struct { const char *name; ck_dtype t; } ck_dtype_aliases_[] = {
+    {"bool_", CK_BOOL}, {"byte", CK_INT8}, {"ubyte", CK_UINT8}, {"short", CK_INT16}, {"ushort", CK_UINT16},
+    {"intc", CK_INT32}, {"uintc", CK_UINT32},
+    {"int", CK_INT64}, {"long", CK_INT64}, {"intp", CK_INT64}, {"longlong", CK_INT64}, {"int_", CK_INT64},
+    {"uint", CK_UINT64}, {"uintp", CK_UINT64}, {"ulonglong", CK_UINT64},
+    {"half", CK_FLOAT16}, {"single", CK_FLOAT32}, {"float", CK_FLOAT64}, {"double", CK_FLOAT64}, {"float_", CK_FLOAT64},
+    {"csingle", CK_COMPLEX64}, {"complex", CK_COMPLEX128}, {"cdouble", CK_COMPLEX128}, {"complex_", CK_COMPLEX128},
+};
+
+/* s is "f4": NumPy's kind character, then the item size */
+static int is_kind_size(const char *s, const ck_dtype_info *i)
+{
+    if (s[0] != i->kind_char || s[1] < '1' || s[1] > '9') return 0;
+    int n = 0;
+    for (s++; *s >= '0' && *s <= '9' && n < 1000; s++) n = n * 10 + (*s - '0');
+    return !*s && n == i->itemsize;
+}
 
 static ck_dtype dtype_from_str(const char *s)
 {
     if (*s == '<' || *s == '=' || *s == '|') s++;
+    for (int t = 0; t < CK_NTYPES; t++) {
+        const ck_dtype_info *i = ck_dtype_get_info((ck_dtype)t);
+        if (strcmp(s, i->name) == 0 || (s[0] && !s[1] && (s[0] == i->type_char || strcmp(s, i->format) == 0)) ||
+            is_kind_size(s, i))
+            return (ck_dtype)t;
+    }
     for (size_t i = 0; i < sizeof ck_dtype_aliases_ / sizeof *ck_dtype_aliases_; i++)
         if (strcmp(s, ck_dtype_aliases_[i].name) == 0) return ck_dtype_aliases_[i].t;
     return CK_DTYPE_INVALID;
@@ -162,8 +179,7 @@ static PyObject *dtype_get_char(PyObject *self, void *c)
 static PyObject *dtype_get_str(PyObject *self, void *c)
 {
     (void)c;
-    const ck_dtype_info *i = ck_dtype_get_info(((CkDTypeObject *)self)->type);
-    return PyUnicode_FromFormat("%c%c%d", i->itemsize == 1 ? '|' : '<', i->kind_char, i->itemsize);
+    return PyUnicode_FromString(ck_py_dtype_rows_[((CkDTypeObject *)self)->type].str);
 }
 
 /* numpy.dtype(ck.float32) works because NumPy reads a .dtype attribute. */
@@ -254,6 +270,58 @@ PyTypeObject CkDType_Type = {
     .tp_doc = "The type of an array's elements; equal to NumPy's dtype of the same name.",
 };
 
+/* cudakit._core._dtype_table: the dtype table, a record per dtype in the
+ * order of ck_dtype, for the Python code that needs its facts. */
+static PyStructSequence_Field dtype_record_fields[] = {
+    {"num", "the dtype's number in the C core (its index in _dtype_table)"},
+    {"name", "NumPy's name"},
+    {"kind", "NumPy's kind character"},
+    {"char", "NumPy's type character"},
+    {"kind_letter", "the kind letter of generated code (B I U F C)"},
+    {"format", "the buffer-protocol format"},
+    {"str", "NumPy's dtype.str"},
+    {"itemsize", "bytes per element"},
+    {"numpy_num", "NumPy's type number"},
+    {"real", "the name of the dtype of its real part (its own but for complex)"},
+    {"c_type", "the C type an element is stored as"},
+    {"c_compute_type", "the C type the CPU loops compute it in"},
+    {"c_real_type", "the C type of its real part"},
+    {"c_bits_type", "the C unsigned integer as wide as its real part"},
+    {"cuda_type", "the CUDA type an element is stored as"},
+    {"cuda_compute_type", "the CUDA type it is computed in"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc dtype_record_desc = {
+    "cudakit._core.dtype_record", "One row of the C core's dtype table (include/cudakit_dtypes.h).",
+    dtype_record_fields, 16,
+};
+
+static PyObject *dtype_table(void)
+{
+    PyTypeObject *rec = PyStructSequence_NewType(&dtype_record_desc);
+    if (!rec) return NULL;
+    PyObject *table = PyTuple_New(CK_NTYPES);
+    for (int t = 0; table && t < CK_NTYPES; t++) {
+        const ck_dtype_info *i = ck_dtype_get_info((ck_dtype)t);
+        PyObject *v = Py_BuildValue("(isCCsssiisssssss)", t, i->name, i->kind_char, i->type_char,
+                                    ck_py_dtype_rows_[t].kind_letter, i->format, ck_py_dtype_rows_[t].str,
+                                    i->itemsize, ck_py_dtype_rows_[t].numpy_num,
+                                    ck_dtype_get_info(ck_dtype_real((ck_dtype)t))->name,
+                                    ck_py_dtype_rows_[t].c_type, ck_py_dtype_rows_[t].c_compute_type,
+                                    ck_py_dtype_rows_[t].c_real_type, ck_py_dtype_rows_[t].c_bits_type,
+                                    ck_py_dtype_rows_[t].cuda_type, ck_py_dtype_rows_[t].cuda_compute_type);
+        PyObject *r = v ? PyObject_CallOneArg((PyObject *)rec, v) : NULL;
+        Py_XDECREF(v);
+        if (!r) {
+            Py_CLEAR(table);
+            break;
+        }
+        PyTuple_SET_ITEM(table, t, r);
+    }
+    Py_DECREF(rec);
+    return table;
+}
+
 int ck_py_dtypes_init(PyObject *module)
 {
     if (PyType_Ready(&CkDType_Type) < 0) return -1;
@@ -267,5 +335,9 @@ int ck_py_dtypes_init(PyObject *module)
     }
     if (PyModule_AddObjectRef(module, "bool_", (PyObject *)ck_py_dtypes[CK_BOOL]) < 0) return -1;
     if (PyModule_AddObjectRef(module, "dtype", (PyObject *)&CkDType_Type) < 0) return -1;
-    return 0;
+    PyObject *table = dtype_table();
+    if (!table) return -1;
+    int r = PyModule_AddObjectRef(module, "_dtype_table", table);
+    Py_DECREF(table);
+    return r;
 }

@@ -238,6 +238,70 @@ PyObject *ck_py_ufunc_new(ck_op op)
     return (PyObject *)u;
 }
 
+/* cudakit._core._op_table: the op table, a record per op in the order of
+ * ck_op, for the Python code (and tests) that need its columns. */
+static PyStructSequence_Field op_record_fields[] = {
+    {"num", "the op's number in the C core (its index in _op_table)"},
+    {"id", "the op's row name (CK_OP_<id>)"},
+    {"name", "the ufunc's name"},
+    {"nin", "the number of inputs"},
+    {"types", "the names of the dtypes it has loops for"},
+    {"rule", "the names of its resolution rules (CK_R_*, lower case)"},
+    {"cost", "'cheap' or 'costly' (CK_COST_*)"},
+    {"flags", "the names of its flags (CK_OPF_*, lower case)"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc op_record_desc = {
+    "cudakit._core.op_record", "One row of the C core's op table (include/cudakit_ops.h).", op_record_fields, 8,
+};
+
+/* The names of the bits set in bits, of names[] (one a bit, from bit 0). */
+static PyObject *bit_names(unsigned bits, const char *const *names, int n)
+{
+    PyObject *l = PyList_New(0);
+    for (int b = 0; l && b < n; b++) {
+        if (!(bits & (1u << b))) continue;
+        PyObject *s = PyUnicode_FromString(names[b]);
+        if (!s || PyList_Append(l, s) < 0) Py_CLEAR(l);
+        Py_XDECREF(s);
+    }
+    PyObject *t = l ? PyList_AsTuple(l) : NULL;
+    Py_XDECREF(l);
+    return t;
+}
+
+static PyObject *op_table(void)
+{
+    static const char *const rules[] = {"out_bool", "out_real", "no_bool", "int_double", "where"};
+    static const char *const flags[] = {"logical", "compare"};
+    static const char *const ids[CK_OP_COUNT] = {
+#define CK_OP_ID_(ID, name, nin, types, rule, cost, flags) [CK_OP_##ID] = #ID,
+        CK_ALL_OPS(CK_OP_ID_)
+#undef CK_OP_ID_
+    };
+    const char *dtypes[CK_NTYPES];
+    for (int t = 0; t < CK_NTYPES; t++) dtypes[t] = ck_dtype_get_info((ck_dtype)t)->name;
+    PyTypeObject *rec = PyStructSequence_NewType(&op_record_desc);
+    if (!rec) return NULL;
+    PyObject *table = PyTuple_New(CK_OP_COUNT);
+    for (int op = 0; table && op < CK_OP_COUNT; op++) {
+        const ck_op_info *i = &ck_op_table[op];
+        PyObject *v = Py_BuildValue("(issiNNsN)", op, ids[op], i->name, i->nin, bit_names(i->types, dtypes, CK_NTYPES),
+                                    bit_names(i->rule, rules, (int)(sizeof rules / sizeof *rules)),
+                                    i->cost == CK_COST_CHEAP ? "cheap" : "costly",
+                                    bit_names(i->flags, flags, (int)(sizeof flags / sizeof *flags)));
+        PyObject *r = v ? PyObject_CallOneArg((PyObject *)rec, v) : NULL;
+        Py_XDECREF(v);
+        if (!r) {
+            Py_CLEAR(table);
+            break;
+        }
+        PyTuple_SET_ITEM(table, op, r);
+    }
+    Py_DECREF(rec);
+    return table;
+}
+
 int ck_py_ufuncs_init(PyObject *module)
 {
     CkUFunc_Type.tp_basicsize = sizeof(CkUFuncVC);
@@ -249,5 +313,10 @@ int ck_py_ufuncs_init(PyObject *module)
         if (!u) return -1;
         if (PyModule_AddObject(module, ck_op_table[op].name, u) < 0) { Py_DECREF(u); return -1; }
     }
+    PyObject *table = op_table();
+    if (!table) return -1;
+    int r = PyModule_AddObjectRef(module, "_op_table", table);
+    Py_DECREF(table);
+    if (r < 0) return -1;
     return PyModule_AddObjectRef(module, "ufunc", (PyObject *)&CkUFunc_Type);
 }

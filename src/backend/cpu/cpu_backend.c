@@ -240,24 +240,11 @@ ck_status ck_cpu_walk(ck_cpu_loop fn, const ck_iter *it, int64_t parallel_min)
 #define CK_PAR_MIN_CHEAP (1 << 17)
 #define CK_PAR_MIN_COSTLY (1 << 13)
 
+/* The op's cost; float16 converts every element and complex is several
+ * real operations, so both are costly whatever the op. */
 static int op_is_costly(ck_op op, ck_dtype t)
 {
-    if (ck_dtype_is_complex(t) || t == CK_FLOAT16) return 1;
-    switch (op) {
-    case CK_OP_ADD: case CK_OP_SUBTRACT: case CK_OP_MULTIPLY: case CK_OP_NEGATIVE:
-    case CK_OP_POSITIVE: case CK_OP_ABSOLUTE: case CK_OP_SQUARE: case CK_OP_MAXIMUM:
-    case CK_OP_MINIMUM: case CK_OP_FMAX: case CK_OP_FMIN: case CK_OP_EQUAL: case CK_OP_NOT_EQUAL:
-    case CK_OP_LESS: case CK_OP_LESS_EQUAL: case CK_OP_GREATER: case CK_OP_GREATER_EQUAL:
-    case CK_OP_LOGICAL_AND: case CK_OP_LOGICAL_OR: case CK_OP_LOGICAL_XOR: case CK_OP_LOGICAL_NOT:
-    case CK_OP_BITWISE_AND: case CK_OP_BITWISE_OR: case CK_OP_BITWISE_XOR: case CK_OP_INVERT:
-    case CK_OP_WHERE: case CK_OP_CLIP: case CK_OP_CONJUGATE: case CK_OP_COPYSIGN:
-    case CK_OP_ISNAN: case CK_OP_ISINF: case CK_OP_ISFINITE: case CK_OP_SIGNBIT:
-        return 0;
-    case CK_OP_TRUE_DIVIDE: case CK_OP_SQRT:
-        return 0;
-    default:
-        return 1;
-    }
+    return ck_op_table[op].cost == CK_COST_COSTLY || ck_dtype_is_complex(t) || t == CK_FLOAT16;
 }
 
 static ck_status cpu_elementwise(const ck_ew_desc *d)

@@ -7,29 +7,20 @@
 #include "cpu_loops.h"
 #include "cpu_scalar.h"
 
-/* The dtypes of each type set: M(ID, DT, K, S, C, R): dtype name, kind
- * letter, storage type, compute type, real storage type. */
-#define CK_TL_BOOL_(M, ID)  M(ID, BOOL, B, uint8_t, uint8_t, uint8_t)
-#define CK_TL_INT_(M, ID) \
-    M(ID, INT8, I, int8_t, int8_t, int8_t) M(ID, UINT8, U, uint8_t, uint8_t, uint8_t) \
-    M(ID, INT16, I, int16_t, int16_t, int16_t) M(ID, UINT16, U, uint16_t, uint16_t, uint16_t) \
-    M(ID, INT32, I, int32_t, int32_t, int32_t) M(ID, UINT32, U, uint32_t, uint32_t, uint32_t) \
-    M(ID, INT64, I, int64_t, int64_t, int64_t) M(ID, UINT64, U, uint64_t, uint64_t, uint64_t)
-#define CK_TL_FLOAT_(M, ID) \
-    M(ID, FLOAT16, F, _Float16, float, _Float16) M(ID, FLOAT32, F, float, float, float) \
-    M(ID, FLOAT64, F, double, double, double)
-#define CK_TL_COMPLEX_(M, ID) \
-    M(ID, COMPLEX64, C, float _Complex, float _Complex, float) \
-    M(ID, COMPLEX128, C, double _Complex, double _Complex, double)
-
-#define CK_FOR_CK_TS_ALL(M, ID)     CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID) CK_TL_COMPLEX_(M, ID)
-#define CK_FOR_CK_TS_NUM(M, ID)     CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID) CK_TL_COMPLEX_(M, ID)
-#define CK_FOR_CK_TS_INEXACT(M, ID) CK_TL_FLOAT_(M, ID) CK_TL_COMPLEX_(M, ID)
-#define CK_FOR_CK_TS_FLOAT(M, ID)   CK_TL_FLOAT_(M, ID)
-#define CK_FOR_CK_TS_REAL(M, ID)    CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID)
-#define CK_FOR_CK_TS_INT(M, ID)     CK_TL_INT_(M, ID)
-#define CK_FOR_CK_TS_BOOLINT(M, ID) CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID)
-#define CK_FOR_CK_TS_ROUND(M, ID)   CK_TL_BOOL_(M, ID) CK_TL_INT_(M, ID) CK_TL_FLOAT_(M, ID)
+/* The dtypes of a type set: M(ID, DT, K, S, C, R) (dtype name, kind
+ * letter, storage type, compute type, real storage type) for every row of
+ * cudakit_dtypes.h whose kind is in KS, the set's CK_TS_KINDS_ list. */
+#define CK_CAT_(a, b) CK_CAT2_(a, b)
+#define CK_CAT2_(a, b) a##b
+#define CK_UNPAREN_(...) __VA_ARGS__
+#define CK_CALL_(M, ...) M(__VA_ARGS__)
+#define CK_WHEN_1(...) __VA_ARGS__
+#define CK_WHEN_0(...)
+#define CK_TS_ROW3_(M, ID, KS, DT, K, S, C, R) CK_CAT_(CK_WHEN_, CK_KIND_PICK_##K KS)(M(ID, DT, K, S, C, R))
+#define CK_TS_ROW2_(...) CK_TS_ROW3_(__VA_ARGS__)
+#define CK_TS_ROW_(A, DT, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    CK_TS_ROW2_(CK_UNPAREN_ A, DT, K, S, C, R)
+#define CK_FOR_TS_(KS, M, ID) CK_DTYPES(CK_TS_ROW_, (M, ID, KS))
 
 /* Each loop is built for AVX-512, AVX2 and baseline x86-64 and picked at
  * load time (ifunc), so one build runs well on any x86-64 machine. */
@@ -190,12 +181,12 @@ static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st) 
 #define CK_M3_CK_R_SAME(ID, DT, K, S, C, R)       CK_LOOP3_(ID, DT, K, S, C, S)
 #define CK_M3_CK_R_WHERE(ID, DT, K, S, C, R)      CK_LOOP_WHERE_(ID, DT, K, S, C, S)
 
-#define CK_GEN_LOOPS_(ID, name, nin, types, rule) CK_FOR_##types(CK_M##nin##_##rule, ID)
+#define CK_GEN_LOOPS_(ID, name, nin, types, rule, cost, flags) CK_FOR_TS_(CK_TS_KINDS_##types, CK_M##nin##_##rule, ID)
 CK_ALL_OPS(CK_GEN_LOOPS_)
 
 /* The loop table. */
 #define CK_TBL_ENTRY_(ID, DT, K, S, C, R) [CK_OP_##ID][CK_##DT] = ck_loop_##ID##_##DT,
-#define CK_GEN_TBL_(ID, name, nin, types, rule) CK_FOR_##types(CK_TBL_ENTRY_, ID)
+#define CK_GEN_TBL_(ID, name, nin, types, rule, cost, flags) CK_FOR_TS_(CK_TS_KINDS_##types, CK_TBL_ENTRY_, ID)
 ck_cpu_loop ck_cpu_ew_loops[CK_OP_COUNT][CK_NTYPES] = {
     CK_ALL_OPS(CK_GEN_TBL_)
 };
@@ -222,24 +213,23 @@ static ck_status ck_cast_##DTF##_to_##DTT(char **args, int64_t n, const int64_t 
     return CK_OK;                                                                 \
 }
 
-/* The cross product needs a second, independent copy of the type list (a
- * macro cannot expand inside its own expansion). */
-#define CK_TYPES2_(M, A) \
-    M(A, BOOL, B, uint8_t, uint8_t) M(A, INT8, I, int8_t, int8_t) M(A, UINT8, U, uint8_t, uint8_t) \
-    M(A, INT16, I, int16_t, int16_t) M(A, UINT16, U, uint16_t, uint16_t) \
-    M(A, INT32, I, int32_t, int32_t) M(A, UINT32, U, uint32_t, uint32_t) \
-    M(A, INT64, I, int64_t, int64_t) M(A, UINT64, U, uint64_t, uint64_t) \
-    M(A, FLOAT16, F, _Float16, float) M(A, FLOAT32, F, float, float) M(A, FLOAT64, F, double, double) \
-    M(A, COMPLEX64, C, float _Complex, float _Complex) M(A, COMPLEX128, C, double _Complex, double _Complex)
-#define CK_UNPAREN_(...) __VA_ARGS__
-#define CK_CALL_(M, ...) M(__VA_ARGS__)
-#define CK_CAST_ONE_(TO, DTF, KF, SF, CF) CK_CALL_(CK_CAST_LOOP_, CK_UNPAREN_ TO, DTF, KF, SF, CF)
-#define CK_CAST_OUTER_(ID, DT, K, S, C, R) CK_TYPES2_(CK_CAST_ONE_, (DT, K, S))
-CK_FOR_CK_TS_ALL(CK_CAST_OUTER_, _)
+/* The cross product expands the dtype table inside its own expansion,
+ * which a macro cannot do: the inner expansion is left behind as
+ * CK_DTYPES_LATER_ () (...) and made by one more scan, CK_EVAL_'s. */
+#define CK_EMPTY_()
+#define CK_DTYPES_LATER_() CK_DTYPES
+#define CK_EVAL_(...) __VA_ARGS__
+#define CK_CAST_ONE_(TO, DTF, name, KF, tchar, fmt, str, size, npnum, SF, CF, R, U, cus, cuc) \
+    CK_CALL_(CK_CAST_LOOP_, CK_UNPAREN_ TO, DTF, KF, SF, CF)
+#define CK_CAST_OUTER_(A, DT, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    CK_DTYPES_LATER_ CK_EMPTY_() () (CK_CAST_ONE_, (DT, K, S))
+CK_EVAL_(CK_DTYPES(CK_CAST_OUTER_, _))
 
-#define CK_CAST_TBL_ENTRY_(DTT, KT, ST, DTF) [CK_##DTT][CK_##DTF] = ck_cast_##DTF##_to_##DTT,
-#define CK_CAST_TBL_ONE_(TO, DTF, KF, SF, CF) CK_CALL_(CK_CAST_TBL_ENTRY_, CK_UNPAREN_ TO, DTF)
-#define CK_CAST_TBL_OUTER_(ID, DT, K, S, C, R) CK_TYPES2_(CK_CAST_TBL_ONE_, (DT, K, S))
+#define CK_CAST_TBL_ENTRY_(DTT, DTF) [CK_##DTT][CK_##DTF] = ck_cast_##DTF##_to_##DTT,
+#define CK_CAST_TBL_ONE_(TO, DTF, name, KF, tchar, fmt, str, size, npnum, SF, CF, R, U, cus, cuc) \
+    CK_CAST_TBL_ENTRY_(TO, DTF)
+#define CK_CAST_TBL_OUTER_(A, DT, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    CK_DTYPES_LATER_ CK_EMPTY_() () (CK_CAST_TBL_ONE_, DT)
 ck_cpu_loop ck_cpu_cast_loops[CK_NTYPES][CK_NTYPES] = {
-    CK_FOR_CK_TS_ALL(CK_CAST_TBL_OUTER_, _)
+    CK_EVAL_(CK_DTYPES(CK_CAST_TBL_OUTER_, _))
 };

@@ -61,25 +61,15 @@
 /* Fold states of every kernel fit this. */
 #define CK_STATE_BYTES 64
 
-/* The dtypes: M(DT, K, S, C, R, W) with K the kind (B bool, I signed, U
- * unsigned, H float16, F float, X complex), S the storage type, C the type
- * values are computed in (float for float16, as NumPy's half loops do), R
- * the real type of a sum lane, W an unsigned integer as wide as S. */
-#define CK_RED_TYPES(M)                                                           \
-    M(BOOL, B, uint8_t, uint8_t, uint8_t, uint8_t)                                \
-    M(INT8, I, int8_t, int8_t, int8_t, uint8_t)                                   \
-    M(UINT8, U, uint8_t, uint8_t, uint8_t, uint8_t)                               \
-    M(INT16, I, int16_t, int16_t, int16_t, uint16_t)                              \
-    M(UINT16, U, uint16_t, uint16_t, uint16_t, uint16_t)                          \
-    M(INT32, I, int32_t, int32_t, int32_t, uint32_t)                              \
-    M(UINT32, U, uint32_t, uint32_t, uint32_t, uint32_t)                          \
-    M(INT64, I, int64_t, int64_t, int64_t, uint64_t)                              \
-    M(UINT64, U, uint64_t, uint64_t, uint64_t, uint64_t)                          \
-    M(FLOAT16, H, _Float16, float, float, uint16_t)                               \
-    M(FLOAT32, F, float, float, float, uint32_t)                                  \
-    M(FLOAT64, F, double, double, double, uint64_t)                               \
-    M(COMPLEX64, X, float _Complex, float _Complex, float, uint64_t)              \
-    M(COMPLEX128, X, double _Complex, double _Complex, double, uint64_t)
+/* The dtypes: M(DT, K, S, C, R, W) for each row of cudakit_dtypes.h, with
+ * K the kind letter, S the storage type, C the type values are computed
+ * in (float for float16, as NumPy's half loops do), R the real type of a
+ * sum lane (C, or its part for complex), W an unsigned integer as wide as
+ * a real value.  float16 has the float kind's pieces; where it differs
+ * (stored narrower than computed) the pieces ask sizeof. */
+#define CK_RED_ROW_(M, DT, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    M(DT, K, S, C, CK_KIND_PICK_##K(C, C, C, C, R), U)
+#define CK_RED_TYPES(M) CK_DTYPES(CK_RED_ROW_, M)
 
 /* ------------------------------------------------------- per-kind pieces */
 
@@ -89,23 +79,20 @@
 #define CK_ISNAN_B(x) 0
 #define CK_ISNAN_I(x) 0
 #define CK_ISNAN_U(x) 0
-#define CK_ISNAN_H(x) ((x) != (x))
 #define CK_ISNAN_F(x) ((x) != (x))
-#define CK_ISNAN_X(x) (CK_RE_(x) != CK_RE_(x) || CK_IM_(x) != CK_IM_(x))
+#define CK_ISNAN_C(x) (CK_RE_(x) != CK_RE_(x) || CK_IM_(x) != CK_IM_(x))
 
 /* Order; complex is lexicographic, as NumPy sorts and compares it. */
 #define CK_LT_B(a, b) ((a) < (b))
 #define CK_LT_I(a, b) ((a) < (b))
 #define CK_LT_U(a, b) ((a) < (b))
-#define CK_LT_H(a, b) ((a) < (b))
 #define CK_LT_F(a, b) ((a) < (b))
-#define CK_LT_X(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) < CK_IM_(b)))
+#define CK_LT_C(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) < CK_IM_(b)))
 #define CK_LE_B(a, b) ((a) <= (b))
 #define CK_LE_I(a, b) ((a) <= (b))
 #define CK_LE_U(a, b) ((a) <= (b))
-#define CK_LE_H(a, b) ((a) <= (b))
 #define CK_LE_F(a, b) ((a) <= (b))
-#define CK_LE_X(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) <= CK_IM_(b)))
+#define CK_LE_C(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) <= CK_IM_(b)))
 
 /* b strictly better than a; KEEP: a (the earlier) stays against b. */
 #define CK_BETTER_MIN(K, b, a) CK_LT_##K(b, a)
@@ -124,23 +111,20 @@ static inline int ck_nz_f16(_Float16 x)
 #define CK_NZ_B(x) ((x) != 0)
 #define CK_NZ_I(x) ((x) != 0)
 #define CK_NZ_U(x) ((x) != 0)
-#define CK_NZ_H(x) ck_nz_f16(x)
-#define CK_NZ_F(x) ((x) != 0)
-#define CK_NZ_X(x) ((CK_RE_(x) != 0) | (CK_IM_(x) != 0))
+#define CK_NZ_F(x) _Generic((x), _Float16: ck_nz_f16(x), default: (x) != 0)
+#define CK_NZ_C(x) ((CK_RE_(x) != 0) | (CK_IM_(x) != 0))
 
 /* bool adds as "or" and multiplies as "and" (NumPy's bool loops). */
 #define CK_ADD_B(a, b) ((a) | (b))
 #define CK_ADD_I(a, b) ((a) + (b))
 #define CK_ADD_U(a, b) ((a) + (b))
-#define CK_ADD_H(a, b) ((a) + (b))
 #define CK_ADD_F(a, b) ((a) + (b))
-#define CK_ADD_X(a, b) ((a) + (b))
+#define CK_ADD_C(a, b) ((a) + (b))
 #define CK_MUL_B(a, b) ((a) & (b))
 #define CK_MUL_I(a, b) ((a) * (b))
 #define CK_MUL_U(a, b) ((a) * (b))
-#define CK_MUL_H(a, b) ((a) * (b))
 #define CK_MUL_F(a, b) ((a) * (b))
-#define CK_MUL_X(a, b) ck_cmul_(a, b)
+#define CK_MUL_C(a, b) ck_cmul_(a, b)
 
 /* NumPy multiplies complex numbers by the textbook formula, without C99's
  * Annex G recovery of infinities. */
@@ -290,19 +274,13 @@ static void ck_store_SUM_##DT(const void *st, char *out)                        
 }
 
 /* Floats and complex: pairwise over lanes (see the top of the file). */
-#define CK_NCOMP_H 1
 #define CK_NCOMP_F 1
-#define CK_NCOMP_X 2
-#define CK_DIRECT_H 0   /* float16 is widened into a buffer first */
-#define CK_DIRECT_F 1
-#define CK_DIRECT_X 1
-#define CK_GATHER_H(buf, i, S, q) ((buf)[i] = (float)*(const S *)(q))
+#define CK_NCOMP_C 2
 #define CK_GATHER_F(buf, i, S, q) ((buf)[i] = *(const S *)(q))
-#define CK_GATHER_X(buf, i, S, q)                                                 \
+#define CK_GATHER_C(buf, i, S, q)                                                 \
     ((buf)[2 * (i)] = CK_RE_(*(const S *)(q)), (buf)[2 * (i) + 1] = CK_IM_(*(const S *)(q)))
-#define CK_SUMVAL_H(C, re, im) ((C)(re))
 #define CK_SUMVAL_F(C, re, im) ((C)(re))
-#define CK_SUMVAL_X(C, re, im) (__builtin_complex(re, im))
+#define CK_SUMVAL_C(C, re, im) (__builtin_complex(re, im))
 
 /* A run folds its lanes at its end and adds the result to the state (as
  * NumPy adds each inner loop's pairwise sum to the output).  Long runs are
@@ -313,10 +291,11 @@ static void ck_store_SUM_##DT(const void *st, char *out)                        
 typedef struct { C v; } ck_st_SUM_##DT;                                           \
 CK_STATE_FITS_(ck_st_SUM_##DT);                                                   \
 static void ck_init_SUM_##DT(void *st) { ((ck_st_SUM_##DT *)st)->v = 0; }         \
-/* m values at q as contiguous reals: in place, or widened into buf */            \
+/* m values at q as contiguous reals: in place (float16, narrower than its   \
+ * lanes, never), or widened into buf */                                          \
 CK_INLINE const R *ck_sum_reals_##DT(const char *q, int64_t m, int64_t s, R *buf) \
 {                                                                                 \
-    if (CK_DIRECT_##K && s == (int64_t)sizeof(S)) return (const R *)q;            \
+    if (sizeof(S) == CK_NCOMP_##K * sizeof(R) && s == (int64_t)sizeof(S)) return (const R *)q; \
     if (s == (int64_t)sizeof(S))                                                  \
         for (int64_t i = 0; i < m; i++) CK_GATHER_##K(buf, i, S, q + i * (int64_t)sizeof(S)); \
     else                                                                          \
@@ -376,9 +355,8 @@ static void ck_store_SUM_##DT(const void *st, char *out)                        
 #define CK_SUM_B CK_SUM_PLAIN_
 #define CK_SUM_I CK_SUM_PLAIN_
 #define CK_SUM_U CK_SUM_PLAIN_
-#define CK_SUM_H CK_SUM_LANES_
 #define CK_SUM_F CK_SUM_LANES_
-#define CK_SUM_X CK_SUM_LANES_
+#define CK_SUM_C CK_SUM_LANES_
 
 /* The row form of sum accumulates in C (float for float16: more accurate
  * than NumPy's half adds, never less). */
@@ -395,9 +373,8 @@ CK_ROWSTORE_(SUM, DT, C, S)
 #define CK_BLOCK_B(R) 1024
 #define CK_BLOCK_I(R) 1024
 #define CK_BLOCK_U(R) 1024
-#define CK_BLOCK_H(R) (CK_NLANES(R) * CK_DEPTH)
 #define CK_BLOCK_F(R) (CK_NLANES(R) * CK_DEPTH)
-#define CK_BLOCK_X(R) (CK_NLANES(R) * CK_DEPTH / 2)
+#define CK_BLOCK_C(R) (CK_NLANES(R) * CK_DEPTH / 2)
 
 #define CK_GEN_SUM_(DT, K, S, C, R, W) CK_SUM_##K(DT, K, S, C, R, W) CK_SUM_ROW_(DT, K, S, C, R, W)
 CK_RED_TYPES(CK_GEN_SUM_)
@@ -407,14 +384,14 @@ CK_RED_TYPES(CK_GEN_SUM_)
 
 /* ================================================================ PROD */
 
-/* Sequential like NumPy's multiply.reduce; contiguous floats use 8 lanes
- * (the latency of a product chain would otherwise bound it). */
-#define CK_PRODLANES_F 1
-#define CK_PRODLANES_B 0
-#define CK_PRODLANES_I 0
-#define CK_PRODLANES_U 0
-#define CK_PRODLANES_H 0
-#define CK_PRODLANES_X 0
+/* Sequential like NumPy's multiply.reduce; contiguous floats stored as
+ * they are computed (not float16) use 8 lanes (the latency of a product
+ * chain would otherwise bound it). */
+#define CK_PRODLANES_F(S, C) (sizeof(S) == sizeof(C))
+#define CK_PRODLANES_B(S, C) 0
+#define CK_PRODLANES_I(S, C) 0
+#define CK_PRODLANES_U(S, C) 0
+#define CK_PRODLANES_C(S, C) 0
 
 #define CK_GEN_PROD_(DT, K, S, C, R, W)                                           \
 typedef struct { C v; } ck_st_PROD_##DT;                                          \
@@ -437,7 +414,7 @@ static void ck_run_PROD_##DT(void *vst, const char *p, int64_t n, int64_t s, int
     (void)idx;                                                                    \
     ck_st_PROD_##DT *st = (ck_st_PROD_##DT *)vst;                                 \
     C a = st->v;                                                                  \
-    if (CK_PRODLANES_##K && s == (int64_t)sizeof(S) && n >= 64) {                 \
+    if (CK_PRODLANES_##K(S, C) && s == (int64_t)sizeof(S) && n >= 64) {                 \
         a = (C)CK_MUL_##K(a, ck_prod8_##DT((const S *)p, n));                     \
     } else if (s == (int64_t)sizeof(S)) {                                         \
         const S *x = (const S *)p;                                                \
@@ -497,24 +474,23 @@ CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                        
             if (CK_ISNAN_##K(x[i])) return x[i];                                  \
     return r;                                                                     \
 }
+/* (float16 is not among them: with no half compare in the baseline build,
+ * its vext is defined but never called) */
 #define CK_VEXT_DEF_B CK_VEXT_
 #define CK_VEXT_DEF_I CK_VEXT_
 #define CK_VEXT_DEF_U CK_VEXT_
 #define CK_VEXT_DEF_F CK_VEXT_
-#define CK_VEXT_DEF_H(DT, K, S, W, NAME)
-#define CK_VEXT_DEF_X(DT, K, S, W, NAME)
-#define CK_HAS_VEXT_B 1
-#define CK_HAS_VEXT_I 1
-#define CK_HAS_VEXT_U 1
-#define CK_HAS_VEXT_F 1
-#define CK_HAS_VEXT_H 0
-#define CK_HAS_VEXT_X 0
+#define CK_VEXT_DEF_C(DT, K, S, W, NAME)
+#define CK_HAS_VEXT_B(S, C) 1
+#define CK_HAS_VEXT_I(S, C) 1
+#define CK_HAS_VEXT_U(S, C) 1
+#define CK_HAS_VEXT_F(S, C) (sizeof(S) == sizeof(C))
+#define CK_HAS_VEXT_C(S, C) 0
 #define CK_VEXT_CALL_B(NAME, DT, S, p, n) ((S)ck_vext_##NAME##_##DT((const S *)(p), n))
 #define CK_VEXT_CALL_I CK_VEXT_CALL_B
 #define CK_VEXT_CALL_U CK_VEXT_CALL_B
 #define CK_VEXT_CALL_F CK_VEXT_CALL_B
-#define CK_VEXT_CALL_H(NAME, DT, S, p, n) ((S)0)
-#define CK_VEXT_CALL_X(NAME, DT, S, p, n) ((S)0)
+#define CK_VEXT_CALL_C(NAME, DT, S, p, n) ((S)0)
 
 /* The extreme of any run, NumPy's way: stop at the first NaN. */
 #define CK_SEXT_(DT, K, S, C, NAME)                                               \
@@ -552,7 +528,7 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
     if (n <= 0) return;                                                           \
     ck_st_##NAME##_##DT l;                                                        \
     l.has = 1;                                                                    \
-    if (CK_HAS_VEXT_##K && s == (int64_t)sizeof(S)) l.v = (C)CK_VEXT_CALL_##K(NAME, DT, S, p, n); \
+    if (CK_HAS_VEXT_##K(S, C) && s == (int64_t)sizeof(S)) l.v = (C)CK_VEXT_CALL_##K(NAME, DT, S, p, n); \
     else l.v = ck_sext_##NAME##_##DT(p, n, s);                                    \
     ck_merge_##NAME##_##DT(vst, &l);                                              \
 }                                                                                 \
@@ -595,7 +571,7 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
     if (n <= 0) return;                                                           \
     ck_st_##NAME##_##DT l;                                                        \
     l.has = 1;                                                                    \
-    if (CK_HAS_VEXT_##K && s == (int64_t)sizeof(S)) {                             \
+    if (CK_HAS_VEXT_##K(S, C) && s == (int64_t)sizeof(S)) {                             \
         /* the extreme by lanes, then the first place it (or a NaN) occurs,       \
          * 64 at a time so that search vectorises too */                          \
         const S *x = (const S *)p;                                                \
@@ -746,6 +722,8 @@ CK_RED_TYPES(CK_GEN_TRUTH_)
 static const ck_red_kernel ck_red_kernels[CK_REDUCE_COUNT][CK_NTYPES] = {
     CK_RED_TYPES(CK_KROW_)
 };
+/* a new reduction (ck_reduce_op) needs its kernels in CK_KROW_ */
+_Static_assert(CK_REDUCE_COUNT == 9, "a reduction without CPU kernels");
 
 /* ===================================================== reduction drivers */
 

@@ -43,48 +43,36 @@ static uint64_t float_bits_key(uint64_t bits, int nbits, int is_nan)
     return (bits & sign) ? (~bits & mask) : (bits | sign);
 }
 
-static uint64_t key_f16(uint16_t b) { return float_bits_key(b, 16, (b & 0x7c00) == 0x7c00 && (b & 0x3ff)); }
-static uint64_t key_f32(const char *p)
-{
-    float f; uint32_t b;
-    memcpy(&f, p, 4); memcpy(&b, p, 4);
-    return float_bits_key(b, 32, f != f);
-}
-static uint64_t key_f64(const char *p)
-{
-    double f; uint64_t b;
-    memcpy(&f, p, 8); memcpy(&b, p, 8);
-    return float_bits_key(b, 64, f != f);
-}
+/* The keys of one value of each kind, on its bits v (an unsigned U as wide
+ * as the value): the sign bit flipped for signed ints; floats by
+ * float_bits_key, NaN being any value above the infinity's bits. */
+#define CK_RAWKEY_UNSIGNED(U, v) ((U)(v))
+#define CK_RAWKEY_SIGNED(U, v) ((U)((v) ^ ((U)1 << (8 * sizeof(U) - 1))))
+#define CK_RAWKEY_BOOL(U, v) ((U)((v) != 0))
+#define CK_FLOAT_INF_BITS_(U) (sizeof(U) == 2 ? 0x7c00u : sizeof(U) == 4 ? 0x7f800000u : 0x7ff0000000000000ull)
+#define CK_RAWKEY_FLOAT(U, v)                                                                       \
+    ((U)float_bits_key((uint64_t)(v), 8 * (int)sizeof(U), ((v) & (U) ~((U)1 << (8 * sizeof(U) - 1))) > (U)CK_FLOAT_INF_BITS_(U)))
+#define CK_RAWKEY_OF_(K) CK_KIND_PICK_##K(CK_RAWKEY_BOOL, CK_RAWKEY_SIGNED, CK_RAWKEY_UNSIGNED, CK_RAWKEY_FLOAT, CK_RAWKEY_FLOAT)
 
-/* The key of one element, and the number of key bytes that matter. */
+/* The key of one element.  A complex value keys its parts as floats, and
+ * its class on top: which parts are NaN (NaN's key is all ones). */
 static sort_key elem_key(ck_dtype t, const char *p)
 {
     sort_key k = {0, 0, 0};
+#define CK_ELEM_KEY_REAL_(U, KEY) { U v; memcpy(&v, p, sizeof v); k.hi = KEY(U, v); }
+#define CK_ELEM_KEY_COMPLEX_(U, KEY)                                                                \
+    { U v[2]; memcpy(v, p, sizeof v); k.hi = KEY(U, v[0]); k.lo = KEY(U, v[1]);                      \
+      k.top = (uint64_t)(2 * (k.hi == (U)~(U)0) + (k.lo == (U)~(U)0)); }
+#define CK_ELEM_KEY_CASE_(A, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc)       \
+    case CK_##ID: CK_KIND_PICK_##K(CK_ELEM_KEY_REAL_, CK_ELEM_KEY_REAL_, CK_ELEM_KEY_REAL_, CK_ELEM_KEY_REAL_, \
+                                   CK_ELEM_KEY_COMPLEX_)(U, CK_RAWKEY_OF_(K)) break;
     switch (t) {
-    case CK_BOOL: k.hi = *(const uint8_t *)p != 0; break;
-    case CK_UINT8: k.hi = *(const uint8_t *)p; break;
-    case CK_INT8: k.hi = (uint8_t)(*(const uint8_t *)p ^ 0x80u); break;
-    case CK_UINT16: { uint16_t v; memcpy(&v, p, 2); k.hi = v; break; }
-    case CK_INT16: { uint16_t v; memcpy(&v, p, 2); k.hi = (uint16_t)(v ^ 0x8000u); break; }
-    case CK_UINT32: { uint32_t v; memcpy(&v, p, 4); k.hi = v; break; }
-    case CK_INT32: { uint32_t v; memcpy(&v, p, 4); k.hi = v ^ 0x80000000u; break; }
-    case CK_UINT64: { uint64_t v; memcpy(&v, p, 8); k.hi = v; break; }
-    case CK_INT64: { uint64_t v; memcpy(&v, p, 8); k.hi = v ^ ((uint64_t)1 << 63); break; }
-    case CK_FLOAT16: { uint16_t v; memcpy(&v, p, 2); k.hi = key_f16(v); break; }
-    case CK_FLOAT32: k.hi = key_f32(p); break;
-    case CK_FLOAT64: k.hi = key_f64(p); break;
-    case CK_COMPLEX64: case CK_COMPLEX128: {
-        int w = t == CK_COMPLEX64 ? 4 : 8;
-        uint64_t (*f)(const char *) = w == 4 ? key_f32 : key_f64;
-        uint64_t mask = w == 8 ? ~(uint64_t)0 : 0xffffffffu;
-        k.hi = f(p);
-        k.lo = f(p + w);
-        k.top = (uint64_t)(2 * (k.hi == mask) + (k.lo == mask));
-        break;
-    }
+    CK_DTYPES(CK_ELEM_KEY_CASE_, _)
     default: break;
     }
+#undef CK_ELEM_KEY_CASE_
+#undef CK_ELEM_KEY_COMPLEX_
+#undef CK_ELEM_KEY_REAL_
     return k;
 }
 
@@ -140,37 +128,20 @@ static int radix_pass(int64_t n, sort_key *k, int64_t *ix, sort_key *k2, int64_t
     return 1;
 }
 
+/* The dtypes of raw_sort and key_order, every one but complex:
+ * M(NAME, dtype, raw word, key) */
+#define CK_RAW_ROW_(M, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    CK_KIND_PICK_##K(CK_RAW_ROW1_, CK_RAW_ROW1_, CK_RAW_ROW1_, CK_RAW_ROW1_, CK_RAW_NONE_)(M, ID, U, CK_RAWKEY_OF_(K))
+#define CK_RAW_ROW1_(M, ID, U, KEY) M(ID, CK_##ID, U, KEY)
+#define CK_RAW_NONE_(M, ID, U, KEY)
+#define CK_RAW_DTYPES(M) CK_DTYPES(CK_RAW_ROW_, M)
+
 /* A row sorted for its values only (no indices wanted, not complex): an
  * LSD radix sort of the raw elements themselves, each pass keying them on
  * the fly (elem_key's order on the bits, xor'ed with all ones for
  * descending), after one read that counts every digit of every key.
  * Elements move as their bits, so NaN payloads and signed zeros come out
  * as they went in, in the same stable order as the (key, index) sort. */
-#define CK_RAWKEY_UNSIGNED(U, v) ((U)(v))
-#define CK_RAWKEY_SIGNED(U, v) ((U)((v) ^ ((U)1 << (8 * sizeof(U) - 1))))
-#define CK_RAWKEY_BOOL(U, v) ((U)((v) != 0))
-/* floats: float_bits_key on the bits (NaN: above the infinity's bits) */
-#define CK_RAWKEY_FLOAT(U, v, INF)                                                                  \
-    ((U)float_bits_key((uint64_t)(v), 8 * (int)sizeof(U), ((v) & (U) ~((U)1 << (8 * sizeof(U) - 1))) > (U)(INF)))
-#define CK_RAWKEY_F16(U, v) CK_RAWKEY_FLOAT(U, v, 0x7c00u)
-#define CK_RAWKEY_F32(U, v) CK_RAWKEY_FLOAT(U, v, 0x7f800000u)
-#define CK_RAWKEY_F64(U, v) CK_RAWKEY_FLOAT(U, v, 0x7ff0000000000000ull)
-
-/* The dtypes of raw_sort and key_order: M(NAME, dtype, raw word, key) */
-#define CK_RAW_DTYPES(M)                                                                            \
-    M(bool, CK_BOOL, uint8_t, CK_RAWKEY_BOOL)                                                       \
-    M(u8, CK_UINT8, uint8_t, CK_RAWKEY_UNSIGNED)                                                    \
-    M(i8, CK_INT8, uint8_t, CK_RAWKEY_SIGNED)                                                       \
-    M(u16, CK_UINT16, uint16_t, CK_RAWKEY_UNSIGNED)                                                 \
-    M(i16, CK_INT16, uint16_t, CK_RAWKEY_SIGNED)                                                    \
-    M(f16, CK_FLOAT16, uint16_t, CK_RAWKEY_F16)                                                     \
-    M(u32, CK_UINT32, uint32_t, CK_RAWKEY_UNSIGNED)                                                 \
-    M(i32, CK_INT32, uint32_t, CK_RAWKEY_SIGNED)                                                    \
-    M(f32, CK_FLOAT32, uint32_t, CK_RAWKEY_F32)                                                     \
-    M(u64, CK_UINT64, uint64_t, CK_RAWKEY_UNSIGNED)                                                 \
-    M(i64, CK_INT64, uint64_t, CK_RAWKEY_SIGNED)                                                    \
-    M(f64, CK_FLOAT64, uint64_t, CK_RAWKEY_F64)
-
 #define CK_GEN_RAW_SORT(NAME, T, U, KEY)                                                               \
     static void raw_sort_##NAME(U *x, U *tmp, int64_t n, int desc)                                  \
     {                                                                                               \
