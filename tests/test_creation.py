@@ -587,11 +587,13 @@ def test_creation_order(device, fn, order):
 @pytest.mark.parametrize("proto", ["c", "f", "permuted", "reversed"])
 @pytest.mark.parametrize("fn", ["empty_like", "zeros_like", "ones_like", "full_like"])
 def test_like_order(device, fn, proto, order):
+    # the prototypes are made on the device (a copy to a GPU would make them C-contiguous)
     base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    p = {"c": base, "f": np.asfortranarray(base), "permuted": base.transpose(2, 0, 1),
-         "reversed": base[::-1, :, ::-2]}[proto]
+    views = {"c": lambda x: x, "f": lambda x: x.T.copy().T, "permuted": lambda x: x.transpose(2, 0, 1),
+             "reversed": lambda x: x[::-1, :, ::-2]}
+    p = views[proto](base)
     extra = (5,) if fn == "full_like" else ()
-    got = getattr(ck, fn)(ck.asarray(p, device=device), *extra, order=order)
+    got = getattr(ck, fn)(views[proto](ck.asarray(base, device=device)), *extra, order=order)
     want = getattr(np, fn)(p, *extra, order="K" if order is None else order)
     assert got.strides == want.strides, (got.strides, want.strides)
     if fn != "empty_like":
