@@ -209,6 +209,17 @@ static PyObject *py_put_along_axis(PyObject *m, PyObject *args, PyObject *kw)
 
 /* ------------------------------------------------------------ nonzero */
 
+/* fn of one array argument (its own device, any array-like) with one new array out. */
+static PyObject *one_array(PyObject *ao, ck_status (*fn)(ck_array *, const ck_array *))
+{
+    PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
+    if (!a) return NULL;
+    ck_array o;
+    ck_status s = fn(&o, CK_ARR(a));
+    Py_DECREF(a);
+    return wrap_or_raise(s, &o);
+}
+
 static PyObject *py_nonzero(PyObject *m, PyObject *ao)
 {
     (void)m;
@@ -223,23 +234,13 @@ static PyObject *py_nonzero(PyObject *m, PyObject *ao)
 static PyObject *py_flatnonzero(PyObject *m, PyObject *ao)
 {
     (void)m;
-    PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
-    if (!a) return NULL;
-    ck_array o;
-    ck_status s = ck_flatnonzero(&o, CK_ARR(a));
-    Py_DECREF(a);
-    return wrap_or_raise(s, &o);
+    return one_array(ao, ck_flatnonzero);
 }
 
 static PyObject *py_argwhere(PyObject *m, PyObject *ao)
 {
     (void)m;
-    PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
-    if (!a) return NULL;
-    ck_array o;
-    ck_status s = ck_argwhere(&o, CK_ARR(a));
-    Py_DECREF(a);
-    return wrap_or_raise(s, &o);
+    return one_array(ao, ck_argwhere);
 }
 
 static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
