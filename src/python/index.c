@@ -201,7 +201,8 @@ static int classify_other(PyObject *item, ix_item *it)
      * they are. */
     PyObject *conv = ck_py_asarray(item, CK_DTYPE_INVALID, -1, is_seq, ck_device_cpu());
     if (!conv) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError))
+        /* a ragged list is NumPy's ValueError too (it makes the array first) */
+        if (!PyErr_ExceptionMatches(PyExc_TypeError) && !(PyErr_ExceptionMatches(PyExc_ValueError) && !is_seq))
             return -1;
         PyErr_Clear();
         return raise_index_error(is_array ? MSG_ARRAY_TYPE : MSG_INVALID);
@@ -513,7 +514,7 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
 static int warn_complex_store(ck_dtype from, ck_dtype to)
 {
     if (ck_dtype_is_complex(from) && !ck_dtype_is_complex(to) && to != CK_BOOL)
-        return PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1);
+        return PyErr_WarnEx(ck_py_exc(CK_PY_COMPLEX_WARNING), "Casting complex values to real discards the imaginary part", 1);
     return 0;
 }
 
