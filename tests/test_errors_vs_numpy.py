@@ -9,6 +9,9 @@ of `xp` (on the device under test for cudakit, whose default device is set
 to it for the call).  `python tests/test_errors_vs_numpy.py` prints every
 difference instead of failing at the first."""
 import math
+import os
+import pickle
+import subprocess
 import sys
 import warnings
 
@@ -781,6 +784,40 @@ case("fft.fftfreq(-1)", lambda xp, A: xp.fft.fftfreq(-1))
 case("fft.fftfreq(1.5)", lambda xp, A: xp.fft.fftfreq(1.5))
 case("fft.fftshift(axes=5)", lambda xp, A: xp.fft.fftshift(_m(xp, A), axes=5))
 
+# random: the errors of bad parameters (values differ by generator, so only
+# failing calls are compared: NON_NUMERIC-free, values=False)
+def _rng(xp):
+    return xp.random.default_rng(0)
+
+
+for args in [(5, 2), (0,), (-1,), (1.5, 2), (0, 10, -1), (0, 10, (2, -1)), (0, 2**70), (True, 3)]:
+    case(f"random.integers{args!r}", lambda xp, A, args=args: _rng(xp).integers(*args), values=False)
+for args in [(0.0, -1.0), (0.0, float("nan")), (0.0, 1.0, -1), (0.0, 1.0, (2, -1)), (0.0, 1.0, 1.5)]:
+    case(f"random.normal{args!r}", lambda xp, A, args=args: _rng(xp).normal(*args), values=False)
+    case(f"random.uniform{args!r}", lambda xp, A, args=args: _rng(xp).uniform(*args), values=False)
+for args in [(-1.0,), (float("nan"),), (1.0, -1)]:
+    case(f"random.exponential{args!r}", lambda xp, A, args=args: _rng(xp).exponential(*args), values=False)
+    case(f"random.poisson{args!r}", lambda xp, A, args=args: _rng(xp).poisson(*args), values=False)
+for args in [(-1, 0.5), (5, 1.5), (5, -0.5), (5, float("nan")), (1.5, 0.5)]:
+    case(f"random.binomial{args!r}", lambda xp, A, args=args: _rng(xp).binomial(*args), values=False)
+for args in [(-1.0,), (0.0,), (1.0, -1.0)]:
+    case(f"random.gamma{args!r}", lambda xp, A, args=args: _rng(xp).gamma(*args), values=False)
+for args in [(0,), (-1,), ([],), (3, 5, False), (3, None, True, [0.5, 0.6, 0.1]), (3, None, True, [0.5, 0.5]),
+             (3, None, True, [1.5, -0.5, 0.0]), (_m,), (2.5,)]:
+    case(f"random.choice{args!r}", lambda xp, A, args=args: _rng(xp).choice(
+        *[a(xp, A) if callable(a) else a for a in args]), values=False)
+case("random.permutation(0-d)", lambda xp, A: _rng(xp).permutation(_z(xp, A)), values=False)
+case("random.permutation(-1)", lambda xp, A: _rng(xp).permutation(-1), values=False)
+case("random.permutation(axis=5)", lambda xp, A: _rng(xp).permutation(_m(xp, A), axis=5), values=False)
+case("random.shuffle(0-d)", lambda xp, A: _rng(xp).shuffle(_z(xp, A)), values=False)
+case("random.shuffle(axis=5)", lambda xp, A: _rng(xp).shuffle(_m(xp, A), axis=5), values=False)
+case("random.random(-1)", lambda xp, A: _rng(xp).random(-1), values=False)
+case("random.random(dtype=int)", lambda xp, A: _rng(xp).random(3, dtype="int64"), values=False)
+case("random.standard_normal(dtype=float16)", lambda xp, A: _rng(xp).standard_normal(3, dtype="float16"),
+     values=False)
+case("random.default_rng(-1)", lambda xp, A: xp.random.default_rng(-1), values=False)
+case("random.default_rng('a')", lambda xp, A: xp.random.default_rng("a"), values=False)
+
 
 def _exc_name(e):
     return f"{type(e).__module__}.{type(e).__qualname__}" if e is not None else "ok"
@@ -825,6 +862,8 @@ def _same_result(got, want, values=True):
     if want is None or isinstance(want, (bool, str, type)):
         return got == want
     if isinstance(want, (int, float, complex)) and not isinstance(want, np.generic):
+        if isinstance(got, np.ndarray) and got.ndim == 0:   # cudakit's scalars are 0-d arrays
+            got = got.item()
         return type(got) is type(want) and (got == want or (got != got and want != want))
     if not isinstance(want, (np.ndarray, np.generic)):
         return got == want
@@ -948,6 +987,8 @@ _KNOWN_PATTERNS = [
     (r"^int x1\[0\] = \[", "a sequence into one element: NumPy's TypeError comes from int(list); cudakit says "
      "the shapes do not broadcast (ValueError)"),
     (r"^histogram\(bins=\[1, nan\]\)", "NumPy's monotonicity check lets NaN edges through"),
+    (r"^random\.(integers\(1\.5|binomial\(1\.5)", "NumPy's generator truncates a float bound or count; "
+     "cudakit's wants integers (TypeError)"),
     (r"^split\(0\)", "NumPy's ZeroDivisionError comes from N % 0 before its own check; cudakit raises that "
      "check's ValueError"),
     (r"^(split|array_split)\(1\.5\)", "NumPy takes int(sections); cudakit wants an integer (TypeError)"),
@@ -963,6 +1004,56 @@ def known(cid):
         if re.search(p, cid):
             return reason
     return None
+
+
+def test_numpy_exception_classes(device):
+    a = ck.zeros((2, 3), device=device)
+    npx = np._core._exceptions
+    assert issubclass(ck.AxisError, np.exceptions.AxisError)
+    assert issubclass(ck.ComplexWarning, np.exceptions.ComplexWarning)
+    assert issubclass(ck.UFuncTypeError, npx.UFuncTypeError)
+    assert issubclass(ck.DTypePromotionError, np.exceptions.DTypePromotionError)
+    for call, cls in ((lambda: ck.sum(a, axis=2), np.exceptions.AxisError),
+                      (lambda: a.max(axis=-3), np.exceptions.AxisError),
+                      (lambda: ck.moveaxis(a, 0, 5), np.exceptions.AxisError),
+                      (lambda: ck.add(a, 1, out=ck.zeros((2, 3), dtype="int64", device=device)),
+                       npx._UFuncOutputCastingError),
+                      (lambda: ck.add(a, 1, dtype="int8"), npx._UFuncInputCastingError),
+                      (lambda: ck.gcd(a, 1), npx._UFuncNoLoopError),
+                      (lambda: a < "x", npx._UFuncNoLoopError),
+                      (lambda: ck.zeros(2**50, device=device), MemoryError)):
+        with pytest.raises(cls) as info:
+            call()
+        assert type(info.value).__module__.startswith("cudakit"), info.value
+        assert isinstance(info.value, ck.AxisError if cls is np.exceptions.AxisError else Exception)
+        back = pickle.loads(pickle.dumps(info.value))   # errors cross processes (multiprocessing, dask)
+        assert type(back) is type(info.value) and str(back) == str(info.value)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        ck.ones(2, dtype="complex64", device=device).astype("float32")
+    with pytest.raises(ck.AxisError):   # the name users catch
+        ck.cumsum(a, axis=7)
+
+
+def test_exception_classes_without_numpy():
+    # NumPy absent: the same names, on the builtin classes NumPy's derive from
+    code = """if 1:
+        import sys
+        sys.modules["numpy"] = None
+        import cudakit as ck
+        assert issubclass(ck.AxisError, ValueError) and issubclass(ck.AxisError, IndexError)
+        try:
+            ck.sum(ck.zeros((2, 3)), axis=5)
+        except ck.AxisError as e:
+            assert "out of bounds" in str(e)
+        try:
+            ck.arange(3) < "a"
+        except ck.UFuncTypeError:
+            pass
+        print("ok")
+    """
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "CUDAKIT_DEVICE": "cpu"})
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 
 @pytest.mark.parametrize("cid,fn", CASES, ids=[c[0] for c in CASES])

@@ -104,13 +104,12 @@ class _CIntOverflowError(OverflowError, ValueError):
     ValueError for it depending on the function, so this is both."""
 
 
-# Tracebacks show the private classes by their public base, as NumPy's do.
-for _c in (_UFuncNoLoopError, _UFuncInputCastingError, _UFuncOutputCastingError):
-    _c.__name__ = _c.__qualname__ = "UFuncTypeError"
-_ArrayMemoryError.__name__ = _ArrayMemoryError.__qualname__ = "MemoryError"
-_CIntOverflowError.__name__ = _CIntOverflowError.__qualname__ = "OverflowError"
-for _c in (AxisError, ComplexWarning, DTypePromotionError, UFuncTypeError, _UFuncNoLoopError,
-           _UFuncInputCastingError, _UFuncOutputCastingError, _ArrayMemoryError, _CIntOverflowError):
+# The public classes are cudakit's names; the private ones show their
+# public base's name, as NumPy's do (their qualified name stays, for pickle).
+for _c in (AxisError, ComplexWarning, DTypePromotionError, UFuncTypeError):
     _c.__module__ = "cudakit"
+for _c in (_UFuncNoLoopError, _UFuncInputCastingError, _UFuncOutputCastingError):
+    _c.__name__ = "UFuncTypeError"
+_ArrayMemoryError.__name__ = "MemoryError"
+_CIntOverflowError.__name__ = "OverflowError"
 del _c
-

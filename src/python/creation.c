@@ -380,7 +380,7 @@ static PyObject *f_arange(PyObject *m, PyObject *args, PyObject *kw)
 static PyObject *f_linspace(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    double start, stop;
+    double start = 0, stop = 0;
     Py_ssize_t num = 50;
     int endpoint = 1, retstep = 0;
     PyObject *start_o, *stop_o, *dt = Py_None, *device = Py_None, *axis_o = NULL;
@@ -390,17 +390,18 @@ static PyObject *f_linspace(PyObject *m, PyObject *args, PyObject *kw)
         return NULL;
     for (int i = 0; i < 2; i++) {
         PyObject *o = i ? stop_o : start_o;
-        if (PySequence_Check(o) || (CkArray_Check(o) && CK_ARR(o)->ndim > 0) || PyObject_HasAttrString(o, "__array__")) {
-            if (!(CkArray_Check(o) && CK_ARR(o)->ndim == 0)) {
+        double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+                (PySequence_Check(o) || PyObject_HasAttrString(o, "__array__"))) {
+                PyErr_Clear();
                 PyErr_SetString(PyExc_NotImplementedError, "linspace with array start or stop is not implemented");
-                return NULL;
             }
+            return NULL;
         }
+        if (i) stop = v;
+        else start = v;
     }
-    start = PyFloat_AsDouble(start_o);
-    if (start == -1.0 && PyErr_Occurred()) return NULL;
-    stop = PyFloat_AsDouble(stop_o);
-    if (stop == -1.0 && PyErr_Occurred()) return NULL;
     if (axis_o) {   /* the result is 1-d: axis 0 or -1 */
         int axis;
         if (ck_py_axis_index(axis_o, &axis) < 0) return NULL;
