@@ -32,6 +32,9 @@
 extern "C" {
 #endif
 
+/* The line after the preludes, before what was translated (inspect_cuda shows from there). */
+#define CK_PYK_MARK "/* ---------------- translated from Python ---------------- */"
+
 typedef enum ck_pyk_arg_kind { CK_PYK_SCALAR = 0, CK_PYK_ARRAY = 1 } ck_pyk_arg_kind;
 
 /* The type of one argument of a call. */

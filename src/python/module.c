@@ -94,7 +94,9 @@ PyMODINIT_FUNC PyInit__core(void)
     if (ck_py_dtypes_init(m) < 0) goto fail;
     if (PyType_Ready(&CkDevice_Type) < 0 || PyModule_AddObjectRef(m, "Device", (PyObject *)&CkDevice_Type) < 0) goto fail;
     if (ck_py_array_type_init() < 0 || PyModule_AddObjectRef(m, "ndarray", (PyObject *)&CkArray_Type) < 0) goto fail;
-    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0 || ck_py_kernels_init(m) < 0) goto fail;
+    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0 || ck_py_kernels_init(m) < 0 ||
+        ck_py_pykernel_init(m) < 0)
+        goto fail;
     if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
         add_functions(m, ck_py_index_functions) < 0 ||
         add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0 ||
@@ -105,7 +107,8 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_linalg_functions) < 0 ||
         add_functions(m, ck_py_fftsolver_functions) < 0 ||
         add_functions(m, ck_py_kernel_functions) < 0 ||
-        add_functions(m, ck_py_kernelgen_functions) < 0)
+        add_functions(m, ck_py_kernelgen_functions) < 0 ||
+        add_functions(m, ck_py_pykernel_functions) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     return m;

@@ -66,7 +66,8 @@ struct pyk_node {
     pyk_node **v;        /* lists: those elements */
     /* set by typing */
     const pyk_type *type;
-    int tag;             /* a pass's note: the variable of a NAME, the entry of a call... */
+    int loop;            /* the loop dtype of an operator or ufunc at this node */
+    int tag;             /* a pass's note: a tuple index, the callee of a call... */
 };
 
 /* ------------------------------------------------------------ the types */
@@ -207,17 +208,18 @@ typedef struct pyk_ctx {
     pyk_node *module;
     pyk_node **defs;
     int ndefs;
-    pyk_global *globals;
-    int nglobals;
+    pyk_global **globals;     /* each def's bindings: (def ... (targets l c (global ...)*)) */
+    int *nglobals;
     pyk_func **funcs;
     int nfuncs, cfuncs;
     pyk_func *cur;            /* the function being typed or written */
     int changed;              /* a variable's type grew during this typing pass */
+    int strict;               /* the last typing walk: unknown types are errors */
+    int loop_depth;
     int uses_barrier;
     int uses_random;
-    int ntuples;              /* tuple struct types written so far */
-    const pyk_type **tuples;
-    int ctuples;
+    const pyk_type **types;   /* every type made, in the order made (types.c interns them) */
+    int ntypes, ctypes;
     /* errors */
     jmp_buf fail;
     int err_line, err_col;
@@ -281,6 +283,9 @@ const char *pyk_t_var_ctype(ck_dtype d);
 
 /* infer.c */
 void pyk_infer_func(pyk_ctx *c, pyk_func *f);
+/* A binary op's result type; at->loop gets the loop dtype (emission asks again for `in`). */
+const pyk_type *pyk_binary(pyk_ctx *c, pyk_node *at, int op, const pyk_type *a, const pyk_type *b);
+int pyk_binop_of(const char *py);
 /* The specialisation of def index di for these argument types (typed on first use). */
 pyk_func *pyk_func_for(pyk_ctx *c, int di, int nargs, const pyk_type **args, const pyk_node *at);
 pyk_var *pyk_var_find(pyk_func *f, const char *name);
