@@ -42,8 +42,6 @@ _add_wheel_library_dirs()
 from . import types  # noqa: E402
 from ._intrinsics import *  # noqa: E402,F401,F403  (cuda.grid, cuda.threadIdx, cuda.shared.array ...)
 from ._intrinsics import NAMES as _INTRINSIC_NAMES  # noqa: E402
-from .compiler import (jit, Dispatcher, DeviceFunction, CompilerError, TypingError,  # noqa: E402,F401
-                       UnsupportedError, KernelArgumentWarning)
 from .types import (void, boolean, bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64,  # noqa: E402,F401
                     intp, uintp, float16, float32, float64, complex64, complex128, from_dtype)
 
@@ -376,6 +374,22 @@ def event(timing=True):
 def event_elapsed_time(evtstart, evtend):
     """Numba's name: milliseconds between two recorded events."""
     return evtstart.elapsed_time(evtend)
+
+
+_COMPILER_NAMES = ("jit", "Dispatcher", "DeviceFunction", "CompilerError", "TypingError", "UnsupportedError",
+                   "KernelArgumentWarning")
+
+
+def __getattr__(name):
+    # the compiler (and NumPy with it) loads on first use, not with `import cudakit`
+    if name in _COMPILER_NAMES:
+        from . import compiler
+        return getattr(compiler, name)
+    raise AttributeError(f"module 'cudakit.cuda' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_COMPILER_NAMES))
 
 
 class _MatmulSettings:

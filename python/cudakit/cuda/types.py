@@ -8,8 +8,6 @@ value outside a kernel, a scalar type converts it (``float32(0.5)``).
     >>> void(float32[:, ::1], int32)
     void(array(float32, 2d, C), int32)
 """
-import numpy as _np
-
 __all__ = ["Type", "Scalar", "Array", "Signature", "void", "none", "boolean", "bool_", "int8", "uint8", "int16",
            "uint16", "int32", "uint32", "int64", "uint64", "intp", "uintp", "float16", "float32", "float64",
            "complex64", "complex128", "b1", "i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f2", "f4", "f8", "c8",
@@ -44,7 +42,11 @@ class Scalar(Type):
 
     def __init__(self, name):
         self.name = name
-        self.dtype = _np.dtype(name)
+
+    @property
+    def dtype(self):
+        import numpy as np   # (not at import: `import cudakit` does not import NumPy)
+        return np.dtype(self.name)
 
     def __getitem__(self, item):
         items = item if isinstance(item, tuple) else (item,)
@@ -124,6 +126,7 @@ _BY_NAME = {t.name: t for t in (boolean, int8, uint8, int16, uint16, int32, uint
 
 def from_dtype(dtype):
     """The type of a NumPy or cudakit dtype (structured dtypes are not supported by cudakit arrays)."""
+    import numpy as _np
     dt = _np.dtype(getattr(dtype, "name", dtype) if not isinstance(dtype, _np.dtype) else dtype)
     if dt.fields is not None:
         raise NotImplementedError("structured dtypes are not supported: cudakit arrays hold numbers")
@@ -135,6 +138,7 @@ def from_dtype(dtype):
 
 def typeof(value):
     """The type a kernel argument has (what the dispatcher specialises on)."""
+    import numpy as _np
     from .. import _core
     if isinstance(value, _core.ndarray):
         f = value.flags
