@@ -45,7 +45,7 @@ static const pyk_builtin fixed_[] = {
     FNOP("cuda.atomic.dec", PF_ATOMIC, PYK_AT_DEC), FNOP("cuda.atomic.exch", PF_ATOMIC, PYK_AT_EXCH),
     FNOP("cuda.atomic.max", PF_ATOMIC, PYK_AT_MAX), FNOP("cuda.atomic.min", PF_ATOMIC, PYK_AT_MIN),
     FNOP("cuda.atomic.nanmax", PF_ATOMIC, PYK_AT_NANMAX), FNOP("cuda.atomic.nanmin", PF_ATOMIC, PYK_AT_NANMIN),
-    FNOP("cuda.atomic.compare_and_swap", PF_ATOMIC, PYK_AT_CAS), FNOP("cuda.atomic.cas", PF_ATOMIC, PYK_AT_CAS),
+    FNOP("cuda.atomic.compare_and_swap", PF_ATOMIC, PYK_AT_CAS0), FNOP("cuda.atomic.cas", PF_ATOMIC, PYK_AT_CAS),
 
     /* warps: op 0..3 says which vote or shuffle */
     FNOP("cuda.all_sync", PF_WARP_VOTE, 0), FNOP("cuda.any_sync", PF_WARP_VOTE, 1),

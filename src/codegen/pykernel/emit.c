@@ -482,10 +482,13 @@ static const char *call_builtin(pyk_ctx *c, pyk_node *e, const pyk_builtin *b)
         static const char *const names[] = {"add", "sub", "and", "or", "xor", "inc", "dec", "exch", "max", "min",
                                              "nanmax", "nanmin", "cas"};
         ck_dtype d = R;
-        const char *addr = atomic_addr(c, e);
+        const char *addr = b->op == PYK_AT_CAS0 ? fmt(c, "&(%s).p[0]", ex(c, a0)) : atomic_addr(c, e);
         const char *st = pyk_t_storage(d);
         /* int64 and uint64 cells are long long and unsigned long long for CUDA's atomics */
         const char *ct = d == CK_INT64 ? "long long" : d == CK_UINT64 ? "unsigned long long" : st;
+        if (b->op == PYK_AT_CAS0)
+            return fmt(c, "ck_pyk_atomic_cas((%s *)%s, (%s)%s, (%s)%s)", ct, addr, ct, ex_as(c, a1, d), ct,
+                       ex_as(c, a2, d));
         if (b->op == PYK_AT_CAS)
             return fmt(c, "ck_pyk_atomic_cas((%s *)%s, (%s)%s, (%s)%s)", ct, addr, ct, ex_as(c, a2, d), ct,
                        ex_as(c, arg_n(c, e, 3), d));

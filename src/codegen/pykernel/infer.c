@@ -565,10 +565,22 @@ static const pyk_type *call_builtin(pyk_ctx *c, pyk_node *call, const pyk_builti
         return t;
     }
     case PF_ATOMIC: {
-        int three = b->op == PYK_AT_CAS;
-        arity(c, call, fname, three ? 4 : 3, three ? 4 : 3);
-        const pyk_type *el = atomic_target(c, call, fname);
-        for (int k = 2; k < n; k++) {
+        int cas0 = b->op == PYK_AT_CAS0, nargs = b->op == PYK_AT_CAS ? 4 : 3;
+        arity(c, call, fname, nargs, nargs);
+        const pyk_type *el = NULL;
+        if (cas0) {     /* compare_and_swap(ary, old, val): the first element of a 1-d array */
+            const pyk_type *a = arg_type(c, call, 0);
+            if (known(a)) {
+                if (a->k != T_ARRAY || a->ndim != 1)
+                    pyk_fail(c, call, CK_ERR_TYPE, "%s: the first argument must be a 1-d array, not a %s", fname,
+                             pyk_t_str(c, a));
+                if (a->readonly) pyk_fail(c, call, CK_ERR_TYPE, "%s on a read-only array", fname);
+                el = pyk_t_scalar(c, a->dtype);
+            }
+        } else {
+            el = atomic_target(c, call, fname);
+        }
+        for (int k = cas0 ? 1 : 2; k < n; k++) {
             const pyk_type *t = arg_type(c, call, k);
             if (!known(t)) return pyk_t_unknown();
             need_scalar(c, call, t, fname);
@@ -584,7 +596,7 @@ static const pyk_type *call_builtin(pyk_ctx *c, pyk_node *call, const pyk_builti
         case PYK_AT_NANMAX: case PYK_AT_NANMIN: ok = isfl || (isint && ck_dtype_get_info(d)->itemsize >= 4); break;
         case PYK_AT_INC: case PYK_AT_DEC: ok = d == CK_UINT32 || d == CK_UINT64; break;
         case PYK_AT_AND: case PYK_AT_OR: case PYK_AT_XOR: ok = isint && ck_dtype_get_info(d)->itemsize >= 4; break;
-        case PYK_AT_CAS: ok = isint && ck_dtype_get_info(d)->itemsize >= 4; break;
+        case PYK_AT_CAS: case PYK_AT_CAS0: ok = isint && ck_dtype_get_info(d)->itemsize >= 4; break;
         default: ok = 0;
         }
         if (!ok) pyk_fail(c, call, CK_ERR_TYPE, "%s() is not supported for %s arrays", fname, ck_dtype_get_info(d)->name);

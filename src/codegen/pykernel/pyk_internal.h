@@ -161,7 +161,8 @@ enum {
 };
 
 enum { PYK_AT_ADD, PYK_AT_SUB, PYK_AT_AND, PYK_AT_OR, PYK_AT_XOR, PYK_AT_INC, PYK_AT_DEC, PYK_AT_EXCH,
-       PYK_AT_MAX, PYK_AT_MIN, PYK_AT_NANMAX, PYK_AT_NANMIN, PYK_AT_CAS };
+       PYK_AT_MAX, PYK_AT_MIN, PYK_AT_NANMAX, PYK_AT_NANMIN, PYK_AT_CAS,
+       PYK_AT_CAS0 /* compare_and_swap(ary, old, val): ary[0] */ };
 
 const pyk_builtin *pyk_builtin_find(const char *qualname);
 const pyk_builtin *pyk_builtin_at(int entry);
