@@ -288,3 +288,25 @@ def uses_comprehension(x):
 def uses_dict(x):
     d = {1: 2}
     x[0] = d[1]
+
+
+@cuda.jit
+def warp_more(x, out):
+    i = cuda.grid(1)
+    lane = cuda.laneid
+    v = x[i]
+    out[i, 0] = cuda.eq_sync(0xffffffff, v)
+    out[i, 1] = cuda.eq_sync(0xffffffff, i // 32)
+    out[i, 2] = cuda.match_any_sync(0xffffffff, v)
+    m, same = cuda.match_all_sync(0xffffffff, i // 32)
+    out[i, 3] = m
+    out[i, 4] = same
+    out[i, 5] = cuda.activemask()
+    out[i, 6] = cuda.lanemask_lt()
+    out[i, 7] = cuda.shfl_up_sync(0xffffffff, lane, 1)
+    out[i, 8] = cuda.shfl_xor_sync(0xffffffff, lane, 3)
+    cuda.syncwarp()
+    out[i, 9] = cuda.syncthreads_count(v > 1)
+    out[i, 10] = cuda.syncthreads_and(v >= 0)
+    out[i, 11] = cuda.syncthreads_or(v > 2)
+    out[i, 12] = cuda.eq_sync(0xffffffff, v > 5)

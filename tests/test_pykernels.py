@@ -542,6 +542,46 @@ def test_warp_functions(device):
     np.testing.assert_array_equal(g[:, 5], lane)                                                     # laneid
 
 
+def test_more_warp_functions(device):
+    from _pyk_kernels import warp_more
+    h = (np.arange(64) % 3).astype(np.int32)
+    out = ck.zeros((64, 13), dtype=ck.int64, device=device)
+    warp_more[1, 64](on(device, h), out)
+    g = ck.asnumpy(out)
+    lane = np.arange(64) % 32
+    masks = [sum(1 << j for j in range(32) if h[i - i % 32 + j] == h[i]) for i in range(64)]
+    np.testing.assert_array_equal(g[:, 0], np.zeros(64))
+    np.testing.assert_array_equal(g[:, 1], np.ones(64))
+    np.testing.assert_array_equal(g[:, 2], masks)
+    np.testing.assert_array_equal(g[:, 3], np.full(64, 0xffffffff))
+    np.testing.assert_array_equal(g[:, 4], np.ones(64))
+    np.testing.assert_array_equal(g[:, 5], np.full(64, 0xffffffff))
+    np.testing.assert_array_equal(g[:, 6], (1 << lane) - 1)
+    np.testing.assert_array_equal(g[:, 7], np.where(lane > 0, lane - 1, lane))
+    np.testing.assert_array_equal(g[:, 8], lane ^ 3)
+    np.testing.assert_array_equal(g[:, 9], np.full(64, (h > 1).sum()))
+    np.testing.assert_array_equal(g[:, 10], np.ones(64))
+    np.testing.assert_array_equal(g[:, 11], np.zeros(64))
+    np.testing.assert_array_equal(g[:, 12], np.ones(64))
+
+
+def test_kernels_without_barriers_run_as_plain_loops(device, capfd, monkeypatch):
+    """The translator's prelude names no warp function: a kernel without
+    barriers runs on the CPU as loops over a block's threads, not fibers."""
+    if device != "cpu":
+        pytest.skip("the CPU runtime's choice")
+    import subprocess, sys, os
+    code = ("import sys; sys.path.insert(0, %r); import cudakit as ck; import _pyk_kernels as m\n"
+            "x = ck.zeros(64, dtype=ck.int32); m.histogram[1, 64](x, x)\n"
+            "m.block_sum[1, 256](ck.zeros(256, dtype=ck.float32), ck.zeros(1, dtype=ck.float32))\n")
+    env = dict(os.environ, CUDAKIT_DEBUG="kernels", CUDAKIT_DEVICE="cpu")
+    r = subprocess.run([sys.executable, "-c", code % os.path.dirname(__file__)], env=env, capture_output=True,
+                       text=True, timeout=300)
+    lines = [ln for ln in r.stderr.splitlines() if "CPU kernel module: compiled" in ln or "from the disk" in ln]
+    assert r.returncode == 0, r.stderr
+    assert len(lines) == 2 and "plain loops" in lines[0] and "fibers" in lines[1], r.stderr
+
+
 def test_bit_functions(device):
     from _pyk_kernels import bits
     h = np.array([1, 2, 3, 255, 1 << 20, 0x80000000 - 1], dtype=np.uint32)
@@ -654,7 +694,7 @@ NVRTC_CASES = [
     ("atomics_all", "void(float64[:], float64[:], float64, float64)"),
     ("atomics_int", "void(int64[:], int64[:], int64, int64)"), ("atomics_int", "void(uint32[:], uint32[:], uint32, uint32)"),
     ("atomics_inc_dec", "void(uint64[:], uint64[:], uint64)"), ("warp_ops", "void(int64[:, :])"),
-    ("bits", "void(uint32[:], int64[:, :])"),
+    ("bits", "void(uint32[:], int64[:, :])"), ("warp_more", "void(int32[:], int64[:, :])"),
 ]
 
 

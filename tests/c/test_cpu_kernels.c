@@ -552,6 +552,76 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
     return remove(p);
 }
 
+/* Token pasting: a macro that can only paste a name of its own (fmod##SUF)
+ * leaves the kernel plain loops; one that can paste anything (a##b,
+ * __sync##x) needs fibers, since the result might be a barrier. */
+static void test_token_pasting(void)
+{
+    static const char *const safe =
+        "#define CK_T_MOD(SUF) fmod##SUF\n"
+        "#define CK_T_CAT(K, a) CK_T_ADD_##K##_x(a)\n"
+        "#define CK_T_ADD_F_x(a) ((a) + 1.0f)\n"
+        "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = CK_T_CAT(F, CK_T_MOD(f)(x[threadIdx.x], 7.0f)); }\n";
+    static const char *const unsafe[] = {
+        "#define CAT(a, b) a##b\nextern \"C\" __global__ void k(float *x) { CAT(__sync, threads)(); x[0] = 1; }\n",
+        "#define S(x) __sync##x\nextern \"C\" __global__ void k(float *x) { S(threads)(); x[0] = 1; }\n",
+        "#define V(...) __VA_ARGS__##threads\nextern \"C\" __global__ void k(float *x) { V(__sync)(); x[0] = 1; }\n",
+        "#define W(p, q) ck_ \\\n  ## p ## q\n#define X(a) a ## \\\n  b\nextern \"C\" __global__ void k(float *x) { x[0] = 1; }\n",
+    };
+    ck_cpu_module *m = load(safe, NULL, 0);
+    CHECK(!ck_cpu_module_uses_fibers(m), "pasting onto a name of the macro's own is plain loops");
+    float x[32];
+    for (int i = 0; i < 32; i++) x[i] = (float)i;
+    float *px = x;
+    void *args[] = {&px};
+    launch(get(m, "k"), 1, 1, 32, 1, 0, args);
+    for (int i = 0; i < 32; i++) CHECK(x[i] == fmodf((float)i, 7.0f) + 1.0f, "x[%d] = %g", i, x[i]);
+    ck_cpu_module_free(m);
+    for (size_t i = 0; i < sizeof unsafe / sizeof *unsafe; i++) {
+        m = load(unsafe[i], NULL, 0);
+        CHECK(ck_cpu_module_uses_fibers(m), "pasting case %zu needs fibers", i);
+        ck_cpu_module_free(m);
+    }
+}
+
+/* A barrier in a section the CPU's compile leaves out (#ifndef CUDAKIT_CPU,
+ * #ifdef __CUDA_ARCH__ and their #else) does not make fibers; one under
+ * any other condition does. */
+static void test_gpu_only_sections(void)
+{
+#define K_(body) "extern \"C\" __global__ void k(float *x)\n{\n" body "    x[threadIdx.x] += 1.0f;\n}\n"
+    static const char *const plain[] = {
+        K_("#ifndef CUDAKIT_CPU\n    __syncthreads();\n#endif\n"),
+        K_("#if !defined(CUDAKIT_CPU)\n    __syncthreads();\n#else\n    x[0] += 0.0f;\n#endif\n"),
+        K_("#ifdef CUDAKIT_CPU\n    x[0] += 0.0f;\n#elif 1\n    __syncthreads();\n#else\n    __syncwarp();\n#endif\n"),
+        K_("#if defined( __CUDA_ARCH__ ) /* the GPU's */\n#if 1\n    __syncthreads();\n#endif\n#endif\n"),
+        K_("#ifndef __CUDA_ARCH__\n    x[0] += 0.0f;\n#else\n    __syncthreads();\n#endif\n"),
+    };
+    static const char *const fibers[] = {
+        K_("#if __CUDA_ARCH__ < 700\n    __syncthreads();\n#endif\n"),
+        K_("#ifdef __CUDA_ARCH__\n    x[0] += 0.0f;\n#else\n    __syncthreads();\n#endif\n"),
+        K_("#ifndef CUDAKIT_CPU\n    x[0] += 0.0f;\n#elif 1\n    __syncthreads();\n#endif\n"),
+        K_("#if defined(CUDAKIT_CPU) || 1\n    __syncthreads();\n#endif\n"),
+        K_("#ifndef CUDAKIT_CPU\n#endif\n    __syncthreads();\n"),
+    };
+#undef K_
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        ck_cpu_module *m = load(plain[i], NULL, 0);
+        CHECK(!ck_cpu_module_uses_fibers(m), "GPU-only case %zu is plain loops", i);
+        float x[8] = {0};
+        float *px = x;
+        void *args[] = {&px};
+        launch(get(m, "k"), 1, 1, 8, 1, 0, args);
+        for (int t = 0; t < 8; t++) CHECK(x[t] == 1.0f, "case %zu: x[%d] = %g", i, t, x[t]);
+        ck_cpu_module_free(m);
+    }
+    for (size_t i = 0; i < sizeof fibers / sizeof *fibers; i++) {
+        ck_cpu_module *m = load(fibers[i], NULL, 0);
+        CHECK(ck_cpu_module_uses_fibers(m), "case %zu may reach a barrier on the CPU", i);
+        ck_cpu_module_free(m);
+    }
+}
+
 int main(void)
 {
     char dir[] = "/tmp/ck-cpu-kernels-test-XXXXXX";
@@ -570,6 +640,8 @@ int main(void)
     ck_cpu_module_free(probe);
     test_vadd();
     test_block_reduce();
+    if (!getenv("CUDAKIT_CPU_FIBERS")) test_token_pasting();
+    if (!getenv("CUDAKIT_CPU_FIBERS")) test_gpu_only_sections();
     test_transpose_and_dynamic_shared();
     test_atomics();
     test_warp();

@@ -498,7 +498,15 @@ static const char *call_builtin(pyk_ctx *c, pyk_node *e, const pyk_builtin *b)
         const char *mask = ex_as(c, a0, CK_UINT32);
         if (b->op == 0) return fmt(c, "(__all_sync(%s, %s) != 0)", mask, ex_as(c, a1, CK_BOOL));
         if (b->op == 1) return fmt(c, "(__any_sync(%s, %s) != 0)", mask, ex_as(c, a1, CK_BOOL));
-        if (b->op == 2) return fmt(c, "ck_pyk_eq_sync(%s, %s)", mask, ex(c, a1));
+        if (b->op == 2) {   /* every lane's value equals the first active lane's */
+            ck_dtype d = a1->type && a1->type->k == T_SCALAR ? pyk_t_strong(c, a1->type)->dtype : CK_INT32;
+            const char *m = fmt(c, "ck_m%d", ++c->tmp), *v = fmt(c, "ck_e%d", ++c->tmp);
+            line(c, "const unsigned %s = %s;", m, mask);
+            if (d == CK_BOOL || d == CK_FLOAT16) line(c, "const %s %s = %s;", d == CK_BOOL ? "int" : "float", v,
+                                                      fmt(c, "(%s)(%s)", d == CK_BOOL ? "int" : "float", ex(c, a1)));
+            else line(c, "const %s %s = %s;", pyk_t_storage(d), v, ex(c, a1));
+            return fmt(c, "(__all_sync(%s, %s == __shfl_sync(%s, %s, __ffs((int)%s) - 1)) != 0)", m, v, m, v, m);
+        }
         return fmt(c, "__ballot_sync(%s, %s)", mask, ex_as(c, a1, CK_BOOL));
     }
     case PF_SHFL: {

@@ -257,15 +257,8 @@ __device__ __forceinline__ float ck_pyk_xoro_normal32(unsigned long long *s)
 
 __device__ __forceinline__ unsigned ck_pyk_lanemask_lt(void) { return (1u << ck_pyk_laneid()) - 1u; }
 
-template <typename T> __device__ __forceinline__ bool ck_pyk_eq_sync(unsigned mask, T v)
-{
-    T first = __shfl_sync(mask, v, __ffs((int)mask) - 1);
-    return __all_sync(mask, v == first) != 0;
-}
-__device__ __forceinline__ bool ck_pyk_eq_sync(unsigned mask, bool v)
-{
-    return ck_pyk_eq_sync(mask, (int)v);
-}
+/* No warp function may appear here: the CPU runtime runs a kernel's blocks
+ * as fibers when its source has one (eq_sync is written where it is used). */
 
 /* ---------------------------------------------------- dynamic shared */
 
