@@ -310,3 +310,67 @@ def warp_more(x, out):
     out[i, 10] = cuda.syncthreads_and(v >= 0)
     out[i, 11] = cuda.syncthreads_or(v > 2)
     out[i, 12] = cuda.eq_sync(0xffffffff, v > 5)
+
+
+# ------------------------------------------ barriers in control flow (the CPU's regions)
+
+@cuda.jit
+def barrier_shapes(x, out, n):
+    """Barriers inside if, while and for over a range, with break and continue,
+    early return, local arrays and syncthreads_count: the CPU runs the block in
+    regions between barriers, the GPU as written."""
+    sh = cuda.shared.array(64, dtype=np.int64)
+    loc = cuda.local.array(3, dtype=np.int64)
+    t = cuda.threadIdx.x + cuda.threadIdx.y * cuda.blockDim.x
+    nt = cuda.blockDim.x * cuda.blockDim.y
+    g = cuda.blockIdx.x * nt + t
+    sh[t] = x[g]
+    loc[0] = t
+    cuda.syncthreads()
+    total = 0
+    for k in range(nt):                # every thread reads every value
+        total += sh[k]
+    cuda.syncthreads()
+    if n > 0:                          # uniform: a barrier inside
+        v = sh[(t + 1) % nt] * 2
+        cuda.syncthreads()
+        sh[t] = v
+        cuda.syncthreads()
+        loc[1] = sh[t]
+    else:
+        loc[1] = -1
+    steps = 0
+    stride = nt // 2
+    while stride > 0:                  # a tree reduction of t
+        if t < stride:
+            sh[t] = sh[t] + sh[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+        steps += 1
+        if steps > 100:
+            break
+    red = sh[0]
+    cuda.syncthreads()
+    acc = 0
+    for r in range(3):                 # continue and break in a loop of regions
+        sh[t] = t * r
+        cuda.syncthreads()
+        if r == 1:
+            continue
+        acc += sh[(t + r) % nt]
+        cuda.syncthreads()
+        if r == 2:
+            break
+    c = cuda.syncthreads_count(x[g] % 2 == 0)
+    a = cuda.syncthreads_and(x[g] >= 0)
+    o = cuda.syncthreads_or(x[g] > 1000)
+    if t >= nt - 2:                    # these threads leave; the others go on through a barrier
+        out[g, 0] = -7
+        return
+    cuda.syncthreads()
+    out[g, 0] = total
+    out[g, 1] = loc[1]
+    out[g, 2] = red
+    out[g, 3] = acc
+    out[g, 4] = c * 100 + a * 10 + o
+    out[g, 5] = loc[0] + steps * 1000

@@ -567,19 +567,68 @@ def test_more_warp_functions(device):
 
 def test_kernels_without_barriers_run_as_plain_loops(device, capfd, monkeypatch):
     """The translator's prelude names no warp function: a kernel without
-    barriers runs on the CPU as loops over a block's threads, not fibers."""
+    barriers runs on the CPU as loops over a block's threads, not fibers, and
+    one whose barriers are its own runs in regions between them."""
     if device != "cpu":
         pytest.skip("the CPU runtime's choice")
     import subprocess, sys, os
     code = ("import sys; sys.path.insert(0, %r); import cudakit as ck; import _pyk_kernels as m\n"
             "x = ck.zeros(64, dtype=ck.int32); m.histogram[1, 64](x, x)\n"
-            "m.block_sum[1, 256](ck.zeros(256, dtype=ck.float32), ck.zeros(1, dtype=ck.float32))\n")
+            "m.block_sum[1, 256](ck.zeros(256, dtype=ck.float32), ck.zeros(1, dtype=ck.float32))\n"
+            "m.warp_ops[1, 32](ck.zeros((32, 6), dtype=ck.int64))\n")
     env = dict(os.environ, CUDAKIT_DEBUG="kernels", CUDAKIT_DEVICE="cpu")
+    env.pop("CUDAKIT_CPU_FIBERS", None)
     r = subprocess.run([sys.executable, "-c", code % os.path.dirname(__file__)], env=env, capture_output=True,
                        text=True, timeout=300)
     lines = [ln for ln in r.stderr.splitlines() if "CPU kernel module: compiled" in ln or "from the disk" in ln]
     assert r.returncode == 0, r.stderr
-    assert len(lines) == 2 and "plain loops" in lines[0] and "fibers" in lines[1], r.stderr
+    # histogram has no barrier; block_sum's barriers become regions; warp functions need fibers
+    assert len(lines) == 3, r.stderr
+    assert "plain loops" in lines[0] and "plain loops" in lines[1] and "fibers" in lines[2], r.stderr
+
+
+@pytest.mark.parametrize("block", [(64, 1), (8, 8), (5, 3)])
+def test_barriers_in_control_flow(device, block):
+    from _pyk_kernels import barrier_shapes
+    bx, by = block
+    nt = bx * by
+    nb = 3
+    h = np.random.default_rng(4).integers(0, 50, nb * nt).astype(np.int64)
+    out = ck.zeros((nb * nt, 6), dtype=ck.int64, device=device)
+    barrier_shapes[nb, block](on(device, h), out, 1)
+    want = np.zeros((nb * nt, 6), np.int64)
+    for b in range(nb):
+        xs = h[b * nt:(b + 1) * nt]
+        sh = xs.copy()
+        total = sh.sum()
+        sh = np.roll(sh, -1) * 2
+        loc1 = sh.copy()
+        stride, steps = nt // 2, 0
+        while stride > 0:
+            sh[:stride] = sh[:stride] + sh[stride:2 * stride]
+            stride //= 2
+            steps += 1
+        red = sh[0]
+        t = np.arange(nt)
+        acc = np.zeros(nt, np.int64)
+        for r in range(3):
+            shr = t * r
+            if r == 1:
+                continue
+            acc += shr[(t + r) % nt]
+            if r == 2:
+                break
+        cnt = (xs % 2 == 0).sum()
+        rows = slice(b * nt, (b + 1) * nt)
+        want[rows, 0] = total
+        want[rows, 1] = loc1
+        want[rows, 2] = red
+        want[rows, 3] = acc
+        want[rows, 4] = cnt * 100 + 10 * int((xs >= 0).all()) + int((xs > 1000).any())
+        want[rows, 5] = t + steps * 1000
+        want[b * nt + nt - 2:(b + 1) * nt, :] = 0
+        want[b * nt + nt - 2:(b + 1) * nt, 0] = -7
+    assert_same(out, want)
 
 
 def test_bit_functions(device):
@@ -695,6 +744,7 @@ NVRTC_CASES = [
     ("atomics_int", "void(int64[:], int64[:], int64, int64)"), ("atomics_int", "void(uint32[:], uint32[:], uint32, uint32)"),
     ("atomics_inc_dec", "void(uint64[:], uint64[:], uint64)"), ("warp_ops", "void(int64[:, :])"),
     ("bits", "void(uint32[:], int64[:, :])"), ("warp_more", "void(int32[:], int64[:, :])"),
+    ("barrier_shapes", "void(int64[:], int64[:, :], int64)"),
 ]
 
 

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char *fmt(pyk_ctx *c, const char *f, ...)
@@ -71,13 +72,34 @@ static int is_c_keyword(const char *s)
     return !strncmp(s, "ck_", 3) || !strncmp(s, "CK_", 3) || !strncmp(s, "__", 2);
 }
 
+/* Writing a kernel's CPU form in barrier regions (see "The CPU's barrier
+ * regions" below): a kernel's variables live in each thread's frame, and
+ * a thread leaves the region it is in (return, break, continue) by jumping
+ * to the region's end. */
+static _Thread_local int rg_on_;
+static _Thread_local const char *rg_end_;
+static _Thread_local int rg_end_used_;
+
 /* The C name of a Python variable. */
 static const char *cname(pyk_ctx *c, const char *py)
 {
     for (const char *p = py; *p; p++)
         if ((unsigned char)*p >= 0x80)
             pyk_fail(c, NULL, CK_ERR_NOT_IMPLEMENTED, "the name '%s' is not ASCII: kernels take ASCII names", py);
-    return is_c_keyword(py) ? fmt(c, "v_%s", py) : py;
+    const char *n = is_c_keyword(py) ? fmt(c, "v_%s", py) : py;
+    if (!rg_on_ || !c->cur->is_kernel) return n;
+    pyk_var *v = pyk_var_find(c->cur, py);
+    return v && v->uniform ? n : fmt(c, "ck_F->%s", n);
+}
+
+/* The name as a C identifier, outside any frame. */
+static const char *plain_name(pyk_ctx *c, const char *py)
+{
+    int on = rg_on_;
+    rg_on_ = 0;
+    const char *n = cname(c, py);
+    rg_on_ = on;
+    return n;
 }
 
 /* ------------------------------------------------------------ values */
@@ -925,14 +947,17 @@ static void assign(pyk_ctx *c, pyk_node *target, const char *v, const pyk_type *
 }
 
 /* The loops being written, innermost last: how break reaches its for-else flag. */
-typedef struct loop_ctx { const char *broke; const char *brk_label; const char *cont_label; } loop_ctx;
+typedef struct loop_ctx {
+    const char *broke, *brk_label, *cont_label;
+    const char *rg_brk, *rg_cont;   /* a loop of barrier regions: the flags a thread's break and continue set */
+} loop_ctx;
 static _Thread_local loop_ctx loops_[64];
 static _Thread_local int nloops_;
 
 static void push_loop(pyk_ctx *c, const pyk_node *s, const char *broke, const char *bl, const char *cl)
 {
     if (nloops_ >= 64) pyk_fail(c, s, CK_ERR_NOT_IMPLEMENTED, "loops nested more than 64 deep");
-    loops_[nloops_++] = (loop_ctx){broke, bl, cl};
+    loops_[nloops_++] = (loop_ctx){broke, bl, cl, NULL, NULL};
 }
 
 static void for_stmt(pyk_ctx *c, pyk_node *s)
@@ -1058,6 +1083,21 @@ static void for_stmt(pyk_ctx *c, pyk_node *s)
     }
 }
 
+/* Leave the function: a return, or a raise or failed assert after its report. */
+static void leave(pyk_ctx *c)
+{
+    pyk_func *f = c->cur;
+    if (f->is_kernel && rg_on_) {
+        line(c, "ck_F->ck_done = 1;");
+        line(c, "goto %s;", rg_end_);
+        rg_end_used_ = 1;
+    } else if (f->is_kernel || !f->ret || f->ret->k == T_NONE) {
+        line(c, "return;");
+    } else {
+        line(c, "return %s{};", pyk_t_ctype(c, f->ret));
+    }
+}
+
 static void stmt(pyk_ctx *c, pyk_node *s)
 {
     position(c, s);
@@ -1165,7 +1205,7 @@ static void stmt(pyk_ctx *c, pyk_node *s)
         pyk_func *f = c->cur;
         if (f->is_kernel || f->ret->k == T_NONE) {
             if (v && v->type->k != T_NONE) line(c, "(void)(%s);", ex(c, v));
-            line(c, "return;");
+            leave(c);
             return;
         }
         if (!v) pyk_fail(c, s, CK_ERR_TYPE, "%s() returns a value elsewhere: return one here too", f->name);
@@ -1190,6 +1230,12 @@ static void stmt(pyk_ctx *c, pyk_node *s)
     case PK_BREAK:
     case PK_CONTINUE: {
         loop_ctx *l = &loops_[nloops_ - 1];
+        if (l->rg_brk) {   /* out of a loop of regions: the flag, then the region's end */
+            line(c, "%s = 1;", s->kind == PK_BREAK ? l->rg_brk : l->rg_cont);
+            line(c, "goto %s;", rg_end_);
+            rg_end_used_ = 1;
+            return;
+        }
         if (s->kind == PK_BREAK) {
             if (l->broke) line(c, "%s = true;", l->broke);
             if (l->brk_label) line(c, "goto %s;", l->brk_label);
@@ -1204,9 +1250,7 @@ static void stmt(pyk_ctx *c, pyk_node *s)
         /* (raise line col number class message): with debug, recorded for the host to raise */
         pyk_node *num = pyk_kid(s, 0);
         if (c->opt->debug) line(c, "ck_pyk_report(ck_err, 2, %d, %lld, 0, 0);", s->line, (long long)(num ? num->i : 0));
-        pyk_func *f = c->cur;
-        if (f->is_kernel || !f->ret || f->ret->k == T_NONE) line(c, "return;");
-        else line(c, "return %s{};", pyk_t_ctype(c, f->ret));
+        leave(c);
         return;
     }
     case PK_ASSERT: {
@@ -1215,9 +1259,7 @@ static void stmt(pyk_ctx *c, pyk_node *s)
         line(c, "if (!%s) {", ex_as(c, pyk_kid(s, 0), CK_BOOL));
         c->indent++;
         line(c, "ck_pyk_report(ck_err, 3, %d, %lld, 0, 0);", s->line, (long long)(num ? num->i : 0));
-        pyk_func *f = c->cur;
-        if (f->is_kernel || !f->ret || f->ret->k == T_NONE) line(c, "return;");
-        else line(c, "return %s{};", pyk_t_ctype(c, f->ret));
+        leave(c);
         c->indent--;
         line(c, "}");
         return;
@@ -1234,13 +1276,20 @@ static void block(pyk_ctx *c, pyk_node *body)
 
 /* ------------------------------------------------------------ functions */
 
-static void declare_arrays(pyk_ctx *c, pyk_func *f)
+/* The arrays cuda.shared.array and cuda.local.array make, in one of four
+ * parts: ARR_ALL the declarations and the variables' values (the GPU's
+ * form); for barrier regions, ARR_SHARED the shared buffers (once, at the
+ * top), ARR_FRAME the local buffers (members of a thread's frame) and
+ * ARR_VALUES each thread's variables. */
+enum { ARR_ALL, ARR_SHARED, ARR_FRAME, ARR_VALUES };
+
+static void declare_arrays(pyk_ctx *c, pyk_func *f, int part)
 {
     for (int i = 0; i < f->nvars; i++) {
         pyk_var *v = &f->vars[i];
         if (!v->array_decl) continue;
         const pyk_type *t = v->type;
-        const char *nm = cname(c, v->name), *st = pyk_t_storage(t->dtype);
+        const char *nm = cname(c, v->name), *pn = plain_name(c, v->name), *st = pyk_t_storage(t->dtype);
         pyk_node *shape = pyk_kid(pyk_list(c, v->decl, 1, PK_ARGS), 0);
         if (!shape) {   /* shape= */
             pyk_node *kw = pyk_kid(v->decl, 2);
@@ -1267,15 +1316,472 @@ static void declare_arrays(pyk_ctx *c, pyk_func *f)
             sh = fmt(c, "%s%s%lldll", sh, k ? ", " : "", (long long)dims[k]);
             strd = fmt(c, "%s%s%s", strd, k ? ", " : "", sv[k]);
         }
-        if (t->space == PYK_SHARED && total == 0) {
-            line(c, "%s = %s{ck_pyk_dyn_shared<%s>(), {9223372036854775807ll / %d}, {%d}};", nm, pyk_t_ctype(c, t), st,
-                 ck_dtype_get_info(t->dtype)->itemsize, ck_dtype_get_info(t->dtype)->itemsize);
+        int shared = t->space == PYK_SHARED;
+        /* in regions a shared array is a local of the block (declared with its value), a local one a frame's */
+        const char *decl = part == ARR_SHARED ? fmt(c, "%s ", pyk_t_ctype(c, t)) : "";
+        int value = part == ARR_ALL || (part == ARR_SHARED && shared) || (part == ARR_VALUES && !shared);
+        if (shared && total == 0) {
+            if (value)
+                line(c, "%s%s = %s{ck_pyk_dyn_shared<%s>(), {9223372036854775807ll / %d}, {%d}};", decl, nm,
+                     pyk_t_ctype(c, t), st, ck_dtype_get_info(t->dtype)->itemsize, ck_dtype_get_info(t->dtype)->itemsize);
             continue;
         }
-        line(c, "%s%s %s_buf[%lld];", t->space == PYK_SHARED ? "__shared__ " : "", st, nm, (long long)total);
-        line(c, "%s = %s{%s_buf, {%s}, {%s}};", nm, pyk_t_ctype(c, t), nm, sh, strd);
+        if (part == ARR_ALL || (part == ARR_SHARED && shared) || (part == ARR_FRAME && !shared))
+            line(c, "%s%s %s_buf[%lld];", shared && part != ARR_FRAME ? "__shared__ " : "", st, pn, (long long)total);
+        if (value)
+            line(c, "%s%s = %s{%s%s_buf, {%s}, {%s}};", decl, nm, pyk_t_ctype(c, t), part == ARR_VALUES ? "ck_F->" : "",
+                 pn, sh, strd);
     }
 }
+
+
+/* ------------------------------------------------ the CPU's barrier regions */
+
+/* A kernel whose barriers are all its own (none in a device function, no
+ * warp function) is written a second time, for CUDAKIT_CPU, as loops over
+ * the block's threads between barriers (as MCUDA does): thread 0's call
+ * runs the whole block and the others return at once; each region is a
+ * loop over the threads that have not returned; each thread's variables
+ * live in its frame.  Running the code between two barriers one thread
+ * after another is what the barrier allows.  A condition around a barrier
+ * (if, while, for over a range) is the same for every thread, as CUDA
+ * requires; it is taken from the first thread still running.  The block
+ * then runs as plain loops instead of fibers (the CPU runtime sees no
+ * barrier: the GPU's form is under #ifndef CUDAKIT_CPU). */
+
+enum { RI_STMT, RI_LINE, RI_ASSIGN, RI_COND, RI_ACC, RI_RANGE };
+typedef struct rg_item {
+    int kind;
+    pyk_node *node;
+    const char *text, *text2;
+    const pyk_type *type;
+    int op;
+} rg_item;
+typedef struct rg_list { rg_item *v; int n, cap, fresh; /* fresh: the first region, which makes the frames */ } rg_list;
+
+/* the frame's extra members and the block-level flags being written */
+static _Thread_local ck_sbuf *rg_members_;
+static _Thread_local ck_sbuf *rg_flags_;
+static _Thread_local int rg_all_done_used_;
+
+static void rg_add(pyk_ctx *c, rg_list *l, rg_item it)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        rg_item *v = pyk_alloc(c, (size_t)cap * sizeof *v);
+        if (l->n) memcpy(v, l->v, (size_t)l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = it;
+}
+
+static const char *rg_flag(pyk_ctx *c, const char *stem, int init)
+{
+    const char *f = fmt(c, "ck_%s%d", stem, ++c->tmp);
+    ck_sbuf_printf(rg_flags_, "    int %s = %d;\n    (void)%s;\n", f, init, f);
+    return f;
+}
+
+/* The builtin a call calls, or NULL. */
+static const pyk_builtin *rg_callee(const pyk_node *e)
+{
+    if (e->kind != PK_CALL || !e->n || !e->v[0]->type || e->v[0]->type->k != T_FUNC) return NULL;
+    return pyk_builtin_at(e->v[0]->type->entry);
+}
+
+static int rg_is_sync(int id)
+{
+    return id == PF_SYNCTHREADS || id == PF_SYNCTHREADS_COUNT || id == PF_SYNCTHREADS_AND || id == PF_SYNCTHREADS_OR;
+}
+
+/* 1: n holds a block barrier; 2: something only fibers can run (warp
+ * functions, grid sync, barriers in a device function). */
+static int rg_scan(pyk_ctx *c, const pyk_node *n, int depth)
+{
+    if (!n || n->kind == PK_ATOM) return 0;
+    int m = 0;
+    if (n->kind == PK_CALL) {
+        const pyk_builtin *b = rg_callee(n);
+        if (b && rg_is_sync(b->id)) m |= 1;
+        if (b && (b->id == PF_SYNCWARP || b->id == PF_WARP_VOTE || b->id == PF_SHFL || b->id == PF_MATCH_ANY ||
+                  b->id == PF_MATCH_ALL || b->id == PF_CG_THIS_GRID || b->id == PF_GRID_SYNC))
+            m |= 2;
+        if (n->tag == -2) m |= 2;
+        const pyk_type *ft = n->n ? n->v[0]->type : NULL;
+        if (ft && ft->k == T_DEVFUNC && n->tag >= 0 && n->tag < c->nfuncs) {
+            if (depth > 16) return 2;
+            if (rg_scan(c, c->funcs[n->tag]->def, depth + 1)) m |= 2;
+        }
+    }
+    for (int i = 0; i < n->n && m != 3; i++) m |= rg_scan(c, n->v[i], depth);
+    return m;
+}
+
+/* cuda.syncthreads() as a statement, or [name =] cuda.syncthreads_count/and/or(p). */
+static pyk_node *rg_barrier_stmt(pyk_ctx *c, pyk_node *s, pyk_node **target)
+{
+    *target = NULL;
+    pyk_node *e = NULL;
+    if (s->kind == PK_EXPR) {
+        e = pyk_kid(s, 0);
+    } else if (s->kind == PK_ASSIGN) {
+        pyk_node *t = pyk_list(c, s, 0, PK_TARGETS);
+        if (t->n != 1 || t->v[0]->kind != PK_NAME) return NULL;
+        *target = t->v[0];
+        e = pyk_kid(s, 1);
+    }
+    const pyk_builtin *b = e ? rg_callee(e) : NULL;
+    if (!b || !rg_is_sync(b->id)) return NULL;
+    if (b->id == PF_SYNCTHREADS && *target) return NULL;
+    pyk_node *args = pyk_list(c, e, 1, PK_ARGS);
+    for (int i = 0; i < args->n; i++)
+        if (rg_scan(c, args->v[i], 0)) return NULL;
+    return e;
+}
+
+/* Whether the statements' barriers are all where regions can split. */
+static int rg_fits(pyk_ctx *c, pyk_node *body)
+{
+    for (int i = 0; i < body->n; i++) {
+        pyk_node *s = body->v[i], *target;
+        int m = rg_scan(c, s, 0);
+        if (m & 2) return 0;
+        if (!m || rg_barrier_stmt(c, s, &target)) continue;
+        switch (s->kind) {
+        case PK_IF:
+            if (rg_scan(c, pyk_kid(s, 0), 0) || !rg_fits(c, pyk_list(c, s, 1, PK_BODY)) ||
+                !rg_fits(c, pyk_list(c, s, 2, PK_ORELSE)))
+                return 0;
+            break;
+        case PK_WHILE:
+            if (pyk_list(c, s, 2, PK_ORELSE)->n || rg_scan(c, pyk_kid(s, 0), 0) ||
+                !rg_fits(c, pyk_list(c, s, 1, PK_BODY)))
+                return 0;
+            break;
+        case PK_FOR:
+            if (pyk_list(c, s, 3, PK_ORELSE)->n || pyk_kid(s, 0)->kind != PK_NAME || pyk_kid(s, 1)->type->k != T_RANGE ||
+                rg_scan(c, pyk_kid(s, 1), 0) || !rg_fits(c, pyk_list(c, s, 2, PK_BODY)))
+                return 0;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether a statement may break or continue (a loop of its own's too: a
+ * few needless tests after a region at most). */
+static int rg_jumps(const pyk_node *n)
+{
+    if (!n || n->kind == PK_ATOM) return 0;
+    if (n->kind == PK_BREAK || n->kind == PK_CONTINUE) return 1;
+    for (int i = 0; i < n->n; i++)
+        if (rg_jumps(n->v[i])) return 1;
+    return 0;
+}
+
+/* One region: the items, for each thread still running. */
+static void rg_flush(pyk_ctx *c, rg_list *l)
+{
+    if (!l->n) return;
+    const char *end = fmt(c, "ck_end%d", ++c->tmp);
+    const char *saved_end = rg_end_;
+    int saved_used = rg_end_used_;
+    rg_end_ = end;
+    rg_end_used_ = 0;
+    line(c, "threadIdx = uint3{0, 0, 0};");
+    line(c, "for (int ck_t = 0; ck_t < ck_nt; ck_t++, ck_pyk_next_tid(threadIdx, blockDim)) {");
+    c->indent++;
+    line(c, "ck_frame *const ck_F = &ck_fr[ck_t];");
+    if (!l->fresh) line(c, "if (ck_F->ck_done) continue;");
+    l->fresh = 0;
+    line(c, "{");
+    c->indent++;
+    for (int i = 0; i < l->n; i++) {
+        rg_item *it = &l->v[i];
+        switch (it->kind) {
+        case RI_STMT: stmt(c, it->node); break;
+        case RI_LINE: line(c, "%s", it->text); break;
+        case RI_ASSIGN: assign(c, it->node, it->text, it->type); break;
+        case RI_COND: {
+            line(c, "{");
+            c->indent++;
+            const char *v = it->node ? ex_as(c, it->node, CK_BOOL) : it->text2;
+            line(c, "const bool ck_v = %s;", v);
+            line(c, "if (%s < 0) %s = ck_v;", it->text, it->text);
+            c->indent--;
+            line(c, "}");
+            break;
+        }
+        case RI_ACC: {
+            static const char *const ops[] = {"+=", "&=", "|="};
+            line(c, "%s %s (%s) ? 1 : 0;", it->text, ops[it->op], ex_as(c, it->node, CK_BOOL));
+            break;
+        }
+        case RI_RANGE: {   /* a for loop's range, into the thread's frame */
+            pyk_node *args = pyk_list(c, it->node, 1, PK_ARGS);
+            ck_dtype d = (ck_dtype)it->node->loop;
+            const char *start = args->n > 1 ? ex_as(c, args->v[0], d) : literal(c, pyk_t_int_lit(c, 0), d);
+            const char *stop = ex_as(c, args->v[args->n > 1 ? 1 : 0], d);
+            const char *step = args->n > 2 ? ex_as(c, args->v[2], d) : literal(c, pyk_t_int_lit(c, 1), d);
+            line(c, "ck_F->%s_k = %s;", it->text, start);
+            line(c, "ck_F->%s_e = %s;", it->text, stop);
+            line(c, "ck_F->%s_s = %s;", it->text, step);
+            break;
+        }
+        }
+    }
+    c->indent--;
+    line(c, "}");
+    if (rg_end_used_) line(c, "%s:;", end);
+    rg_end_ = saved_end;
+    rg_end_used_ = saved_used;
+    c->indent--;
+    line(c, "}");
+    int jumps = 0;
+    for (int i = 0; i < l->n && !jumps; i++) jumps = l->v[i].kind == RI_STMT && rg_jumps(l->v[i].node);
+    l->n = 0;
+    if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk) {
+        loop_ctx *lp = &loops_[nloops_ - 1];
+        line(c, "if (%s) break;", lp->rg_brk);
+        line(c, "if (%s) {", lp->rg_cont);
+        line(c, "    %s = 0;", lp->rg_cont);
+        line(c, "    goto %s;", lp->cont_label);
+        line(c, "}");
+    }
+}
+
+/* A condition around a barrier, from the first thread still running. */
+static const char *rg_condition(pyk_ctx *c, rg_list *pend, pyk_node *test, const char *text)
+{
+    const char *cv = rg_flag(c, "c", -1);
+    line(c, "%s = -1;", cv);
+    rg_add(c, pend, (rg_item){RI_COND, test, cv, text, NULL, 0});
+    rg_flush(c, pend);
+    line(c, "if (%s < 0) goto ck_all_done;   /* every thread has returned */", cv);
+    rg_all_done_used_ = 1;
+    return cv;
+}
+
+static void rg_block(pyk_ctx *c, pyk_node *body, rg_list *pend);
+
+/* A while loop, or a for loop over a range, around barriers.  The test is
+ * evaluated at the end of the region before the loop and of the loop's
+ * last region (unless a continue could skip that region's end). */
+static void rg_loop(pyk_ctx *c, pyk_node *s, rg_list *pend)
+{
+    int isfor = s->kind == PK_FOR;
+    pyk_node *body = pyk_list(c, s, isfor ? 2 : 1, PK_BODY);
+    const char *brk = rg_flag(c, "brk", 0), *cont = rg_flag(c, "cont", 0), *cv = rg_flag(c, "c", -1);
+    const char *next = fmt(c, "ck_next%d", ++c->tmp);
+    const char *slot = NULL, *test = NULL, *k = NULL;
+    pyk_node *cond = isfor ? NULL : pyk_kid(s, 0);
+    if (isfor) {
+        pyk_node *iter = pyk_kid(s, 1);
+        slot = fmt(c, "ck_r%d", ++c->tmp);
+        ck_sbuf_printf(rg_members_, "        %s %s_k, %s_e, %s_s;\n", vtype((ck_dtype)iter->loop), slot, slot, slot);
+        rg_add(c, pend, (rg_item){RI_RANGE, iter, slot, NULL, NULL, 0});
+        k = fmt(c, "ck_F->%s_k", slot);
+        const char *e = fmt(c, "ck_F->%s_e", slot), *st = fmt(c, "ck_F->%s_s", slot);
+        test = fmt(c, "(%s > 0 ? %s < %s : %s > %s)", st, k, e, k, e);
+    }
+    line(c, "%s = -1;", cv);
+    rg_add(c, pend, (rg_item){RI_COND, cond, cv, test, NULL, 0});
+    rg_flush(c, pend);
+    line(c, "%s = 0;", brk);
+    line(c, "for (;;) {");
+    c->indent++;
+    if (nloops_ >= 64) pyk_fail(c, s, CK_ERR_NOT_IMPLEMENTED, "loops nested more than 64 deep");
+    loops_[nloops_++] = (loop_ctx){NULL, NULL, next, brk, cont};
+    line(c, "if (%s < 0) goto ck_all_done;   /* every thread has returned */", cv);
+    rg_all_done_used_ = 1;
+    line(c, "if (!%s) break;", cv);
+    if (isfor) rg_add(c, pend, (rg_item){RI_ASSIGN, pyk_kid(s, 0), k, NULL, pyk_t_scalar(c, (ck_dtype)pyk_kid(s, 1)->loop), 0});
+    rg_block(c, body, pend);
+    if (rg_jumps(body)) {
+        rg_flush(c, pend);
+        line(c, "%s:;", next);
+    }
+    if (isfor) rg_add(c, pend, (rg_item){RI_LINE, NULL, fmt(c, "%s += ck_F->%s_s;", k, slot), NULL, NULL, 0});
+    line(c, "%s = -1;", cv);
+    rg_add(c, pend, (rg_item){RI_COND, cond, cv, test, NULL, 0});
+    rg_flush(c, pend);
+    nloops_--;
+    c->indent--;
+    line(c, "}");
+}
+
+static void rg_block(pyk_ctx *c, pyk_node *body, rg_list *pend)
+{
+    for (int i = 0; i < body->n; i++) {
+        pyk_node *s = body->v[i], *target;
+        if (!rg_scan(c, s, 0)) {
+            rg_add(c, pend, (rg_item){RI_STMT, s, NULL, NULL, NULL, 0});
+            continue;
+        }
+        pyk_node *call = rg_barrier_stmt(c, s, &target);
+        if (call) {
+            int id = rg_callee(call)->id;
+            const char *acc = NULL;
+            if (id != PF_SYNCTHREADS) {
+                acc = rg_flag(c, "acc", 0);
+                line(c, "%s = %d;", acc, id == PF_SYNCTHREADS_AND);
+                rg_add(c, pend, (rg_item){RI_ACC, pyk_kid(pyk_list(c, call, 1, PK_ARGS), 0), acc, NULL, NULL,
+                                          id == PF_SYNCTHREADS_COUNT ? 0 : id == PF_SYNCTHREADS_AND ? 1 : 2});
+            }
+            rg_flush(c, pend);
+            position(c, s);
+            if (id != PF_SYNCTHREADS && target) {
+                const pyk_type *t = call->type;
+                const char *v = t->k == T_SCALAR && t->dtype == CK_BOOL ? fmt(c, "(%s != 0)", acc) : acc;
+                rg_add(c, pend, (rg_item){RI_ASSIGN, target, v, NULL, t, 0});
+            }
+            continue;
+        }
+        if (s->kind == PK_IF) {
+            const char *cv = rg_condition(c, pend, pyk_kid(s, 0), NULL);
+            position(c, s);
+            line(c, "if (%s) {", cv);
+            c->indent++;
+            rg_block(c, pyk_list(c, s, 1, PK_BODY), pend);
+            rg_flush(c, pend);
+            c->indent--;
+            pyk_node *orelse = pyk_list(c, s, 2, PK_ORELSE);
+            if (orelse->n) {
+                line(c, "} else {");
+                c->indent++;
+                rg_block(c, orelse, pend);
+                rg_flush(c, pend);
+                c->indent--;
+            }
+            line(c, "}");
+        } else {
+            rg_flush(c, pend);
+            position(c, s);
+            rg_loop(c, s, pend);
+        }
+    }
+}
+
+static int rg_target_has(pyk_ctx *c, const pyk_node *t, const char *name)
+{
+    if (t->kind == PK_NAME) return !strcmp(pyk_sym(c, t, 0), name);
+    if (t->kind == PK_TUPLE || t->kind == PK_LIST)
+        for (int i = 0; i < t->n; i++)
+            if (rg_target_has(c, t->v[i], name)) return 1;
+    return 0;
+}
+
+/* Whether the statements assign the name (as a for loop's target too). */
+static int rg_assigns(pyk_ctx *c, const pyk_node *n, const char *name)
+{
+    if (!n || n->kind == PK_ATOM) return 0;
+    if (n->kind == PK_TARGETS)
+        for (int i = 0; i < n->n; i++)
+            if (rg_target_has(c, n->v[i], name)) return 1;
+    if (n->kind == PK_AUGASSIGN && rg_target_has(c, pyk_kid(n, 1), name)) return 1;
+    if ((n->kind == PK_ANNASSIGN || n->kind == PK_FOR) && rg_target_has(c, pyk_kid(n, 0), name)) return 1;
+    for (int i = 0; i < n->n; i++)
+        if (rg_assigns(c, n->v[i], name)) return 1;
+    return 0;
+}
+
+/* The kernel's body for CUDAKIT_CPU in regions (see above); the frame and
+ * flags are declared before the code that uses them. */
+static void rg_kernel(pyk_ctx *c, pyk_func *f, const char *const *param_inits, int ninits,
+                      const char *const *uniform_inits)
+{
+    ck_sbuf members = {0}, flags = {0}, code = {0};
+    rg_members_ = &members;
+    rg_flags_ = &flags;
+    rg_all_done_used_ = 0;
+    rg_on_ = 1;
+    ck_sbuf saved = c->body;
+    c->body = code;
+    int saved_loops = nloops_;
+    nloops_ = 0;
+    int indent = c->indent;
+    /* the first region makes each thread's variables: parameters' values, zeros, the arrays */
+    rg_list pend = {0};
+    pend.fresh = 1;
+    rg_add(c, &pend, (rg_item){RI_LINE, NULL, "ck_F->ck_done = 0;", NULL, NULL, 0});
+    for (int i = 0; i < ninits; i++) rg_add(c, &pend, (rg_item){RI_LINE, NULL, param_inits[i], NULL, NULL, 0});
+    ck_sbuf arrays = {0};
+    ck_sbuf kept = c->body;
+    c->body = arrays;
+    int ind = c->indent;
+    c->indent = 0;
+    declare_arrays(c, f, ARR_VALUES);
+    c->indent = ind;
+    arrays = c->body;
+    c->body = kept;
+    for (char *ln = arrays.s; ln && *ln;) {
+        char *nl = strchr(ln, '\n');
+        if (nl) *nl = '\0';
+        if (*ln) rg_add(c, &pend, (rg_item){RI_LINE, NULL, pyk_strdup(c, ln), NULL, NULL, 0});
+        ln = nl ? nl + 1 : ln + strlen(ln);
+    }
+    free(arrays.s);
+    rg_block(c, pyk_list(c, f->def, 2, PK_BODY), &pend);
+    rg_flush(c, &pend);
+    if (rg_all_done_used_) line(c, "ck_all_done:;");
+    line(c, "threadIdx = uint3{0, 0, 0};");
+    code = c->body;
+    c->body = saved;
+    nloops_ = saved_loops;
+    c->indent = indent;
+    rg_on_ = 0;
+    /* the frame and the flags, then the code */
+    line(c, "if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return;   /* thread 0 runs the block */");
+    for (int i = 0; i < f->nvars; i++)
+        if (f->vars[i].uniform && !f->vars[i].array_decl)
+            line(c, "%s %s = %s;", pyk_t_ctype(c, f->vars[i].type), plain_name(c, f->vars[i].name), uniform_inits[i]);
+    line(c, "struct ck_frame {");
+    for (int i = 0; i < f->nvars; i++)
+        if (!f->vars[i].uniform)
+            line(c, "    %s %s;", pyk_t_ctype(c, f->vars[i].type), plain_name(c, f->vars[i].name));
+    c->indent++;
+    declare_arrays(c, f, ARR_FRAME);
+    c->indent--;
+    if (members.len) ck_sbuf_printf(&c->body, "%s", members.s);
+    line(c, "    int ck_done;");
+    line(c, "};");
+    line(c, "const int ck_nt = (int)(blockDim.x * blockDim.y * blockDim.z);");
+    line(c, "ck_frame *const ck_fr = ck_pyk_frames<ck_frame>(ck_nt);");
+    declare_arrays(c, f, ARR_SHARED);
+    if (flags.len) ck_sbuf_printf(&c->body, "%s", flags.s);
+    if (code.len) ck_sbuf_printf(&c->body, "%s", code.s);
+    free(members.s);
+    free(flags.s);
+    free(code.s);
+    rg_members_ = rg_flags_ = NULL;
+}
+
+static void pyk_emit_body(pyk_ctx *c, pyk_func *f, pyk_node *params, int kernel);
+
+/* A variable's first value: its parameter's, or zero. */
+static const char *first_value(pyk_ctx *c, pyk_func *f, pyk_var *v, pyk_node *params, int kernel)
+{
+    const pyk_type *t = v->type;
+    if (v->param < 0)
+        return t->k == T_SCALAR ? literal(c, pyk_t_int_lit(c, 0), t->dtype) : fmt(c, "%s{}", pyk_t_ctype(c, t));
+    const char *pn = pyk_sym(c, params, v->param);
+    const pyk_type *pt = f->ptypes[v->param];
+    if (kernel && pt->k == T_ARRAY) {   /* a kernel's array parameters arrive as pointer, shape, strides */
+        const char *sh = "", *st = "";
+        for (int k = 0; k < pt->ndim; k++) {
+            sh = fmt(c, "%s%sck_sh%d_%s", sh, k ? ", " : "", k, pn);
+            st = fmt(c, "%s%sck_st%d_%s", st, k ? ", " : "", k, pn);
+        }
+        if (!pt->ndim) sh = st = "1";
+        return fmt(c, "%s{(%s *)ck_p_%s, {%s}, {%s}}", pyk_t_ctype(c, t), pyk_t_storage(pt->dtype), pn, sh, st);
+    }
+    if (t->k == T_SCALAR) return conv(c, fmt(c, "ck_p_%s", pn), pt, t->dtype);
+    return fmt(c, "ck_p_%s", pn);
+}
+
 
 static const char *signature(pyk_ctx *c, pyk_func *f, int kernel)
 {
@@ -1321,40 +1827,49 @@ void pyk_emit_func(pyk_ctx *c, pyk_func *f)
     c->indent = 1;
     line(c, "int ck_bad = 0;   /* integer power's negative-exponent flag (the op table's formulas) */");
     line(c, "(void)ck_bad;");
-    /* parameters become the variables of their names */
-    for (int i = 0; i < f->nvars; i++) {
-        pyk_var *v = &f->vars[i];
-        const char *nm = cname(c, v->name);
-        const pyk_type *t = v->type;
-        if (v->param >= 0) {
-            const char *pn = pyk_sym(c, params, v->param);
-            const pyk_type *pt = f->ptypes[v->param];
-            if (kernel && pt->k == T_ARRAY) {
-                const char *sh = "", *st = "";
-                for (int k = 0; k < pt->ndim; k++) {
-                    sh = fmt(c, "%s%sck_sh%d_%s", sh, k ? ", " : "", k, pn);
-                    st = fmt(c, "%s%sck_st%d_%s", st, k ? ", " : "", k, pn);
-                }
-                if (!pt->ndim) sh = st = "1";
-                line(c, "%s %s = {(%s *)ck_p_%s, {%s}, {%s}};", pyk_t_ctype(c, t), nm, pyk_t_storage(pt->dtype), pn, sh, st);
-            } else if (t->k == T_SCALAR) {
-                line(c, "%s %s = %s;", pyk_t_ctype(c, t), nm, conv(c, fmt(c, "ck_p_%s", pn), pt, t->dtype));
-            } else {
-                line(c, "%s %s = ck_p_%s;", pyk_t_ctype(c, t), nm, pn);
-            }
-            continue;
+    pyk_node *body = pyk_list(c, f->def, 2, PK_BODY);
+    if (kernel && (rg_scan(c, body, 0) & 1) && rg_fits(c, body)) {
+        /* parameters the kernel never assigns, and shared arrays, are the same
+         * for every thread: locals of the block, not members of the frames */
+        const char **inits = pyk_alloc(c, (size_t)(f->nvars + 1) * sizeof *inits);
+        const char **uinits = pyk_alloc(c, (size_t)(f->nvars + 1) * sizeof *uinits);
+        int ninits = 0;
+        for (int i = 0; i < f->nvars; i++) {
+            pyk_var *v = &f->vars[i];
+            v->uniform = (v->param >= 0 && !rg_assigns(c, body, v->name)) ||
+                         (v->array_decl && v->type->k == T_ARRAY && v->type->space == PYK_SHARED);
+            uinits[i] = v->array_decl ? NULL : first_value(c, f, v, params, kernel);
         }
-        if (t->k == T_SCALAR) line(c, "%s %s = %s;", pyk_t_ctype(c, t), nm, literal(c, pyk_t_int_lit(c, 0), t->dtype));
-        else line(c, "%s %s = {};", pyk_t_ctype(c, t), nm);
+        rg_on_ = 1;
+        for (int i = 0; i < f->nvars; i++)
+            if (!f->vars[i].array_decl && !f->vars[i].uniform)
+                inits[ninits++] = fmt(c, "%s = %s;", cname(c, f->vars[i].name), uinits[i]);
+        rg_on_ = 0;
+        ck_sbuf_printf(&c->body, "#ifdef CUDAKIT_CPU   /* the CPU: the block in regions between barriers */\n");
+        rg_kernel(c, f, inits, ninits, uinits);
+        ck_sbuf_printf(&c->body, "#else   /* the GPU */\n");
+        pyk_emit_body(c, f, params, kernel);
+        ck_sbuf_printf(&c->body, "#endif\n");
+    } else {
+        pyk_emit_body(c, f, params, kernel);
     }
-    for (int i = 0; i < f->nvars; i++) line(c, "(void)%s;", cname(c, f->vars[i].name));
-    declare_arrays(c, f);
-    int saved_loops = nloops_;
-    nloops_ = 0;
-    block(c, pyk_list(c, f->def, 2, PK_BODY));
-    nloops_ = saved_loops;
     if (!kernel && f->ret->k != T_NONE) line(c, "return %s{};", ret);
     ck_sbuf_printf(&c->body, "}\n");
     c->indent = 0;
     c->cur = saved;
+}
+
+/* A function's variables and statements, as the GPU runs them. */
+static void pyk_emit_body(pyk_ctx *c, pyk_func *f, pyk_node *params, int kernel)
+{
+    /* parameters become the variables of their names */
+    for (int i = 0; i < f->nvars; i++)
+        line(c, "%s %s = %s;", pyk_t_ctype(c, f->vars[i].type), cname(c, f->vars[i].name),
+             first_value(c, f, &f->vars[i], params, kernel));
+    for (int i = 0; i < f->nvars; i++) line(c, "(void)%s;", cname(c, f->vars[i].name));
+    declare_arrays(c, f, ARR_ALL);
+    int saved_loops = nloops_;
+    nloops_ = 0;
+    block(c, pyk_list(c, f->def, 2, PK_BODY));
+    nloops_ = saved_loops;
 }

@@ -178,6 +178,7 @@ typedef struct pyk_var {
     int param;                /* its parameter number, or -1 */
     int array_decl;           /* a shared/local/const array made in place (its node) */
     pyk_node *decl;
+    int uniform;              /* (emit.c, barrier regions) the same for every thread: kept out of the frames */
 } pyk_var;
 
 /* A function typed for one list of argument types. */

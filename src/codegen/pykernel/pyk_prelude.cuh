@@ -269,6 +269,35 @@ extern __shared__ unsigned char ck_pyk_dsm[];
 template <typename T> __device__ __forceinline__ T *ck_pyk_dyn_shared(void) { return (T *)ck_pyk_dsm; }
 #endif
 
+/* ------------------------------------------ the CPU's barrier regions */
+
+#ifdef CUDAKIT_CPU
+/* The frames of a block's threads when a kernel runs in regions between
+ * barriers (emit.c): one allocation per worker thread and kernel, kept. */
+template <typename F> static inline F *ck_pyk_frames(int n)
+{
+    static thread_local F *frames = nullptr;
+    static thread_local int cap = 0;
+    if (n > cap) {
+        std::free(frames);
+        frames = (F *)std::malloc((size_t)n * sizeof(F));
+        if (!frames) __builtin_trap();   /* the runtime reports it as the kernel's fault */
+        cap = n;
+    }
+    return frames;
+}
+template <typename B> static inline void ck_pyk_next_tid(uint3 &t, const B &b)
+{
+    if (++t.x == b.x) {
+        t.x = 0;
+        if (++t.y == b.y) {
+            t.y = 0;
+            ++t.z;
+        }
+    }
+}
+#endif
+
 /* ---------------------------------------------------------- elements */
 
 /* a[i, j, ...] of a C-ordered, an F-ordered and any array. */
