@@ -705,6 +705,23 @@ def test_eager_signatures(device):
     assert len(scale.signatures) == 2
 
 
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_numpy_scalar_arguments(device, dtype):
+    """NumPy scalars are typed as their dtype; the second of a type is read
+    without a buffer (a table learned from the first): same values."""
+    @cuda.jit
+    def store(out, v):
+        out[0] = v
+
+    dt = np.dtype(dtype)
+    for value in (_values(dtype, 3, 7), _values(dtype, 3, 8)):
+        for v in value:
+            out = ck.zeros(1, dtype=dt, device=device)
+            store[1, 1](out, v)            # v is a NumPy scalar of dt
+            assert_same(out, np.array([v], dtype=dt))
+    assert store._nspecialisations == 1
+
+
 def test_specialisations_are_cached(device):
     @cuda.jit
     def k(x):
