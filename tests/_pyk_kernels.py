@@ -374,3 +374,32 @@ def barrier_shapes(x, out, n):
     out[g, 3] = acc
     out[g, 4] = c * 100 + a * 10 + o
     out[g, 5] = loc[0] + steps * 1000
+
+
+# ------------------------------------------------------------------ debug=True
+
+@cuda.jit(debug=True)
+def dbg_out_of_bounds(x, off):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i + off] = 1.0
+
+
+@cuda.jit(debug=True)
+def dbg_raise(x):
+    i = cuda.grid(1)
+    if i == 3:
+        raise ValueError("three is not allowed")
+    assert x[0] == 0, "x[0] must be zero"
+
+
+@cuda.jit(device=True, debug=True)
+def dbg_checked_get(a, i):
+    return a[i]
+
+
+@cuda.jit(debug=True)
+def dbg_through_device_function(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = dbg_checked_get(a, i * 2)

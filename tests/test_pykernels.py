@@ -641,6 +641,44 @@ def test_bit_functions(device):
     assert_same(out, want)
 
 
+# --------------------------------------------------------------- debug=True
+
+def test_debug_bounds_errors_name_kernel_line_thread_and_touch_nothing(device):
+    from _pyk_kernels import dbg_out_of_bounds
+    x = ck.zeros(8, device=device)
+    with pytest.raises(IndexError) as info:
+        dbg_out_of_bounds[1, 8](x, 5)
+    msg = str(info.value)
+    assert "dbg_out_of_bounds" in msg and "_pyk_kernels.py" in msg and "line" in msg
+    assert "out of bounds for axis of size 8" in msg and "'x'" in msg and "thread (" in msg
+    # the threads within bounds stored, the others stopped before storing
+    assert_same(x, np.array([0, 0, 0, 0, 0, 1, 1, 1.0]))
+    dbg_out_of_bounds[1, 8](x, -8)        # negative indices count from the end; the kernel is usable again
+    assert_same(x, np.ones(8))
+
+
+def test_debug_raise_and_assert(device):
+    from _pyk_kernels import dbg_raise
+    x = ck.zeros(8, device=device)
+    with pytest.raises(ValueError, match="three is not allowed.*dbg_raise.*line"):
+        dbg_raise[1, 8](x)
+    dbg_raise[1, 3](x)                    # no thread 3, x[0] == 0: nothing raised
+    x[0] = 1
+    with pytest.raises(AssertionError, match="x\\[0\\] must be zero"):
+        dbg_raise[1, 3](x)
+
+
+def test_debug_errors_in_device_functions(device):
+    from _pyk_kernels import dbg_through_device_function
+    a = on(device, np.arange(10.0))
+    out = ck.zeros(5, device=device)
+    dbg_through_device_function[1, 8](a, out)
+    assert_same(out, np.arange(0, 10.0, 2))
+    out = ck.zeros(6, device=device)
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis of size 10"):
+        dbg_through_device_function[1, 8](a, out)
+
+
 # -------------------------------------------------------------- errors
 
 def test_typing_error_names_kernel_file_line_and_column():
@@ -762,6 +800,8 @@ NVRTC_CASES = [
     ("atomics_inc_dec", "void(uint64[:], uint64[:], uint64)"), ("warp_ops", "void(int64[:, :])"),
     ("bits", "void(uint32[:], int64[:, :])"), ("warp_more", "void(int32[:], int64[:, :])"),
     ("barrier_shapes", "void(int64[:], int64[:, :], int64)"),
+    ("dbg_out_of_bounds", "void(float64[:], int64)"), ("dbg_raise", "void(float64[:])"),
+    ("dbg_through_device_function", "void(float64[:], float64[:])"),
 ]
 
 

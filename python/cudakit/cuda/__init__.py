@@ -152,6 +152,72 @@ class Device:
         return f"cuda:{self.id}"
 
 
+class _GPUs:
+    """Numba's ``cuda.gpus``: the GPUs, ``len(cuda.gpus)``, ``cuda.gpus[i]``
+    (a Device: ``with cuda.gpus[1]:``) and ``cuda.gpus.current``."""
+
+    def __len__(self):
+        return device_count()
+
+    def __getitem__(self, i):
+        n = device_count()
+        if not isinstance(i, int) or not -n <= i < n:
+            raise IndexError(f"there {'is' if n == 1 else 'are'} {n} usable GPU{'' if n == 1 else 's'}: "
+                             f"no GPU {i!r}")
+        return Device(i % n)
+
+    def __iter__(self):
+        return (Device(i) for i in range(device_count()))
+
+    @property
+    def current(self):
+        return get_current_device()
+
+    def __repr__(self):
+        return f"<cudakit GPUs: {len(self)}>"
+
+
+gpus = _GPUs()
+
+
+def list_devices():
+    """The usable GPUs, as Devices."""
+    return list(gpus)
+
+
+def select_device(device_id):
+    """Make GPU device_id the current one (Numba's select_device); returns it."""
+    return Device(device_id).use()
+
+
+def get_current_device():
+    """The current GPU (Numba's get_current_device); the one error when none can be used."""
+    return Device(None)
+
+
+def close():
+    """Numba's cuda.close(): wait for the current GPU's work and release its cached memory."""
+    if is_available():
+        synchronize()
+        empty_cache()
+
+
+def detect():
+    """Print the GPUs found and whether each is usable (Numba's cuda.detect());
+    True when at least one is."""
+    n = device_count()
+    print(f"Found {n} CUDA device{'' if n == 1 else 's'}")
+    for i in range(n):
+        d = Device(i)
+        print(f"id {i:>4} {d.name:>40} [SUPPORTED]")
+        print(f"{'Compute Capability:':>40} {d.compute_capability[:-1]}.{d.compute_capability[-1]}")
+    if not n:
+        print(f"  ({unavailable_reason()}; cudakit runs the same code on the CPU)")
+    else:
+        print(f"Summary:\n\t{n}/{n} devices are supported")
+    return n > 0
+
+
 class Stream:
     """A stream of a device (the current GPU, or the CPU without one):
     ``with stream:`` makes it the current one for its device.  On the CPU,

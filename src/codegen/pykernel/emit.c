@@ -51,6 +51,7 @@ static void line(pyk_ctx *c, const char *f, ...)
 
 static const char *ex(pyk_ctx *c, pyk_node *e);
 static void block(pyk_ctx *c, pyk_node *body);
+static void leave(pyk_ctx *c);
 static int x_is_zero(const pyk_node *x);
 
 /* ------------------------------------------------------------ names */
@@ -225,7 +226,17 @@ static const char *index_item(pyk_ctx *c, pyk_node *it, const char *arr, int k, 
 {
     const pyk_type *t = it->type;
     const char *n = fmt(c, "%s.shape[%d]", arr, k);
-    if (c->opt->debug) return fmt(c, "ck_pyk_check(ck_err, %s, %s, %d, %d)", conv(c, ex(c, it), t, CK_INT64), n, line_no, argno);
+    if (c->opt->debug) {
+        /* checked before the statement: a thread out of bounds reports and leaves, touching nothing */
+        const char *j = fmt(c, "ck_j%d", ++c->tmp);
+        line(c, "long long %s = %s;", j, conv(c, ex(c, it), t, CK_INT64));
+        line(c, "if (!ck_pyk_in_bounds(ck_err, &%s, %s, %d, %d)) {", j, n, line_no, argno);
+        c->indent++;
+        leave(c);
+        c->indent--;
+        line(c, "}");
+        return j;
+    }
     if (t->literal && t->weak) {
         if (t->lit >= 0) return fmt(c, "%lldll", (long long)t->lit);
         return fmt(c, "(%s + %lldll)", n, (long long)t->lit);
@@ -612,8 +623,22 @@ static const char *call(pyk_ctx *c, pyk_node *e)
             const char *v = pt->k == T_SCALAR ? ex_as(c, args->v[i], pt->dtype) : ex(c, args->v[i]);
             s = fmt(c, "%s%s%s", s, i ? ", " : "", v);
         }
-        if (c->opt->debug) s = fmt(c, "%s%sck_err", s, args->n ? ", " : "");
-        return fmt(c, "%s(%s)", f->cname, s);
+        if (!c->opt->debug) return fmt(c, "%s(%s)", f->cname, s);
+        /* a debug call: a failure in the callee ends this function too */
+        s = fmt(c, "%s%sck_err", s, args->n ? ", " : "");
+        const char *r = NULL;
+        if (f->ret && f->ret->k != T_NONE) {
+            r = fmt(c, "ck_d%d", ++c->tmp);
+            line(c, "const %s %s = %s(%s);", pyk_t_ctype(c, f->ret), r, f->cname, s);
+        } else {
+            line(c, "%s(%s);", f->cname, s);
+        }
+        line(c, "if (ck_pyk_failed(ck_err)) {");
+        c->indent++;
+        leave(c);
+        c->indent--;
+        line(c, "}");
+        return r ? r : "(void)0";
     }
     pyk_fail(c, e, CK_ERR_TYPE, "cannot call a %s", pyk_t_str(c, ft));
 }

@@ -108,15 +108,19 @@ __device__ inline void ck_pyk_report(ck_pyk_error *e, int code, int line, int wh
 
 /* A checked index: out of bounds, the error is reported and 0 used, so
  * the thread goes on safely and the host raises IndexError after. */
-__device__ __forceinline__ long long ck_pyk_check(ck_pyk_error *e, long long i, long long n, int line, int what)
+/* Whether index *i (negative: from the end, made positive here) is within
+ * n; if not, the error is reported. */
+__device__ __forceinline__ bool ck_pyk_in_bounds(ck_pyk_error *e, long long *i, long long n, int line, int what)
 {
-    long long j = i < 0 ? i + n : i;
+    long long j = *i < 0 ? *i + n : *i;
     if (j < 0 || j >= n) {
-        ck_pyk_report(e, 1, line, what, i, n);
-        return 0;
+        ck_pyk_report(e, 1, line, what, *i, n);
+        return false;
     }
-    return j;
+    *i = j;
+    return true;
 }
+__device__ __forceinline__ bool ck_pyk_failed(const ck_pyk_error *e) { return *(const volatile int *)&e->code != 0; }
 
 /* ---------------------------------------------------------- atomics */
 
