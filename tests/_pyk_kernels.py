@@ -403,3 +403,20 @@ def dbg_through_device_function(a, out):
     i = cuda.grid(1)
     if i < out.size:
         out[i] = dbg_checked_get(a, i * 2)
+
+
+@cuda.jit(
+    "void(float64[:])",
+)
+def odd_layout(x):
+    """A docstring
+whose lines are dedented (the quick reader cannot tell the block: inspect reads it)."""
+    x[0] = 41 + \
+        1
+
+
+class Holder:
+    @staticmethod
+    @cuda.jit
+    def method_kernel(x):
+        x[0] = 7

@@ -700,6 +700,15 @@ def test_unsupported_constructs_say_so(name, what):
         k[1, 1](ck.zeros(4))
 
 
+def test_kernels_read_from_any_layout_of_source(device):
+    from _pyk_kernels import odd_layout, Holder
+    x = ck.zeros(1, device=device)
+    odd_layout[1, 1](x)
+    assert_same(x, np.array([42.0]))
+    Holder.method_kernel[1, 1](x)
+    assert_same(x, np.array([7.0]))
+
+
 def test_calling_a_kernel_needs_a_configuration():
     with pytest.raises(ValueError, match=r"\[griddim, blockdim\]"):
         add_one(ck.zeros(2), ck.zeros(2))

@@ -11,6 +11,7 @@ import ast
 import builtins
 import cmath
 import inspect
+import linecache
 import math
 import textwrap
 import types as _pytypes
@@ -232,21 +233,54 @@ class _Writer:
         return "(unsupported %s %s)" % (p, _q("%s expressions" % t.__name__))
 
 
+def _quick_source(fn):
+    """(lines, first line, tree) of a function from its file's lines: the
+    lines from its first (decorators included) to the last more indented
+    than it.  inspect.getsourcelines tokenizes the file (its first use in a
+    process costs more than translating a kernel); None where this cannot
+    tell the block (a string dedented inside it), for inspect to read."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
+    i = code.co_firstlineno - 1
+    if not 0 <= i < len(lines):
+        return None
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    j = i + 1
+    while j < len(lines):
+        t = lines[j]
+        if t.strip() and len(t) - len(t.lstrip()) <= indent and not t.lstrip().startswith((")", "def ", "@")):
+            break
+        j += 1
+    block = lines[i:j]
+    try:
+        tree = ast.parse(textwrap.dedent("".join(block)))
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__name__:
+        return None
+    return block, i + 1, tree
+
+
 class FunctionSource:
     """A function's parsed tree, source lines and file, read once."""
 
     def __init__(self, fn):
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as exc:
-            raise TypeError(f"cannot read the source of {fn.__qualname__!r} (a kernel's source must be in a file "
-                            f"or a notebook cell): {exc}") from None
+        quick = _quick_source(fn)
+        if quick:
+            lines, first, tree = quick
+        else:
+            try:
+                lines, first = inspect.getsourcelines(fn)
+            except (OSError, TypeError) as exc:
+                raise TypeError(f"cannot read the source of {fn.__qualname__!r} (a kernel's source must be in a "
+                                f"file or a notebook cell): {exc}") from None
+            tree = ast.parse(textwrap.dedent("".join(lines)))
         self.fn = fn
         self.first = first
         self.lines = [l.rstrip("\n") for l in lines]
-        self.filename = inspect.getsourcefile(fn) or "<kernel>"
-        src = textwrap.dedent("".join(lines))
-        tree = ast.parse(src)
+        self.filename = fn.__code__.co_filename if quick else (inspect.getsourcefile(fn) or "<kernel>")
         ast.increment_lineno(tree, first - 1)
         node = tree.body[0]
         if not isinstance(node, ast.FunctionDef):
