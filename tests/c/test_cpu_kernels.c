@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "ck_test.h"
 #include "../../src/runtime/cpu_kernels.h"
+#include "../../src/runtime/interrupt.h"
 #include "cudakit_device.h"
 
 #include <ftw.h>
@@ -634,6 +635,25 @@ static void test_interrupt(void)
     CHECK(back.sa_handler == own_sigint, "the program's SIGINT handler is back");
     kill(getpid(), SIGINT);
     CHECK(own_sigints == 1, "and gets the next SIGINT: %d", (int)own_sigints);
+
+    /* A SIGINT caught that no operation reported reaches the program's
+     * handler when catching ends; one reported does not. */
+    CHECK(ck_sigint_catch_begin() == 1, "catching begins");
+    unsigned c0 = ck_sigint_count();
+    kill(getpid(), SIGINT);
+    CHECK(ck_sigint_count() == c0 + 1 && own_sigints == 1, "caught: %u %d", ck_sigint_count() - c0, (int)own_sigints);
+    ck_sigint_catch_end();
+    CHECK(own_sigints == 2, "raised again for the program: %d", (int)own_sigints);
+    CHECK(ck_sigint_catch_begin() == 1, "catching begins again");
+    kill(getpid(), SIGINT);
+    ck_sigint_reported();
+    ck_sigint_catch_end();
+    CHECK(own_sigints == 2, "a reported one is not raised again: %d", (int)own_sigints);
+    signal(SIGINT, SIG_IGN);
+    CHECK(ck_sigint_catch_begin() == 0, "an ignored SIGINT is not caught");
+    signal(SIGINT, SIG_DFL);
+    CHECK(ck_sigint_catch_begin() == 0, "nor one with its default action");
+    sigaction(SIGINT, &sa, NULL);
 
     OK(ck_kernel_timeout_set(0.25));
     unsigned g[3] = {4, 1, 1}, b[3] = {32, 1, 1};
