@@ -11,6 +11,7 @@
  *   launch.c    ck_cpu_launch: checks, blocks over the thread pool, plain loops
  *   fibers.c    a worker's state: fiber stacks sized from the library's frames, context
  *               switches, barriers and warp functions
+ *   frames.c    the frames of a library's functions, from its unwind tables
  *   guard.c     bounds mode: the array arguments copied between guard pages
  *   faults.c    traps, failed asserts, faults and stack overflows inside a kernel: the
  *               signal handler, its alternate stack, the reports
@@ -238,6 +239,10 @@ static inline ck__u3 ck_cpu_tid_next(const ck_launch *L, ck__u3 tid)
 extern _Thread_local ck_worker *ck_cpu_worker_self; /* NULL until this thread's first launch */
 ck_worker *ck_cpu_worker_get(void);
 size_t ck_cpu_page_size(void);
+/* frames.c: the sum of the frames of every function of a loaded library
+ * (dlopen's handle); -1 when one is not static or the tables are not
+ * understood. */
+int64_t ck_cpu_library_frames(void *dl);
 /* Make W's fiber stacks (none in use) at least size bytes. */
 void ck_cpu_worker_fit_stacks(ck_worker *W, size_t size);
 /* Bytes of PROT_NONE below each fiber stack. */

@@ -34,11 +34,13 @@ static pthread_cond_t ck_wd_cv;
 /* In the SIGINT handler: every launch under way is asked to stop. */
 static void ck_watch_on_sigint(void)
 {
+    int any = 0;
     for (ck_watch *w = atomic_load(&ck_watch_list); w; w = w->next) {
         if (!atomic_load(&w->cur)) continue;
         atomic_store(&w->stop, atomic_load(&w->gen) << 2 | CK_STOP_INTERRUPT);
+        any = 1;
     }
-    atomic_store(&ck_cpu_stop_flag, 1);
+    if (any) atomic_store(&ck_cpu_stop_flag, 1);
 }
 
 static void ck_watch_release(void *p)
@@ -47,15 +49,21 @@ static void ck_watch_release(void *p)
     if (w) atomic_store(&w->owned, 0);
 }
 
-/* A forked child has only the thread that forked, and no watchdog. */
-static void ck_watch_atfork_child(void)
+/* The watchdog's timed waits are on the monotonic clock. */
+static void ck_wd_cond_init(void)
 {
-    pthread_mutex_init(&ck_wd_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&ck_wd_cv, &ca);
     pthread_condattr_destroy(&ca);
+}
+
+/* A forked child has only the thread that forked, and no watchdog. */
+static void ck_watch_atfork_child(void)
+{
+    pthread_mutex_init(&ck_wd_mu, NULL);
+    ck_wd_cond_init();
     atomic_store(&ck_wd_state, CK_WD_NONE);
     atomic_store(&ck_cpu_stop_flag, 0);
     for (ck_watch *w = atomic_load(&ck_watch_list); w; w = w->next) {
@@ -68,11 +76,7 @@ static void ck_watch_atfork_child(void)
 static void ck_watch_init(void)
 {
     pthread_key_create(&ck_watch_key, ck_watch_release);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ck_wd_cv, &ca);
-    pthread_condattr_destroy(&ca);
+    ck_wd_cond_init();
     ck_sigint_set_hook(ck_watch_on_sigint);
     pthread_atfork(NULL, NULL, ck_watch_atfork_child);
 }
