@@ -45,6 +45,7 @@ typedef enum ck_status {
     CK_ERR_DEVICE,         /* a device (driver) failure */
     CK_ERR_COMPILE,        /* a generated kernel did not compile (NVRTC) */
     CK_ERR_DEVICE_MEMORY,  /* out of GPU memory (cudakit.cuda.OutOfMemoryError) */
+    CK_ERR_INTERRUPT,      /* Ctrl-C (SIGINT) ended a wait or a kernel (KeyboardInterrupt) */
     CK_ERR_COUNT
 } ck_status;
 

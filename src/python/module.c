@@ -1,6 +1,8 @@
 /* cudakit._core: module init and the mapping of core statuses to exceptions. */
 #include "ck_python.h"
 
+#include <signal.h>
+
 PyObject *ck_py_AxisError;
 PyObject *ck_py_ComplexWarning;
 PyObject *ck_py_CUDAError;
@@ -13,9 +15,41 @@ int ck_py_ufuncs_init(PyObject *module);
 int ck_py_creation_init(void);
 int ck_py_kernels_init(PyObject *module);
 
+/* Ctrl-C ended a wait or a kernel in the core, which Python's handler
+ * did not see: a handler of the program's own (signal.signal) gets it as
+ * it would any other; the default one's KeyboardInterrupt carries the
+ * core's message, and so does one raised for a handler that raised
+ * nothing, the work having been abandoned all the same. */
+static void ck_py_raise_interrupt(const char *msg)
+{
+    PyObject *text = PyUnicode_FromString(msg);
+    if (!text) return;
+    PyObject *sig = PyImport_ImportModule("signal");
+    PyObject *h = sig ? PyObject_CallMethod(sig, "getsignal", "i", SIGINT) : NULL;
+    PyObject *dflt = sig ? PyObject_GetAttrString(sig, "default_int_handler") : NULL;
+    int own = h && dflt && h != dflt && PyCallable_Check(h);
+    Py_XDECREF(h);
+    Py_XDECREF(dflt);
+    Py_XDECREF(sig);
+    PyErr_Clear();
+    if (own) {
+        PyErr_SetInterruptEx(SIGINT);
+        if (PyErr_CheckSignals() < 0) {
+            Py_DECREF(text);
+            return;
+        }
+    }
+    PyErr_SetObject(PyExc_KeyboardInterrupt, text);
+    Py_DECREF(text);
+}
+
 PyObject *ck_py_raise(ck_status s)
 {
     PyObject *exc;
+    if (s == CK_ERR_INTERRUPT && !PyErr_Occurred()) {
+        ck_py_raise_interrupt(ck_error_message());
+        return NULL;
+    }
     switch (s) {
     case CK_ERR_VALUE: exc = PyExc_ValueError; break;
     case CK_ERR_TYPE: exc = PyExc_TypeError; break;

@@ -15,6 +15,18 @@ other: its work is done when each call returns, so its streams are always
 idle and its events carry the host clock (times are host times).  What truly
 needs a GPU (``Device(0)``, ``device="cuda"``, ``CUDAKIT_DEVICE=cuda``) raises
 one error, ``CUDAError: no usable CUDA device: <why>``.
+
+Waits for a GPU (``synchronize`` of the device, a stream or an event, and
+copies to the host) poll rather than block in the driver, so Ctrl-C ends
+them with ``KeyboardInterrupt`` and ``set_kernel_timeout`` bounds them with a
+``CUDAError``.  The kernel is not stopped by either: it and the work queued
+behind it go on running, the context stays usable, later work on the stream
+runs after it and the next wait waits for it again; only a kernel that
+faults (or one a display's watchdog ends) leaves the context unusable.  On
+the CPU, Ctrl-C and the time limit stop the kernel itself, between blocks or
+at a loop's next turn (its outputs then partly written), and a fault or a
+stack overflow in it is a ``CUDAError`` naming the kernel; docs/faults.md
+says more.
 """
 import os as _os
 import sys as _sys
@@ -90,6 +102,17 @@ def _gpu_index(device):
 def synchronize(device=None):
     """Wait for all work queued on a device (the current one by default)."""
     _core._device_synchronize(_device(device))
+
+
+def set_kernel_timeout(seconds):
+    """Stop a kernel that runs longer than ``seconds`` (``None`` or 0: no
+    limit, the default unless ``CUDAKIT_KERNEL_TIMEOUT`` is set); returns the
+    limit before (``None`` for none).  A launch on the CPU that runs past it
+    ends with a ``CUDAError`` naming the kernel and the limit (its outputs
+    partly written); on a GPU, a wait for the device (``synchronize``, a
+    copy to the host) that lasts longer raises a ``CUDAError``, and the
+    kernel may still be running."""
+    return _core._set_kernel_timeout(seconds)
 
 
 def get_device_properties(device=None):
