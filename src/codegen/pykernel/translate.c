@@ -284,8 +284,14 @@ ck_status ck_pyk_translate(const char *tree, size_t len, const ck_pyk_arg *args,
 
     ck_sbuf src = {0};
     ck_sbuf_printf(&src, "/* %s: translated from Python by cudakit */\n", k->name);
+    /* The CPU's compile checks every loop for Ctrl-C and the time limit
+     * (cuda_compat.hpp); the preludes' loops are short and bounded and
+     * the indexing ones must unroll, so only the kernel's own are checked. */
+    ck_sbuf_printf(&src, "#ifdef CUDAKIT_CPU\n#pragma push_macro(\"for\")\n#pragma push_macro(\"while\")\n"
+                         "#undef for\n#undef while\n#endif\n");
     ck_sbuf_prelude(&src);
     ck_sbuf_printf(&src, "%s\n", ck_src_pyk_prelude);
+    ck_sbuf_printf(&src, "#ifdef CUDAKIT_CPU\n#pragma pop_macro(\"for\")\n#pragma pop_macro(\"while\")\n#endif\n");
     ck_sbuf_printf(&src, "%s\n", CK_PYK_MARK);
     write_consts(c, &src);
     write_tuples(c, &src);
