@@ -498,7 +498,8 @@ for op in UNOPS:
     case(f"{op}(where=False)", lambda xp, A, op=op: getattr(xp, op)(_i(3)(xp, A), where=True))
 for rhs in ["'a'", "None", "b'a'", "object()", "[1, 2]", "[1, 2, 3]", "'abc'", "np.str_('a')", "[1, 'a', 2]",
             "{}", "(1, 2, 3)", "np.datetime64('2020')", "np.array(['a', 'b', 'c'])", "np.array([1, 2, 3], object)",
-            "2**64", "-2**64", "1j", "np.float32(1.5)"]:
+            "2**64", "-2**64", "1j", "np.float32(1.5)", "[1, None]", "[2**64, 1]", "range(3)", "range(2)",
+            "(i for i in range(3))", "__import__('decimal').Decimal(1)", "len"]:
     for sym in ["==", "!=", "<", ">=", "+", "*", "&", "<<", "//", "%", "**"]:
         case(f"x {sym} {rhs}", lambda xp, A, sym=sym, rhs=rhs: eval(f"x {sym} {rhs}",
                                                                     {"x": A(np.arange(3)), "np": np}))
@@ -509,6 +510,32 @@ for rhs in ["'a'", "None", "b'a'", "object()", "[1, 2]", "[1, 2, 3]", "'abc'", "
     case(f"bool x == {rhs}", lambda xp, A, rhs=rhs: eval(f"x == {rhs}", {"x": A(np.array([True])), "np": np}))
     case(f"0-d x == {rhs}", lambda xp, A, rhs=rhs: eval(f"x == {rhs}", {"x": _z(xp, A), "np": np}))
     case(f"x += {rhs}", lambda xp, A, rhs=rhs: exec(f"x += {rhs}", {"x": A(np.arange(3)), "np": np}))
+case("x == [x, None]", lambda xp, A: _i(3)(xp, A) == [_i(3)(xp, A), None])
+case("x == [[x], [None]]", lambda xp, A: _i(3)(xp, A) == [[1, 2, 3], [1, None, 2]])
+case("uint8 x += [1, 2, 3, 4]", lambda xp, A: exec("x += [1, 2, 3, 4]", {"x": A(np.zeros(3, np.uint8))}))
+case("int x += 1.5 (shape mismatch)", lambda xp, A: xp.add(A(np.zeros(3, np.int64)), A(np.ones(4)),
+                                                          out=A(np.zeros(3, np.int64))))
+for dt in ["float16", "float32", "complex64", "float64"]:
+    case(f"{dt} x + 2**64", lambda xp, A, dt=dt: A(np.ones(2, dt)) + 2**64)
+    case(f"{dt} x * -2**70", lambda xp, A, dt=dt: A(np.ones(2, dt)) * -2**70)
+    case(f"{dt} x += 2**64", lambda xp, A, dt=dt: exec("x += 2**64", {"x": A(np.ones(2, dt))}))
+    case(f"{dt} x[0] = 2**64", lambda xp, A, dt=dt: exec("x[0] = 2**64", {"x": A(np.ones(2, dt))}))
+    case(f"{dt} full(2, 2**64)", lambda xp, A, dt=dt: xp.full(2, 2**64, dtype=dt))
+    case(f"{dt} asarray(2**64)", lambda xp, A, dt=dt: xp.asarray(2**64, dtype=dt))
+    case(f"{dt} where(c, x, 2**64)", lambda xp, A, dt=dt: xp.where(A(np.array([True, False])), A(np.ones(2, dt)),
+                                                                   2**64))
+case("float x + 10**400", lambda xp, A: _i(3)(xp, A) + 10**400)
+case("int8 x + 2.5 + 2**64", lambda xp, A: xp.add(A(np.ones(2, np.int8)) + 2.5, 2**64))
+case("x[[2**64]]", lambda xp, A: _i(3)(xp, A)[[2**64]])
+case("x[[0, 2**64]] = 1", lambda xp, A: exec("x[[0, 2**64]] = 1", {"x": _i(3)(xp, A)}))
+case("asarray([a, [1, 2, 3]])", lambda xp, A: xp.asarray([_i(3)(xp, A), [1, 2, 3]]))
+case("asarray([[1, 2, 3], a])", lambda xp, A: xp.asarray([[1, 2, 3], _i(3)(xp, A)]))
+case("asarray([a, [1, 2]])", lambda xp, A: xp.asarray([_i(3)(xp, A), [1, 2]]))
+case("asarray([a, 5])", lambda xp, A: xp.asarray([_i(3)(xp, A), 5]))
+case("asarray([[a], [a]])", lambda xp, A: xp.asarray([[_i(3)(xp, A)], [_i(3)(xp, A)]]))
+case("where(c, x, None)", lambda xp, A: xp.where(A(np.array([True, False, True])), _i(3)(xp, A), None))
+case("where(c, None, x)", lambda xp, A: xp.where(A(np.array([True, False, True])), None, _i(3)(xp, A)))
+case("where(c, x)", lambda xp, A: xp.where(A(np.array([True, False, True])), _i(3)(xp, A)))
 case("x - True (bool)", lambda xp, A: A(np.array([True])) - True)
 case("-bool", lambda xp, A: -A(np.array([True])))
 case("int ** -1", lambda xp, A: A(np.arange(3)) ** -1)
@@ -1048,6 +1075,14 @@ def test_exception_classes_without_numpy():
         try:
             ck.arange(3) < "a"
         except ck.UFuncTypeError:
+            pass
+        class Plain: pass
+        for other in (None, object(), Plain(), (i for i in range(3))):
+            assert (ck.arange(3) == other).tolist() == [False] * 3
+            assert (ck.arange(3) != other).tolist() == [True] * 3
+        try:
+            ck.arange(3) < Plain()
+        except TypeError:
             pass
         print("ok")
     """

@@ -74,6 +74,92 @@ def test_equality_with_text_and_objects_is_element_wise(device, other):
         assert (a == other).device == a.device
 
 
+class _Plain:
+    """An object of a class of its own, with no NumPy protocol."""
+
+
+class _Deferring:
+    """A duck array that takes NumPy's operators over (__array_priority__)."""
+    __array_priority__ = 100
+
+    def __eq__(self, other):
+        return "deferred"
+
+    __hash__ = object.__hash__
+
+
+def _gen():
+    return (i for i in range(3))
+
+
+@pytest.mark.parametrize("other", [[1, None, 2], [[1, None, 2]], [2**64, 1, 2], _gen, _Plain(), len,
+                                   __import__("decimal").Decimal(1), __import__("fractions").Fraction(1, 2)],
+                         ids=repr)
+def test_comparison_with_objects_runs_numpys_object_loop(device, other):
+    # NumPy compares element by element through its object loop, numbers as
+    # numbers: cudakit gave a 0-d False (Python's identity fallback)
+    x = np.arange(3)
+    a = ck.asarray(x, device=device)
+    for op in ("__eq__", "__ne__", "__lt__", "__ge__"):
+        o = other() if other is _gen else other
+        try:
+            want = getattr(x, op)(o)
+        except TypeError as e:
+            with pytest.raises(type(e)):
+                getattr(a, op)(other() if other is _gen else other)
+            continue
+        got = getattr(a, op)(other() if other is _gen else other)
+        assert_same(got, want)
+        assert got.device == a.device
+    with pytest.raises(np._core._exceptions._UFuncOutputCastingError):
+        a += other() if other is _gen else other
+
+
+def test_objects_that_take_numpys_operators_over(device):
+    a = ck.arange(3, device=device)
+    assert (a == _Deferring()) == "deferred"
+    assert (_Deferring() == a) == "deferred"
+
+
+def test_sequences_and_arrays_mixed(device):
+    x = np.arange(3.0)
+    a = ck.asarray(x, device=device)
+    assert_same(a + range(3), x + range(3))
+    with pytest.raises(ValueError):
+        a == range(2)
+    assert_same(ck.asarray([a, [1, 2, 3]]), np.asarray([x, [1, 2, 3]]))
+    assert_same(ck.asarray([[1, 2, 3], a, a]), np.asarray([[1, 2, 3], x, x]))
+    with pytest.raises(ValueError):
+        ck.asarray([a, [1, 2]])
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.complex64])
+def test_python_int_beyond_64_bits_with_float_arrays(device, dt):
+    # NumPy converts it to the float loop's dtype; an integer loop refuses it
+    x = np.ones(3, dt)
+    a = ck.asarray(x, device=device)
+    with np.errstate(over="ignore"):
+        assert_same(a + 2**64, x + 2**64)
+        assert_same(a * -(2**70), x * -(2**70))
+        assert_same(ck.full(2, 2**64, dtype=dt, device=device), np.full(2, 2**64, dtype=dt))
+        a[0] = 2**64
+        x[0] = 2**64
+        assert_same(a, x)
+    with pytest.raises(OverflowError):
+        ck.arange(3, device=device) + 2**64
+    with pytest.raises(OverflowError):
+        a + 10**400
+
+
+def test_where_of_none_is_not_a_nonzero(device):
+    c = ck.asarray([True, False], device=device)
+    for call in (lambda: ck.where(c, 1.0, None), lambda: ck.where(c, None, 1.0)):
+        with pytest.raises(TypeError):
+            call()
+    with pytest.raises(ValueError, match="both or neither"):
+        ck.where(c, 1.0)
+
+
 def test_ordering_with_text_has_no_loop(device):
     a = ck.arange(3, device=device)
     no_loop = np._core._exceptions._UFuncNoLoopError

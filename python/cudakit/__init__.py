@@ -53,11 +53,14 @@ _where3 = _core.where
 _clip3 = _core.clip
 
 
-def where(condition, x=None, y=None, /):
+_NOT_GIVEN = object()   # where(c, x, None) is a where of None (NumPy: an object array), not a nonzero
+
+
+def where(condition, x=_NOT_GIVEN, y=_NOT_GIVEN, /):
     """``where(condition, x, y)``: elements of x where condition holds, else of y."""
-    if x is None and y is None:
+    if x is _NOT_GIVEN and y is _NOT_GIVEN:
         return _core.nonzero(condition)
-    if x is None or y is None:
+    if x is _NOT_GIVEN or y is _NOT_GIVEN:
         raise ValueError("either both or neither of x and y should be given")
     return _where3(condition, x, y)
 

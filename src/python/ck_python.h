@@ -142,6 +142,11 @@ int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak);
  * (through int() / float()): 0, or -1 with OverflowError / TypeError /
  * ValueError for values such a conversion refuses. */
 int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt);
+/* After ck_py_scalar_from_obj failed: a Python int beyond 64 bits as the
+ * weak float closest to it, which NumPy makes of it for a float or complex
+ * destination (the caller knows the destination).  0, or -1 with the
+ * exception (the OverflowError, for anything else). */
+int ck_py_big_int_as_float(PyObject *obj, ck_scalar *s);
 /* obj's values as a NumPy array: a view of a CPU array's memory unless
  * copy; into out when given (which is returned). */
 PyObject *ck_py_to_numpy(PyObject *obj, PyObject *out, int copy);

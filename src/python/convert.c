@@ -324,6 +324,16 @@ static int seq_discover_shape(PyObject *obj, seq_info *si)
         if (n == 0) break;
         cur = PySequence_Fast_GET_ITEM(cur, 0);
     }
+    /* an array among the first elements gives its dimensions, as in
+     * NumPy ([a, [1, 2]] with a of shape (2,) is 2 by 2) */
+    if (CkArray_Check(cur) && si->ndim > 0) {
+        const ck_array *a = CK_ARR(cur);
+        if (si->ndim + a->ndim > CK_MAXDIMS) {
+            PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d", CK_MAXDIMS);
+            return -1;
+        }
+        for (int d = 0; d < a->ndim; d++) si->shape[si->ndim++] = a->shape[d];
+    }
     return 0;
 }
 
@@ -334,6 +344,17 @@ static int inhomogeneous(int depth, const seq_info *si)
                  "shape after %d dimensions. The detected shape was %s + inhomogeneous part.",
                  depth, ck_shape_str(depth, si->shape, 0));
     return -1;
+}
+
+int ck_py_big_int_as_float(PyObject *obj, ck_scalar *s)
+{
+    if (!PyLong_Check(obj) || !PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+    PyErr_Clear();
+    double d = PyLong_AsDouble(obj);   /* beyond float64 too: OverflowError, as NumPy's */
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    s->dtype = CK_FLOAT64;
+    s->v.f = d;
+    return 0;
 }
 
 static int leaf_type(PyObject *o, ck_dtype *t)
@@ -554,7 +575,11 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
     ck_scalar sc;
     int weak;
     int r = ck_py_scalar_from_obj(obj, &sc, &weak);
-    if (r < 0) return NULL;
+    if (r < 0) {
+        if (!(dtype != CK_DTYPE_INVALID && ck_dtype_is_inexact(dtype) && ck_py_big_int_as_float(obj, &sc) == 0))
+            return NULL;
+        r = 0;
+    }
     if (r == 0 || seq_is_container(obj)) {
         /* Python numbers and sequences are always copied */
         if (copy == 0) {
@@ -696,7 +721,7 @@ int ck_py_operand(PyObject *obj, ck_operand *op, PyObject **tmp_obj)
         op->weak = weak;
         return r;
     }
-    if (seq_is_container(obj) || PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array__") ||
+    if (seq_is_container(obj) || PyRange_Check(obj) || PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array__") ||
         PyObject_HasAttrString(obj, "__array_interface__") || PyObject_HasAttrString(obj, "__dlpack__")) {
         if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return 1;
         /* host objects on the CPU, GPU objects where they are; ck_py_apply

@@ -164,7 +164,10 @@ static PyObject *make_filled(int nd, const int64_t *sh, ck_dtype t, ck_device de
     PyObject *src = NULL;
     if (value) {
         int r = ck_py_scalar_from_obj(value, &v, &weak);
-        if (r < 0) return NULL;
+        if (r < 0) {
+            if (!(ck_dtype_is_inexact(t) && ck_py_big_int_as_float(value, &v) == 0)) return NULL;
+            r = 0;
+        }
         if (r > 0 && !(src = ck_py_asarray(value, CK_DTYPE_INVALID, -1, 1, dev))) return NULL;   /* an array: broadcast it */
         /* a Python int must fit an integer dtype (NumPy 2: OverflowError) */
         if (r == 0 && weak && ck_dtype_is_integer(v.dtype) && ck_dtype_is_integer(t)) {

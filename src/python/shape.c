@@ -27,6 +27,21 @@ static PyObject *wrap_view(ck_status s, ck_array *r, PyObject *owner)
 }
 
 /* An int or a sequence of ints -> vals[0..n). */
+/* obj as a sequence of at most CK_SHAPE_MAXLIST items (new reference), or
+ * NULL with an exception. */
+static PyObject *short_seq(PyObject *obj, const char *what, Py_ssize_t *len)
+{
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (!seq) return NULL;
+    *len = PySequence_Fast_GET_SIZE(seq);
+    if (*len > CK_SHAPE_MAXLIST) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: at most %d values are supported", what, CK_SHAPE_MAXLIST);
+        return NULL;
+    }
+    return seq;
+}
+
 static int int_list(PyObject *obj, int64_t *vals, int *n, const char *what)
 {
     if (PyIndex_Check(obj) && !PySequence_Check(obj)) {
@@ -36,14 +51,9 @@ static int int_list(PyObject *obj, int64_t *vals, int *n, const char *what)
         *n = 1;
         return 0;
     }
-    PyObject *seq = PySequence_Fast(obj, what);
+    Py_ssize_t len;
+    PyObject *seq = short_seq(obj, what, &len);
     if (!seq) return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    if (len > CK_SHAPE_MAXLIST) {
-        Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "%s: at most %d values are supported", what, CK_SHAPE_MAXLIST);
-        return -1;
-    }
     for (Py_ssize_t i = 0; i < len; i++) {
         PyObject *x = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyIndex_Check(x)) {
@@ -68,14 +78,9 @@ static int axis_list(PyObject *obj, int *axes, int *n, const char *what)
         *n = 1;
         return ck_py_axis_index(obj, &axes[0]);
     }
-    PyObject *seq = PySequence_Fast(obj, what);
+    Py_ssize_t len;
+    PyObject *seq = short_seq(obj, what, &len);
     if (!seq) return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    if (len > CK_SHAPE_MAXLIST) {
-        Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "%s: at most %d values are supported", what, CK_SHAPE_MAXLIST);
-        return -1;
-    }
     for (Py_ssize_t i = 0; i < len; i++)
         if (ck_py_axis_index(PySequence_Fast_GET_ITEM(seq, i), &axes[i]) < 0) { Py_DECREF(seq); return -1; }
     *n = (int)len;
