@@ -655,6 +655,26 @@ case("fancy setitem wrong shape", lambda xp, A: exec("x[[0, 1]] = [1, 2, 3]", {"
 case("del x[0]", lambda xp, A: exec("del x[0]", {"x": _i(3)(xp, A)}))
 
 # ------------------------------------------------------------ statistics and sets
+def _e2(xp, A):
+    return A(np.zeros((0, 3)))
+
+
+for f in ["argmax", "min", "mean", "std", "sum", "median", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean",
+          "nansum", "cumsum", "average", "count_nonzero", "any"]:
+    case(f"{f}(empty (0, 3), axis=0)", lambda xp, A, f=f: getattr(xp, f)(_e2(xp, A), axis=0))
+    case(f"{f}(empty (0, 3), axis=1)", lambda xp, A, f=f: getattr(xp, f)(_e2(xp, A), axis=1))
+    case(f"{f}(0-d, axis=())", lambda xp, A, f=f: getattr(xp, f)(_z(xp, A), axis=()))
+    case(f"{f}(axis=())", lambda xp, A, f=f: getattr(xp, f)(_m(xp, A), axis=()))
+    if f in ("count_nonzero", "average"):
+        continue
+    case(f"{f}(out=wrong shape)", lambda xp, A, f=f: getattr(xp, f)(_m(xp, A), axis=0, out=A(np.zeros(5))))
+    case(f"{f}(out=list)", lambda xp, A, f=f: getattr(xp, f)(_m(xp, A), axis=0, out=[0, 0, 0]))
+    case(f"{f}(out=int)", lambda xp, A, f=f: getattr(xp, f)(_m(xp, A), axis=0, out=A(np.zeros(3, np.int64))))
+    case(f"{f}(out=float32)", lambda xp, A, f=f: getattr(xp, f)(_m(xp, A), axis=0, out=A(np.zeros(3, np.float32))))
+for sub in ["ij,jk->ik,", "", "ij,jk->", "i->j", "ij->jj", "I", "ab", "...i,i"]:
+    case(f"einsum({sub!r})", lambda xp, A, sub=sub: xp.einsum(sub, _m(xp, A), *([_m(xp, A).T] if "," in sub else [])))
+for f in ["stack", "concatenate", "concat", "hstack", "vstack"]:
+    case(f"{f}(generator)", lambda xp, A, f=f: getattr(xp, f)(x for x in [_m(xp, A)]))
 for q in [101, -1, [50, 150], "a", None, float("nan"), 50.5, [[50]]]:
     case(f"percentile(q={q!r})", lambda xp, A, q=q: xp.percentile(_i(5)(xp, A), q))
     case(f"quantile(q={q!r})", lambda xp, A, q=q: xp.quantile(_i(5)(xp, A), q if not isinstance(q, (int, float)) or
@@ -1014,6 +1034,10 @@ _KNOWN_PATTERNS = [
     (r"^int x1\[0\] = \[", "a sequence into one element: NumPy's TypeError comes from int(list); cudakit says "
      "the shapes do not broadcast (ValueError)"),
     (r"^histogram\(bins=\[1, nan\]\)", "NumPy's monotonicity check lets NaN edges through"),
+    (r"^nanmean\(out=list\)", "NumPy's AttributeError comes from reading out.dtype; cudakit says out must be an "
+     "array (TypeError)"),
+    (r"^average\(empty \(0, 3\), axis=1\)", "NumPy divides a.size by the result's size in Python (an empty "
+     "result: ZeroDivisionError); cudakit returns the empty average"),
     (r"^random\.(integers\(1\.5|binomial\(1\.5)", "NumPy's generator truncates a float bound or count; "
      "cudakit's wants integers (TypeError)"),
     (r"^split\(0\)", "NumPy's ZeroDivisionError comes from N % 0 before its own check; cudakit raises that "

@@ -513,6 +513,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     as NumPy's (so an infinity beside the middle stays out of it), NaN where a
     slice holds a NaN; of an empty slice, NaN with NumPy's RuntimeWarning."""
     a = _arr(a)
+    if isinstance(axis, (tuple, list)) and not axis:   # no axis: each value is its own median
+        return _finish_reduction(a.astype(_float_type(a.dtype)), a, (), keepdims, out)
     src, ax, red_axes = _one_axis(a, axis)
     n = src.shape[ax]
     if n == 0:
@@ -663,54 +665,70 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     return _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
+def _check_out(out, shape, inexact=False):
+    """out= of a nan-aware reduction: a cudakit array of the result's shape
+    (and, for a float input's mean, a float or complex one), as NumPy's."""
+    if not isinstance(out, _core.ndarray):
+        raise TypeError("output must be an array")
+    if inexact and out.dtype.kind not in "fc":
+        raise TypeError("If a is inexact, then out must be inexact")
+    if out.shape != shape:
+        raise ValueError(f"output array has shape {out.shape}, the result {shape}")
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _arr(a)
     if a.dtype.kind not in "fc":
-        return _core.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _core.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     valid = _core.logical_not(_core.isnan(a))
     tot = _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
     cnt = _core.sum(valid, axis=axis, keepdims=keepdims)
     res = _core.divide(tot, cnt).astype(tot.dtype)
     if out is not None:
+        _check_out(out, res.shape, inexact=True)
         out[...] = res
         return out
     return res
 
 
-def _nan_extreme(a, axis, keepdims, fn, fill):
+def _nan_extreme(a, axis, out, keepdims, fn, fill):
     a = _arr(a)
     if a.dtype.kind not in "fc":
-        return fn(a, axis=axis, keepdims=keepdims)
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan = _core.isnan(a)
-    res = fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, keepdims=keepdims)
+    filled = _core.where(nan, fill, a).astype(a.dtype)
     allnan = _core.all(nan, axis=axis, keepdims=keepdims)
-    return _core.where(allnan, float("nan"), res).astype(a.dtype)
+    if out is None:
+        return _core.where(allnan, float("nan"), fn(filled, axis=axis, keepdims=keepdims)).astype(a.dtype)
+    fn(filled, axis=axis, out=out, keepdims=keepdims)   # out='s checks are the reduction's
+    out[...] = _core.where(allnan, _core.asarray(float("nan"), device=a.device).astype(out.dtype), out)
+    return out
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):
-    return _nan_extreme(a, axis, keepdims, _core.max, float("-inf"))
+    return _nan_extreme(a, axis, out, keepdims, _core.max, float("-inf"))
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
-    return _nan_extreme(a, axis, keepdims, _core.min, float("inf"))
+    return _nan_extreme(a, axis, out, keepdims, _core.min, float("inf"))
 
 
-def _nan_arg(a, axis, keepdims, fn, fill):
+def _nan_arg(a, axis, out, keepdims, fn, fill):
     a = _arr(a)
     if a.dtype.kind not in "fc":
-        return fn(a, axis=axis, keepdims=keepdims)
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan = _core.isnan(a)
     if bool(_core.any(_core.all(nan, axis=axis))):
         raise ValueError("All-NaN slice encountered")
-    return fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, keepdims=keepdims)
+    return fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, out=out, keepdims=keepdims)
 
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
-    return _nan_arg(a, axis, keepdims, _core.argmax, float("-inf"))
+    return _nan_arg(a, axis, out, keepdims, _core.argmax, float("-inf"))
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
-    return _nan_arg(a, axis, keepdims, _core.argmin, float("inf"))
+    return _nan_arg(a, axis, out, keepdims, _core.argmin, float("inf"))
 
 
 # ------------------------------------------------------------- comparison

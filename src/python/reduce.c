@@ -52,6 +52,12 @@ static int check_out(const red_spec *sp, const ck_array *a, const ck_array *res,
                          ufunc_of(sp), ck_shape_str(out->ndim, out->shape, 0), ck_shape_str(res->ndim, res->shape, 1));
         return -1;
     }
+    if (sp->kind == R_ARG && !ck_dtype_can_cast_safe(out->dtype, CK_INT64)) {
+        /* NumPy writes the indices through an intp view of out */
+        PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('int64') according to the "
+                     "rule 'safe'", ck_dtype_get_info(out->dtype)->name);
+        return -1;
+    }
     if (sp->kind == R_STD && !ck_dtype_can_cast_same_kind(res->dtype, out->dtype)) {
         PyErr_Format(ck_py_exc(CK_PY_UFUNC_OUTPUT_CAST), "Cannot cast ufunc 'sqrt' output from dtype('%s') to "
                      "dtype('%s') with casting rule 'same_kind'", ck_dtype_get_info(res->dtype)->name,

@@ -437,6 +437,11 @@ static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_
         PyErr_SetString(PyExc_TypeError, "concatenate() only takes `out` or `dtype` as an argument, but both were provided.");
         return NULL;
     }
+    if (!PySequence_Check(seq_obj)) {   /* an iterator: NumPy wants a sequence */
+        PyErr_SetString(PyExc_TypeError, allow_none_axis ? "The first input argument needs to be a sequence"
+                        : "arrays to stack must be passed as a \"sequence\" type such as list or tuple.");
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(seq_obj, "arrays must be a sequence of array-likes");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
