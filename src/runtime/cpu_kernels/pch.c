@@ -42,11 +42,40 @@ char *ck_cpu_pch_dir(const char *cache, const char *const *flags, int nflags)
     return d;
 }
 
-int ck_cpu_pch_ready(const char *pchdir)
+/* pchdir/name is a file of ours that no one else can write (lstat: the
+ * folder is checked first, so no one else can swap it afterwards). */
+static int ck_pch_trusted(const char *pchdir, const char *name, struct stat *st)
 {
     char *p = NULL;
+    int ok = asprintf(&p, "%s/%s", pchdir, name) >= 0 && lstat(p, st) == 0 && ck_cache_entry_trusted(st, geteuid());
+    free(p);
+    return ok;
+}
+
+/* GCC reads the .gch and the headers beside it by name, so what we can
+ * check is that the folder (in the cache folder, checked already) and they
+ * are ours alone (a precompiled header is code pasted into every kernel)
+ * and that the header is this build's (the folder's name is a hash of it). */
+int ck_cpu_pch_ready(const char *pchdir)
+{
     struct stat st;
-    int ok = pchdir && asprintf(&p, "%s/cuda_compat.hpp.gch", pchdir) >= 0 && stat(p, &st) == 0 && st.st_size > 0;
+    if (!pchdir || lstat(pchdir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWGRP | S_IWOTH)))
+        return 0;
+    if (!ck_pch_trusted(pchdir, "cuda_compat.hpp.gch", &st) || st.st_size == 0 ||
+        !ck_pch_trusted(pchdir, "cpu_kernel_abi.h", &st) || !ck_pch_trusted(pchdir, "cuda_compat.hpp", &st) ||
+        (size_t)st.st_size != ck_src_cuda_compat_len)
+        return 0;
+    char *p = NULL;
+    int ok = 0;
+    if (asprintf(&p, "%s/cuda_compat.hpp", pchdir) >= 0) {
+        int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        char *text = malloc(ck_src_cuda_compat_len + 1);
+        ssize_t got = fd >= 0 && text ? read(fd, text, ck_src_cuda_compat_len + 1) : -1;
+        ok = got == (ssize_t)ck_src_cuda_compat_len && !memcmp(text, ck_src_cuda_compat, ck_src_cuda_compat_len);
+        free(text);
+        if (fd >= 0) close(fd);
+    }
     free(p);
     return ok;
 }
