@@ -283,6 +283,63 @@ def test_symlinked_folder_is_checked_where_it_leads(tmp_path):
     assert f"its parent {target.parent} is writable by everyone" in err
 
 
+def test_compiler_memory_limit(tmp_path, monkeypatch):
+    """#include "/dev/zero": the compiler reads until its memory runs out,
+    which its limit makes quick; a CompileError that says so."""
+    monkeypatch.setenv("CUDAKIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUDAKIT_COMPILE_MEMORY", "512")
+    k = ck.RawKernel('#include "/dev/zero"\nextern "C" __global__ void z(int *x) {}\n', "z")
+    with pytest.raises(ck.CompileError, match=r"ran out of memory .*512 MiB .*CUDAKIT_COMPILE_MEMORY"):
+        k((1,), (1,), (ck.zeros(1, dtype=ck.int32, device="cpu"),))
+    # a normal kernel compiles under that limit
+    _run(_env(tmp_path, tmp_path, CUDAKIT_COMPILE_MEMORY="512"), "cpu", 8)
+
+
+def test_compiler_default_limits_stop_dev_zero(tmp_path):
+    """The same with the default limits, in a child process that must survive."""
+    code = textwrap.dedent("""
+        import cudakit as ck
+        k = ck.RawKernel('#include "/dev/zero"\\nextern "C" __global__ void z(int *x) {}\\n', "z")
+        try:
+            k((1,), (1,), (ck.zeros(1, dtype=ck.int32, device="cpu"),))
+        except ck.CompileError as e:
+            print("CompileError:", str(e).splitlines()[0])
+    """)
+    p = subprocess.run([sys.executable, "-c", code], env=_env(tmp_path, tmp_path), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "ran out of memory" in p.stdout, p.stdout
+
+
+def test_compiler_time_limit(tmp_path, monkeypatch):
+    """An include of a FIFO nobody writes: the compiler waits forever, so the
+    wall-clock limit stops it (and what it started) and says so."""
+    monkeypatch.setenv("CUDAKIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUDAKIT_COMPILE_TIMEOUT", "2")
+    fifo = tmp_path / "never"
+    os.mkfifo(fifo)
+    k = ck.RawKernel('#include "%s"\nextern "C" __global__ void z(int *x) {}\n' % fifo, "z")
+    t = time.monotonic()
+    with pytest.raises(ck.CompileError, match=r"ran out of time .*stopped after 2 s .*CUDAKIT_COMPILE_TIMEOUT"):
+        k((1,), (1,), (ck.zeros(1, dtype=ck.int32, device="cpu"),))
+    assert time.monotonic() - t < 30
+    left = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(fifo) not in left and "cudakit-cpu-" not in "".join(l for l in left.splitlines() if "cc1plus" in l)
+
+
+def test_compiler_limit_values(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDAKIT_CACHE_DIR", str(tmp_path))
+    k = ck.RawKernel('extern "C" __global__ void z(int *x) { x[0] = 9; }\n', "z")
+    for name in ("CUDAKIT_COMPILE_TIMEOUT", "CUDAKIT_COMPILE_MEMORY"):
+        monkeypatch.setenv(name, "lots")
+        with pytest.raises(ValueError, match=name + " must be a whole number"):
+            k((1,), (1,), (ck.zeros(1, dtype=ck.int32, device="cpu"),))
+        monkeypatch.setenv(name, "off")
+    x = ck.zeros(1, dtype=ck.int32, device="cpu")
+    k((1,), (1,), (x,))
+    assert int(ck.asnumpy(x)[0]) == 9
+
+
 def test_precompiled_header_must_be_ours(tmp_path):
     """GCC reads the precompiled header by name, and it is code in every
     kernel: one others can write, or of another header, is not used."""

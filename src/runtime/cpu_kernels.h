@@ -32,6 +32,12 @@
  *   CUDAKIT_CPU_FIBERS=1  fibers even for kernels without barriers
  *   CUDAKIT_CPU_STACK_KB  fiber stack size (16 .. 65536)
  *   CUDAKIT_DEBUG=kernels each compile's command line and time
+ *   CUDAKIT_COMPILE_TIMEOUT  seconds a compile may take, in wall-clock and
+ *                         in CPU time (default 300; 0 or "off": no limit)
+ *   CUDAKIT_COMPILE_MEMORY   MiB of address space for each compiler process
+ *                         (default 4096; 0 or "off": no limit).  A compile
+ *                         past a limit is stopped (with what it started):
+ *                         CK_ERR_COMPILE, saying which limit it reached.
  *
  * Not supported on the CPU: cooperative groups, __half arithmetic beyond
  * conversions and the basic operators (and no __half at all where the

@@ -111,16 +111,23 @@ void ck_cpu_pch_build_async(const char *pchdir, const char *const *flags, int nf
     if (ck_pch_put(pchdir, "cpu_kernel_abi.h", ck_src_cpu_kernel_abi, ck_src_cpu_kernel_abi_len) != 0 ||
         ck_pch_put(pchdir, "cuda_compat.hpp", ck_src_cuda_compat, ck_src_cuda_compat_len) != 0)
         goto done;
+    /* Under the same limits as every compile; nobody waits for this one,
+     * so the CPU limit is what ends it if it hangs. */
+    ck_cxx_limits lim;
+    if (ck_cpu_compile_limits(&lim) != CK_OK) goto done;
     static const char script[] =
-        "d=$1; shift; ( \"$@\" -x c++-header \"$d/cuda_compat.hpp\" -o \"$d/gch.tmp.$$\" && "
+        CK_CPU_LIMITS_SH "d=$1; shift; ( \"$@\" -x c++-header \"$d/cuda_compat.hpp\" -o \"$d/gch.tmp.$$\" && "
         "mv -f \"$d/gch.tmp.$$\" \"$d/cuda_compat.hpp.gch\"; rm -f \"$d/gch.tmp.$$\" ) </dev/null >/dev/null 2>&1 &";
-    const char **argv = calloc((size_t)(cxx->argc + nflags + 6), sizeof *argv);
+    const char **argv = calloc((size_t)(cxx->argc + nflags + 10), sizeof *argv);
     if (!argv) goto done;
     int k = 0;
     argv[k++] = "/bin/sh";
     argv[k++] = "-c";
     argv[k++] = script;
     argv[k++] = "sh";
+    argv[k++] = lim.cpu_soft;
+    argv[k++] = lim.cpu_hard;
+    argv[k++] = lim.mem_kib;
     argv[k++] = pchdir;
     for (int i = 0; i < cxx->argc; i++) argv[k++] = cxx->argv[i];
     for (int i = 0; i < nflags; i++) argv[k++] = flags[i];
