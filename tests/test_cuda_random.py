@@ -8,16 +8,19 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import cudakit as ck
 from cudakit import cuda
 from cudakit.cuda.random import (create_xoroshiro128p_states, init_xoroshiro128p_states, init_xoroshiro128p_state,
+                                 init_xoroshiro128p_states_cpu,
                                  xoroshiro128p_dtype, xoroshiro128p_jump, xoroshiro128p_next,
                                  xoroshiro128p_normal_float32, xoroshiro128p_normal_float64, xoroshiro128p_type,
                                  xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
 from conftest import DEVICES
 
 GPU_ONLY = pytest.mark.skipif("cuda" not in DEVICES, reason="no usable CUDA device")
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # ---------------------------------------------------------- the reference
 
@@ -125,6 +128,18 @@ def test_states_match_the_reference(device, seed, sub):
     np.testing.assert_array_equal(ck.asnumpy(st), ref_states(17, seed, sub))
 
 
+@SETTINGS
+@given(n=st.integers(0, 12), seed=st.integers(-2 ** 63, 2 ** 64 - 1), sub=st.integers(0, 4),
+       step=st.integers(1, 3), order=st.sampled_from("CF"))
+def test_states_into_any_layout(device, n, seed, sub, step, order):
+    """Any seed Numba takes, into views of any row step and either order."""
+    whole = ck.zeros((n * step, 2), dtype=ck.uint64, device=device, order=order)
+    init_xoroshiro128p_states(whole[::step], seed, sub)
+    got = ck.asnumpy(whole)
+    np.testing.assert_array_equal(got[::step], ref_states(n, seed, sub))
+    assert not np.delete(got, np.s_[::step], axis=0).any()
+
+
 def test_states_seeds_as_numba_converts_them():
     want = ck.asnumpy(create_xoroshiro128p_states(3, 2 ** 64 - 1, device="cpu"))
     for seed in (-1, np.int64(-1), np.uint64(2 ** 64 - 1)):
@@ -180,6 +195,9 @@ def test_init_in_place(device):
     pairs = np.zeros((6, 2), np.uint64)
     init_xoroshiro128p_states(pairs, 11)
     np.testing.assert_array_equal(pairs, want)
+    rec2 = np.zeros(6, dtype=xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(rec2, 11, 0)
+    np.testing.assert_array_equal(rec2, rec)
     np.testing.assert_array_equal(ck.asnumpy(create_xoroshiro128p_states(6, 11, device=device)).view(
         xoroshiro128p_dtype)[:, 0], rec)
 

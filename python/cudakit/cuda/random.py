@@ -20,14 +20,15 @@
 
 Generator i is row i (s0, s1) of an (n, 2) uint64 array: cudakit arrays hold
 numbers, so the states are the two words of Numba's ``xoroshiro128p_dtype``
-records side by side (``states.copy_to_host().view(xoroshiro128p_dtype)``
-gives Numba's records).  The states are made in C (SplitMix64 seeding, then
+records side by side (``states.copy_to_host().view(xoroshiro128p_dtype)[:, 0]``
+are Numba's records).  The states are made in C (SplitMix64 seeding, then
 generator i + 1 is generator i advanced by 2^64 steps), the same as Numba's
 for the same seed; the draws give the same bits on the CPU and the GPU (the
 normals through the platform's logf and cosf, which may differ in the last
 bit).  NumPy arrays of ``xoroshiro128p_dtype`` records are accepted wherever
 states are.
 """
+import contextlib as _contextlib
 import math as _math
 import operator as _operator
 
@@ -38,8 +39,9 @@ from . import types as _types
 from ._intrinsics import Intrinsic as _Intrinsic
 
 __all__ = ["xoroshiro128p_dtype", "xoroshiro128p_type", "create_xoroshiro128p_states", "init_xoroshiro128p_states",
-           "init_xoroshiro128p_state", "xoroshiro128p_next", "xoroshiro128p_jump", "xoroshiro128p_uniform_float32",
-           "xoroshiro128p_uniform_float64", "xoroshiro128p_normal_float32", "xoroshiro128p_normal_float64"]
+           "init_xoroshiro128p_states_cpu", "init_xoroshiro128p_state", "xoroshiro128p_next", "xoroshiro128p_jump",
+           "xoroshiro128p_uniform_float32", "xoroshiro128p_uniform_float64", "xoroshiro128p_normal_float32",
+           "xoroshiro128p_normal_float64"]
 
 xoroshiro128p_dtype = _np.dtype([("s0", _np.uint64), ("s1", _np.uint64)], align=True)
 """Numba's record of one generator's state; cudakit's states hold its two words as a row of uint64."""
@@ -114,6 +116,12 @@ def _record_shape(shape, dtype):
     return (_operator.index(shape[0]), 2), "uint64"
 
 
+def _on(stream, device):
+    """A stream argument's context: a Stream of the device becomes the current one; anything else changes nothing."""
+    from . import Stream
+    return stream if isinstance(stream, Stream) and stream.device == device else _contextlib.nullcontext()
+
+
 def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     """Fill states (a cudakit (n, 2) uint64 array on any device, or a NumPy array
     of xoroshiro128p_dtype records or of (n, 2) uint64) with n generators: the
@@ -134,12 +142,13 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
         return
     if not isinstance(states, _core.ndarray):
         raise TypeError(f"states must be a cudakit or NumPy array, not {type(states).__name__}")
-    from . import Stream
-    if isinstance(stream, Stream) and stream.device == states.device:
-        with stream:
-            _core._xoroshiro128p_init(states, seed, sub)
-    else:
+    with _on(stream, states.device):
         _core._xoroshiro128p_init(states, seed, sub)
+
+
+def init_xoroshiro128p_states_cpu(states, seed, subsequence_start):
+    """Numba's host-side initialisation: init_xoroshiro128p_states on a host array."""
+    init_xoroshiro128p_states(states, seed, subsequence_start)
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0, *, device=None):
@@ -153,8 +162,12 @@ def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0, *, devic
         dev = stream.device
     else:
         dev = _device(device)
-    states = _core.empty((n, 2), dtype="uint64", device=dev)
-    init_xoroshiro128p_states(states, seed, subsequence_start, stream)
+    seed = _u64(seed, "seed", True)
+    sub = _u64(subsequence_start, "subsequence_start", False)
+    with _on(stream, dev):
+        # made on the stream that fills it, so the allocator orders the memory's reuse by it
+        states = _core.empty((n, 2), dtype="uint64", device=dev)
+        _core._xoroshiro128p_init(states, seed, sub)
     return states
 
 
