@@ -429,6 +429,9 @@ def device_array(shape, dtype="float64", strides=None, order="C", stream=None):
     """An uninitialised device array (on the current GPU, or the CPU without one)."""
     if strides is not None:
         raise NotImplementedError("device_array(strides=...): give order='C' or 'F' instead")
+    if getattr(dtype, "names", None):   # Numba's xoroshiro128p_dtype records: their (n, 2) uint64 words
+        from .random import _record_shape
+        shape, dtype = _record_shape(shape, dtype)
     return _core.empty(shape, dtype=dtype, order=order, device=_device(None))
 
 
@@ -474,6 +477,9 @@ def __getattr__(name):
     if name in _COMPILER_NAMES:
         from . import compiler
         return getattr(compiler, name)
+    if name == "random":   # cuda.random, as Numba's, without `import cudakit.cuda.random` first
+        from . import random
+        return random
     raise AttributeError(f"module 'cudakit.cuda' has no attribute {name!r}")
 
 

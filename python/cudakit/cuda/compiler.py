@@ -304,6 +304,9 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             if isinstance(a, _core.ndarray) or isinstance(a, (bool, int, float, complex, _np.generic)):
                 conv.append(a)
             elif isinstance(a, _np.ndarray):
+                if a.dtype.names is not None:   # Numba's xoroshiro128p_dtype records: their (n, 2) uint64 words
+                    from .random import _numpy_words
+                    a = _numpy_words(a)
                 d = _core.asarray(a, device=dev)
                 if dev.type != "cpu":
                     pname = params[i] if i < len(params) else str(i)

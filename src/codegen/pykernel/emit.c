@@ -589,9 +589,16 @@ static const char *call_builtin(pyk_ctx *c, pyk_node *e, const pyk_builtin *b)
         return apply_op(c, b->op, nin, as, ts, CK_FLOAT16, R);
     }
     case PF_RANDOM: {
-        static const char *const fns[] = {"uniform32", "uniform64", "normal32", "normal64"};
-        return fmt(c, "ck_pyk_xoro_%s((unsigned long long *)(%s).p + 2 * (%s))", fns[b->op], ex(c, a0),
-                   ex_as(c, a1, CK_INT64));
+        static const char *const fns[] = {"uniform32", "uniform64", "normal32", "normal64", "next", "jump", "init"};
+        const char *st = ex(c, a0);
+        if (a0->kind != PK_NAME) {
+            /* the states expression once: index_item reads its shape */
+            st = fmt(c, "ck_a%d", ++c->tmp);
+            line(c, "const %s %s = %s;", pyk_t_ctype(c, a0->type), st, ex(c, a0));
+        }
+        const char *i = index_item(c, a1, st, 0, e->line, arg_number(c, a0));
+        if (b->op == 6) return fmt(c, "ck_pyk_xoro_init(%s, %s, %s)", st, i, ex_as(c, a2, CK_UINT64));
+        return fmt(c, "ck_pyk_xoro_%s(%s, %s)", fns[b->op], st, i);
     }
     default:
         pyk_fail(c, e, CK_ERR_NOT_IMPLEMENTED, "%s() cannot be written yet", b->name);
