@@ -378,6 +378,7 @@ def event_elapsed_time(evtstart, evtend):
 
 _COMPILER_NAMES = ("jit", "Dispatcher", "DeviceFunction", "CompilerError", "TypingError", "UnsupportedError",
                    "KernelArgumentWarning")
+_VECTORIZE_NAMES = ("vectorize", "guvectorize", "reduce", "Reduce")
 
 
 def __getattr__(name):
@@ -385,11 +386,14 @@ def __getattr__(name):
     if name in _COMPILER_NAMES:
         from . import compiler
         return getattr(compiler, name)
+    if name in _VECTORIZE_NAMES:
+        from . import _vectorize
+        return getattr(_vectorize, name)
     raise AttributeError(f"module 'cudakit.cuda' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_COMPILER_NAMES))
+    return sorted(set(globals()) | set(_COMPILER_NAMES) | set(_VECTORIZE_NAMES))
 
 
 class _MatmulSettings:

@@ -233,18 +233,25 @@ class _Writer:
 
 
 class FunctionSource:
-    """A function's parsed tree, source lines and file, read once."""
+    """A function's parsed tree, source lines and file, read once; source, when
+    given, is the (text, filename, first line) of a function with no file of its
+    own (the kernels cudakit writes around a vectorized function, lambdas)."""
 
-    def __init__(self, fn):
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as exc:
-            raise TypeError(f"cannot read the source of {fn.__qualname__!r} (a kernel's source must be in a file "
-                            f"or a notebook cell): {exc}") from None
+    def __init__(self, fn, source=None):
+        if source is not None:
+            text, filename, first = source
+            lines = text.splitlines(True)
+        else:
+            try:
+                lines, first = inspect.getsourcelines(fn)
+            except (OSError, TypeError) as exc:
+                raise TypeError(f"cannot read the source of {fn.__qualname__!r} (a kernel's source must be in a "
+                                f"file or a notebook cell): {exc}") from None
+            filename = inspect.getsourcefile(fn) or "<kernel>"
         self.fn = fn
         self.first = first
         self.lines = [l.rstrip("\n") for l in lines]
-        self.filename = inspect.getsourcefile(fn) or "<kernel>"
+        self.filename = filename
         src = textwrap.dedent("".join(lines))
         tree = ast.parse(src)
         ast.increment_lineno(tree, first - 1)
