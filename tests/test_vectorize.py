@@ -561,8 +561,8 @@ def test_translations_compile_for_the_gpu():
     sum_reduce(ck.arange(1000, dtype=ck.float32, device="cpu"))
     n = 0
     for f in (add, sub, black_scholes_call, dot, scale, matmul, min_max, cumsum, sum_reduce):
-        for (key, sig), k in f._kernels.kernels.items():
-            src = k.inspect_cuda(sig, full=True)
+        for key, k in f._kernels.kernels.items():
+            src = k.inspect_cuda(k.signatures[0], full=True)
             try:
                 ck._core._kernel_compile(src, f"{key[0]}.cu", 90)
             except ck.cuda.CUDAError as e:

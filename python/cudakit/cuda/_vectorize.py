@@ -38,6 +38,7 @@ arrays for host arrays), and NumPy scalars when only numbers were.
 import ast as _ast
 import linecache as _linecache
 import operator as _operator
+import os as _os
 import re as _re
 import types as _pytypes
 
@@ -50,8 +51,8 @@ from . import types as _types
 
 __all__ = ["vectorize", "guvectorize", "reduce", "Reduce", "UFunc", "GUFunc"]
 
-_TPB = 256
-_MAX_BLOCKS = 1 << 16     # a grid-stride loop covers larger arrays
+_TPB = 256                # a GPU block; a CPU block is one thread
+_CPU_BLOCKS_A_CORE = 2048  # the CPU runtime hands a core at least 1024 blocks of one thread
 _CHUNK = 256              # reorderable reductions fold runs of this many elements, then the runs' results
 _KERNEL_OPTIONS = ("fastmath", "debug", "lineinfo", "max_registers", "cache", "opt", "boundscheck")
 _NO_VALUE = object()
@@ -127,20 +128,23 @@ class _Kernels:
         self.options = {k: v for k, v in options.items() if k in _KERNEL_OPTIONS}
         self.kernels = {}
 
-    def get(self, key, name, text, sig):
-        """The kernel of this text for one signature (the layouts it declares,
-        'A' or 'C', keep one translation for arrays of either kind)."""
-        k = self.kernels.get((key, sig))
+    def get(self, key, build):
+        """The kernel of key, which says everything its text and signature depend
+        on; build() gives its (name, text, signature) the first time.  (The
+        layouts a signature declares, 'A' or 'C', keep one translation for
+        arrays of either kind.)"""
+        k = self.kernels.get(key)
         if k is None:
+            name, text, sig = build()
             fname = f"<cudakit {name}>"
             ns = {"cuda": _cuda_module(), "ck_fn": self.devfn}
             ns.update({f"ck_t_{t.name}": t for t in _types._BY_NAME.values()})
             exec(compile(text, fname, "exec"), ns)
-            k = self.kernels[(key, sig)] = _Kernel(ns[name], (text, fname, 1), sig, self.options)
+            k = self.kernels[key] = _Kernel(ns[name], (text, fname, 1), sig, self.options)
         return k
 
     def sources(self):
-        return {key: k.inspect_cuda(sig) for (key, sig), k in self.kernels.items()}
+        return {key: k.inspect_cuda(k.signatures[0]) for key, k in self.kernels.items()}
 
 
 def _cuda_module():
@@ -160,13 +164,16 @@ def _unravel(names, shape_of, indent):
     return out
 
 
+_OUTER = ["    start = cuda.grid(1) * per", "    for i in range(start, min(start + per, {n})):"]
+
+
 def _map_text(name, nin, ndim, scalars, loop):
     """out[j] = f(a0[j], a1[j], ...) over every element of out."""
-    params = ", ".join([f"a{k}" for k in range(nin)] + ["o0"])
+    params = ", ".join([f"a{k}" for k in range(nin)] + ["o0", "per"])
     idx = "i" if ndim == 1 else ", ".join(f"j{k}" for k in range(ndim))
     args = ", ".join(f"ck_t_{loop[k].name}(a{k})" if scalars[k] else f"ck_t_{loop[k].name}(a{k}[{idx}])"
                      for k in range(nin))
-    lines = [f"def {name}({params}):", "    for i in range(cuda.grid(1), o0.size, cuda.gridsize(1)):"]
+    lines = [f"def {name}({params}):"] + [x.format(n="o0.size") for x in _OUTER]
     if ndim > 1:
         lines += _unravel([f"j{k}" for k in range(ndim)], "o0", " " * 8)
     lines.append(f"        o0[{idx}] = ck_fn({args})")
@@ -179,8 +186,7 @@ def _fold_text(name, ndim, acc):
     js = [f"j{k}" for k in range(ndim)]
     head = "".join(f"{j}, " for j in js[:-1])
     t = f"ck_t_{acc.name}"
-    lines = [f"def {name}(a, o0, L, init, has_init):",
-             "    for i in range(cuda.grid(1), o0.size, cuda.gridsize(1)):"]
+    lines = [f"def {name}(a, o0, L, init, has_init, per):"] + [x.format(n="o0.size") for x in _OUTER]
     lines += _unravel(js, "o0", " " * 8)
     lines += [f"        k0 = {js[-1]} * L",
               f"        k1 = min(k0 + L, a.shape[{ndim - 1}])",
@@ -200,7 +206,7 @@ def _gufunc_text(name, nloop, modes, casts):
     argument's kind: 's' a scalar parameter, 'e' an element, a number k a view
     of k core dimensions."""
     js = [f"j{k}" for k in range(nloop)]
-    params = ", ".join([f"a{k}" for k in range(len(modes))] + ["n"])
+    params = ", ".join([f"a{k}" for k in range(len(modes))] + ["n", "per"])
     args = []
     for k, m in enumerate(modes):
         if m == "s":
@@ -209,20 +215,65 @@ def _gufunc_text(name, nloop, modes, casts):
             args.append(f"ck_t_{casts[k].name}(a{k}[{', '.join(js)}])")
         else:
             args.append(f"a{k}[{', '.join(js + [':'] * m)}]")
-    lines = [f"def {name}({params}):", "    for i in range(cuda.grid(1), n, cuda.gridsize(1)):"]
+    lines = [f"def {name}({params}):"] + [x.format(n="n") for x in _OUTER]
     # the loop's shape is the last argument's, an output: outputs are always arrays over the whole loop
     lines += _unravel(js, f"a{len(modes) - 1}", " " * 8)
     lines.append(f"        ck_fn({', '.join(args)})")
     return "\n".join(lines) + "\n"
 
 
-def _launch(kernel, n, stream, *args):
-    blocks = max(1, min(-(-n // _TPB), _MAX_BLOCKS))
-    kernel[blocks, _TPB, stream](*args)
+_NCPU = []
+
+
+def _launch(kernel, n, device, stream, *args):
+    """Launch over n items: on a GPU one a thread; on the CPU, whose blocks run
+    one after another, each thread takes a run of consecutive items (threads
+    striding over the items would each stream the whole array through the cache)."""
+    if device.type == "cpu":
+        if not _NCPU:
+            _NCPU.append(_os.cpu_count() or 1)
+        blocks = max(1, min(n, _CPU_BLOCKS_A_CORE * _NCPU[0]))
+        kernel[blocks, 1, stream](*args, -(-n // blocks))
+    else:
+        blocks = max(1, min(-(-n // _TPB), (1 << 31) - 1))
+        kernel[blocks, _TPB, stream](*args, -(-n // (blocks * _TPB)))
 
 
 def _arr_type(a, layout):
     return _types.Array(_types.from_dtype(a.dtype), a.ndim, layout, not a.flags["WRITEABLE"])
+
+
+def _arg_type(v, layout):
+    return _arr_type(v, layout) if isinstance(v, _core.ndarray) else _types.from_dtype(v.dtype)
+
+
+def _arg_key(v):
+    """What a kernel's translation depends on in one argument."""
+    if isinstance(v, _core.ndarray):
+        return v.dtype.name, v.ndim, v.flags["WRITEABLE"]
+    return type(v)
+
+
+_NP_DTYPES = {}
+_CK_DTYPES = {}
+
+
+def _ckdt(dt):
+    """The cudakit dtype of a NumPy dtype (what _core.empty takes without reading names)."""
+    try:
+        return _CK_DTYPES[dt]
+    except KeyError:
+        d = _CK_DTYPES[dt] = _core.result_type(dt.name)
+        return d
+
+
+def _npdt(dt):
+    """The NumPy dtype of a cudakit (or NumPy) dtype."""
+    try:
+        return _NP_DTYPES[dt.name]
+    except KeyError:
+        d = _NP_DTYPES[dt.name] = _np.dtype(dt.name)
+        return d
 
 
 # ----------------------------------------------------------------- operands
@@ -260,7 +311,7 @@ class _Operand:
         if self.weak:
             self.dtype = _np.dtype({"i": _np.int64, "f": _np.float64, "c": _np.complex128}[self.weak])
         else:
-            self.dtype = _np.dtype(x.dtype.name)
+            self.dtype = _npdt(x.dtype)
             if self.dtype.kind not in "biufc":
                 raise TypeError(f"{fname}: values of dtype {self.dtype} are not supported")
 
@@ -473,13 +524,13 @@ class UFunc:
                 raise ValueError(f"non-broadcastable output operand with shape {tuple(out.shape)} doesn't match "
                                  f"the broadcast shape {full}")
             shape = full
-            if not _np.can_cast(res_dt, _np.dtype(out.dtype.name), "same_kind"):
+            if not _np.can_cast(res_dt, _npdt(out.dtype), "same_kind"):
                 raise TypeError(f"Cannot cast ufunc {self.__name__!r} output from {res_dt!r} to "
-                                f"{_np.dtype(out.dtype.name)!r} with casting rule 'same_kind'")
+                                f"{_npdt(out.dtype)!r} with casting rule 'same_kind'")
             direct = isinstance(out, _core.ndarray) and out.device == dev and out.flags["WRITEABLE"]
             res = out if direct else _core.empty(shape, dtype=out.dtype.name, device=dev)
         else:
-            res = _core.empty(shape, dtype=res_dt, device=dev)
+            res = _core.empty(shape, dtype=_ckdt(res_dt), device=dev)
         vals = [o.scalar(d) if o.kind == "scalar" else o.on(dev) for o, d in zip(ops, ins)]
         self._map(vals, ins, res, stream)
         if out is not None:
@@ -503,12 +554,14 @@ class UFunc:
             flat = lambda a: _core.broadcast_to(a, shape if shape else (1,))   # noqa: E731
         args = [v if s else flat(v) for v, s in zip(vals, scalars)]
         o = res.reshape(n) if ndim == 1 and layout == "C" else (res if shape else res.reshape(1))
-        name = f"vectorize_{_ident(self.__name__)}"
-        text = _map_text(name, self.nin, ndim, scalars, ins)
-        sig = _types.void(*[_types.from_dtype(v.dtype) if s else _arr_type(a, layout)
-                            for v, s, a in zip(vals, scalars, args)], _arr_type(o, layout))
-        k = self._kernels.get(("map", ndim, scalars, ins), name, text, sig)
-        _launch(k, n, stream, *args, o)
+
+        def build():
+            name = f"vectorize_{_ident(self.__name__)}"
+            sig = _types.void(*[_arg_type(a, layout) for a in args], _arr_type(o, layout), _types.int64)
+            return name, _map_text(name, self.nin, ndim, scalars, ins), sig
+
+        k = self._kernels.get(("map", ndim, layout, ins, tuple(map(_arg_key, args)), _arg_key(o)), build)
+        _launch(k, n, o.device, stream, *args, o)
 
     # ------------------------------------------------------------ reduce
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
@@ -534,7 +587,7 @@ class UFunc:
         if len(axes) > 1 and not self._reorderable:
             raise ValueError(f"reduction operation {self.__name__!r} is not reorderable, so at most one axis may "
                              f"be specified")
-        acc = self._reduce_dtype(_np.dtype(a.dtype.name) if dtype is None else _np.dtype(dtype), dtype is not None)
+        acc = self._reduce_dtype(_npdt(a.dtype) if dtype is None else _np.dtype(dtype), dtype is not None)
         keep = [k for k in range(nd) if k not in axes]
         rest = tuple(a.shape[k] for k in keep)
         kdims = tuple(a.shape[k] for k in axes)
@@ -627,12 +680,15 @@ def _fold(kernels, fname, m, acc, initial, reorderable, stream):
         L = _CHUNK if reorderable and K > 2 * _CHUNK and cells < (1 << 16) else K
         C = -(-K // L)
         o = _core.empty(rest + (C,), dtype=acc, device=m.device)
-        nd = o.ndim
-        name = f"reduce_{_ident(fname)}"
-        text = _fold_text(name, nd, _np.dtype(acc))
-        sig = _types.void(_arr_type(cur, "A"), _arr_type(o, "C"), _types.int64, _types.from_dtype(acc), _types.int32)
-        k = kernels.get(("fold", nd, _np.dtype(acc)), name, text, sig)
-        _launch(k, o.size, stream, cur, o, _np.int64(L), init, _np.int32(has_init))
+
+        def build(cur=cur, o=o):
+            name = f"reduce_{_ident(fname)}"
+            sig = _types.void(_arr_type(cur, "A"), _arr_type(o, "C"), _types.int64, _types.from_dtype(acc),
+                              _types.int32, _types.int64)
+            return name, _fold_text(name, o.ndim, _np.dtype(acc)), sig
+
+        k = kernels.get(("fold", _np.dtype(acc), _arg_key(cur)), build)
+        _launch(k, o.size, o.device, stream, cur, o, L, init, int(has_init))
         has_init = False
         cur = o
         if C == 1:
@@ -775,7 +831,7 @@ class GUFunc:
         lp = loop if loop else (1,)
         nloop = len(lp)
         # the arguments of the kernel: inputs broadcast over the loop, outputs written directly or into temporaries
-        kargs, modes, casts, types_ = [], [], [], []
+        kargs, modes, casts = [], [], []
         for k, (o, dims) in enumerate(zip(ops, self._ins)):
             t = sig[k] if sig else None
             dt = _dt(t) if t is not None else _lazy_dtypes(ops)[k]
@@ -783,29 +839,25 @@ class GUFunc:
                 if o.kind == "scalar":
                     kargs.append(o.scalar(dt))
                     modes.append("s")
-                    types_.append(_types.from_dtype(dt))
                 else:
-                    a = _core.broadcast_to(o.on(dev), lp)
-                    kargs.append(a)
+                    kargs.append(_core.broadcast_to(o.on(dev), lp))
                     modes.append("e")
-                    types_.append(_arr_type(a, "A"))
                 casts.append(dt)
                 continue
             a = o.on(dev) if o.kind != "scalar" else _core.asarray(_np.asarray(o.value), device=dev)
-            if _np.dtype(a.dtype.name) != dt:
+            if _npdt(a.dtype) != dt:
                 a = a.astype(dt)
             core = tuple(int(d) if d.isdigit() else sizes[d] for d in dims)
             a = _core.broadcast_to(a, lp + core) if core else _core.expand_dims(_core.broadcast_to(a, lp), -1)
             kargs.append(a)
             modes.append(max(1, len(dims)))
             casts.append(dt)
-            types_.append(_arr_type(a, "A"))
         results, copies = [], []
         for k, (o, dims) in enumerate(zip(outs, self._outs)):
             t = sig[self.nin + k] if sig else None
-            dt = _dt(t) if t is not None else _np.dtype(o.dtype.name)
+            dt = _dt(t) if t is not None else _npdt(o.dtype)
             core = tuple(int(d) if d.isdigit() else sizes[d] for d in dims)
-            if o is not None and isinstance(o, _core.ndarray) and o.device == dev and _np.dtype(o.dtype.name) == dt \
+            if o is not None and isinstance(o, _core.ndarray) and o.device == dev and _npdt(o.dtype) == dt \
                     and o.flags["WRITEABLE"]:
                 r = o
             else:
@@ -819,13 +871,14 @@ class GUFunc:
             kargs.append(v)
             modes.append(max(1, len(dims)))
             casts.append(dt)
-            types_.append(_arr_type(v, "A"))
         if n:
-            name = f"guvectorize_{_ident(self.__name__)}"
-            text = _gufunc_text(name, nloop, tuple(modes), casts)
-            ksig = _types.void(*types_, _types.int64)
-            k = self._kernels.get(("gu", nloop, tuple(modes), tuple(casts)), name, text, ksig)
-            _launch(k, n, stream, *kargs, _np.int64(n))
+            def build():
+                name = f"guvectorize_{_ident(self.__name__)}"
+                sig = _types.void(*[_arg_type(a, "A") for a in kargs], _types.int64, _types.int64)
+                return name, _gufunc_text(name, nloop, tuple(modes), casts), sig
+
+            k = self._kernels.get(("gu", nloop, tuple(modes), tuple(casts), tuple(map(_arg_key, kargs))), build)
+            _launch(k, n, dev, stream, *kargs, n)
         for r, o in copies:
             _store(r, o)
         if out is not None and all(o is not None for o in outs):
@@ -916,7 +969,7 @@ class Reduce:
         a = op.on(dev)
         if size is not None:
             a = a[:int(size)]
-        dt = _np.dtype(a.dtype.name)
+        dt = _npdt(a.dtype)
         init = dt.type(init)
         if a.size == 0:
             r = _core.full((), init, dtype=dt, device=dev)
