@@ -243,6 +243,20 @@ def test_reduce_axes(device, axis):
     assert_same(add.reduce(on(device, h), axis=axis, keepdims=True), np.add.reduce(h, axis=axis, keepdims=True))
 
 
+@SETTINGS
+@given(hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=6), st.data())
+def test_reduce_random_shapes_and_axes(device, shape, data):
+    h = np.random.default_rng(3).integers(-50, 50, shape).astype(np.int64)
+    nd = len(shape)
+    axis = data.draw(st.one_of(st.none(), st.integers(-nd, nd - 1),
+                               st.lists(st.integers(0, nd - 1), unique=True, max_size=nd).map(tuple)))
+    keepdims = data.draw(st.booleans())
+    x = on(device, h)
+    if data.draw(st.booleans()) and nd > 1:
+        x, h = x.swapaxes(0, -1), h.swapaxes(0, -1)          # a strided array
+    assert_same(add.reduce(x, axis=axis, keepdims=keepdims), np.add.reduce(h, axis=axis, keepdims=keepdims))
+
+
 def test_reduce_is_in_order(device):
     h = np.arange(1, 25, dtype=np.int64).reshape(4, 6) * 7 % 11
     for axis in (0, 1):
@@ -508,9 +522,18 @@ def test_targets():
 
 def test_stream_argument(device):
     s = cuda.Stream(device=device)
-    r = add(on(device, np.arange(3.0)), 1.0, stream=s)
+    h = np.arange(3.0)
+    r = add(on(device, h), 1.0, stream=s)
+    t = add.reduce(on(device, h), stream=s)
+    d = dot(on(device, h), on(device, h), stream=s)
+    u = sum_reduce(on(device, h), stream=s)
     s.synchronize()
-    assert_same(r, np.arange(3.0) + 1)
+    assert_same(r, h + 1)
+    assert_same(t, np.array(h.sum()))
+    assert_same(d, np.array(h @ h))
+    assert u == h.sum()
+    with pytest.raises(TypeError, match="stream"):
+        add(h, 1.0, stream="fast")
 
 
 # ----------------------------------------------------------------- errors
@@ -555,12 +578,18 @@ def test_translations_compile_for_the_gpu():
     black_scholes_call(a + 1, a + 2, a + 3, RISKFREE, VOLATILITY)
     dot(a, a)
     scale(a, 2.0)
+    scale(a, a[..., 0])
+    lazy_add(a, 1)
+    hyp(ck.arange(4, dtype=ck.int32, device="cpu"), 2)
+    max_reduce = cuda.reduce(lambda x, y: max(x, y))
+    max_reduce(ck.arange(10, dtype=ck.int16, device="cpu"))
     matmul(ck.ones((2, 3), dtype=ck.float32, device="cpu"), ck.ones((3, 2), dtype=ck.float32, device="cpu"))
     min_max(a)
     cumsum(a, ck.zeros_like(a))
     sum_reduce(ck.arange(1000, dtype=ck.float32, device="cpu"))
     n = 0
-    for f in (add, sub, black_scholes_call, dot, scale, matmul, min_max, cumsum, sum_reduce):
+    for f in (add, sub, lazy_add, hyp, black_scholes_call, dot, scale, matmul, min_max, cumsum, sum_reduce,
+              max_reduce):
         for key, k in f._kernels.kernels.items():
             src = k.inspect_cuda(k.signatures[0], full=True)
             try:
@@ -568,4 +597,4 @@ def test_translations_compile_for_the_gpu():
             except ck.cuda.CUDAError as e:
                 pytest.skip(f"no NVRTC here: {e}")
             n += 1
-    assert n >= 12
+    assert n >= 16

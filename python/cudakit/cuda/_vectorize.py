@@ -36,6 +36,7 @@ when only NumPy arrays, lists and numbers were (as Numba returns host
 arrays for host arrays), and NumPy scalars when only numbers were.
 """
 import ast as _ast
+import contextlib as _contextlib
 import linecache as _linecache
 import operator as _operator
 import os as _os
@@ -225,18 +226,29 @@ def _gufunc_text(name, nloop, modes, casts):
 _NCPU = []
 
 
-def _launch(kernel, n, device, stream, *args):
-    """Launch over n items: on a GPU one a thread; on the CPU, whose blocks run
-    one after another, each thread takes a run of consecutive items (threads
-    striding over the items would each stream the whole array through the cache)."""
+def _launch(kernel, n, device, *args):
+    """Launch over n items, on the current stream: on a GPU one a thread; on the
+    CPU, whose blocks run one after another, each thread takes a run of
+    consecutive items (threads striding over the items would each stream the
+    whole array through the cache)."""
     if device.type == "cpu":
         if not _NCPU:
             _NCPU.append(_os.cpu_count() or 1)
         blocks = max(1, min(n, _CPU_BLOCKS_A_CORE * _NCPU[0]))
-        kernel[blocks, 1, stream](*args, -(-n // blocks))
+        kernel[blocks, 1](*args, -(-n // blocks))
     else:
         blocks = max(1, min(-(-n // _TPB), (1 << 31) - 1))
-        kernel[blocks, _TPB, stream](*args, -(-n // (blocks * _TPB)))
+        kernel[blocks, _TPB](*args, -(-n // (blocks * _TPB)))
+
+
+def _on_stream(stream):
+    """A call's stream= as the current stream while it runs, so that its
+    allocations, copies and kernels are ordered on it (0: the current stream)."""
+    if stream is None or isinstance(stream, int) and stream == 0:
+        return _contextlib.nullcontext()
+    if isinstance(stream, _cuda_module().Stream):
+        return stream
+    raise TypeError(f"stream must be a cuda.Stream or 0, not {type(stream).__name__}")
 
 
 def _arr_type(a, layout):
@@ -325,7 +337,7 @@ class _Operand:
         return _np.can_cast(self.dtype, to, casting)
 
     def on(self, device):
-        """As a cudakit array on device."""
+        """As a cudakit array on device (a number as a 0-d array)."""
         if self.kind == "ck":
             return self.value if self.value.device == device else _core.asarray(self.value, device=device)
         return _core.asarray(_np.asarray(self.value), device=device)
@@ -503,6 +515,10 @@ class UFunc:
         return [f"{out.name}({', '.join(d.name for d in ins)})" for ins, out in self._sigs]
 
     def __call__(self, *args, out=None, dtype=None, stream=0, **kwargs):
+        with _on_stream(stream):
+            return self._call(args, out, dtype, kwargs)
+
+    def _call(self, args, out, dtype, kwargs):
         if kwargs:
             if "where" in kwargs or "casting" in kwargs or "order" in kwargs or "subok" in kwargs:
                 raise NotImplementedError(f"{self.__name__}(): the {', '.join(sorted(kwargs))} arguments of "
@@ -532,14 +548,14 @@ class UFunc:
         else:
             res = _core.empty(shape, dtype=_ckdt(res_dt), device=dev)
         vals = [o.scalar(d) if o.kind == "scalar" else o.on(dev) for o, d in zip(ops, ins)]
-        self._map(vals, ins, res, stream)
+        self._map(vals, ins, res)
         if out is not None:
             if res is not out:
                 _store(res, out)
             return out
         return _wrap(res, ops)
 
-    def _map(self, vals, ins, res, stream):
+    def _map(self, vals, ins, res):
         n = res.size
         if n == 0:
             return
@@ -561,14 +577,18 @@ class UFunc:
             return name, _map_text(name, self.nin, ndim, scalars, ins), sig
 
         k = self._kernels.get(("map", ndim, layout, ins, tuple(map(_arg_key, args)), _arg_key(o)), build)
-        _launch(k, n, o.device, stream, *args, o)
+        _launch(k, n, o.device, *args, o)
 
     # ------------------------------------------------------------ reduce
-    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=True, stream=0):
         """Reduce array's axis (or axes, for a reorderable function) by applying
         the function, as NumPy's ufunc.reduce: the elements of each output cell
         are folded in order (a function declared with an identity, or
         identity='reorderable', may be folded in runs, in parallel)."""
+        with _on_stream(stream):
+            return self._reduce(array, axis, dtype, out, keepdims, initial, where)
+
+    def _reduce(self, array, axis, dtype, out, keepdims, initial, where):
         if self.nin != 2:
             raise ValueError("reduce only supported for binary functions")
         if where is not True:
@@ -576,7 +596,7 @@ class UFunc:
         op = _operands([array], self.__name__)[0]
         out = _out_arg(out, 1, self.__name__)[0]
         dev = _device_of(self.target, [op] + ([_Operand(out, self.__name__)] if out is not None else []))
-        a = op.on(dev) if op.kind != "scalar" else _core.asarray(_np.asarray(op.value), device=dev)
+        a = op.on(dev)
         nd = a.ndim
         if axis is None or nd == 0:     # (NumPy reduces a 0-d array to its value)
             axes = tuple(range(nd))
@@ -605,13 +625,16 @@ class UFunc:
             m = _core.moveaxis(a, axes, tuple(range(nd - len(axes), nd))) if axes != tuple(range(nd - len(axes), nd)) \
                 else a
             m = m.reshape(rest + (K,)) if len(axes) != 1 else m
-            r = _fold(self._kernels, self.__name__, m, acc, initial, self._reorderable, 0)
+            r = _fold(self._kernels, self.__name__, m, acc, initial, self._reorderable)
         if keepdims:
             r = r.reshape(tuple(1 if k in axes else a.shape[k] for k in range(nd)))
         if out is not None:
             if tuple(out.shape) != tuple(r.shape):
                 raise ValueError(f"output parameter for reduction operation {self.__name__} has the wrong shape "
                                  f"{tuple(out.shape)}, expected {tuple(r.shape)}")
+            if not _np.can_cast(acc, _npdt(out.dtype), "same_kind"):
+                raise TypeError(f"Cannot cast ufunc {self.__name__!r} output from {acc!r} to {_npdt(out.dtype)!r} "
+                                f"with casting rule 'same_kind'")
             _store(r, out)
             return out
         return _wrap(r, [op])
@@ -665,7 +688,7 @@ def _norm_axis(axis, nd):
     return a % nd
 
 
-def _fold(kernels, fname, m, acc, initial, reorderable, stream):
+def _fold(kernels, fname, m, acc, initial, reorderable):
     """m (cells..., K) folded along its last axis into (cells...) of dtype acc:
     in order, one thread a cell; a reorderable function's long axes in runs of
     _CHUNK, whose results are folded again (the order of the elements is kept:
@@ -688,7 +711,7 @@ def _fold(kernels, fname, m, acc, initial, reorderable, stream):
             return name, _fold_text(name, o.ndim, _np.dtype(acc)), sig
 
         k = kernels.get(("fold", _np.dtype(acc), _arg_key(cur)), build)
-        _launch(k, o.size, o.device, stream, cur, o, L, init, int(has_init))
+        _launch(k, o.size, o.device, cur, o, L, init, int(has_init))
         has_init = False
         cur = o
         if C == 1:
@@ -787,6 +810,10 @@ class GUFunc:
         if kwargs:
             raise NotImplementedError(f"{self.__name__}(): the {', '.join(sorted(kwargs))} arguments of gufuncs "
                                       f"are not supported")
+        with _on_stream(stream):
+            return self._call(args, out)
+
+    def _call(self, args, out):
         if len(args) == self.nin + self.nout and out is None:
             out, args = tuple(args[self.nin:]), args[:self.nin]
         if len(args) != self.nin:
@@ -844,7 +871,7 @@ class GUFunc:
                     modes.append("e")
                 casts.append(dt)
                 continue
-            a = o.on(dev) if o.kind != "scalar" else _core.asarray(_np.asarray(o.value), device=dev)
+            a = o.on(dev)
             if _npdt(a.dtype) != dt:
                 a = a.astype(dt)
             core = tuple(int(d) if d.isdigit() else sizes[d] for d in dims)
@@ -878,7 +905,7 @@ class GUFunc:
                 return name, _gufunc_text(name, nloop, tuple(modes), casts), sig
 
             k = self._kernels.get(("gu", nloop, tuple(modes), tuple(casts), tuple(map(_arg_key, kargs))), build)
-            _launch(k, n, dev, stream, *kargs, n)
+            _launch(k, n, dev, *kargs, n)
         for r, o in copies:
             _store(r, o)
         if out is not None and all(o is not None for o in outs):
@@ -962,6 +989,10 @@ class Reduce:
         self._kernels = _Kernels(self._devfn, {})
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        with _on_stream(stream):
+            return self._call(arr, size, res, init)
+
+    def _call(self, arr, size, res, init):
         op = _Operand(arr, self.__name__)
         if op.kind == "scalar" or op.value.ndim != 1:
             raise TypeError(f"{self.__name__}: cuda.reduce reduces 1-D arrays (got {len(op.shape)} dimensions)")
@@ -974,7 +1005,7 @@ class Reduce:
         if a.size == 0:
             r = _core.full((), init, dtype=dt, device=dev)
         else:
-            r = _fold(self._kernels, self.__name__, a, dt, init, True, stream)
+            r = _fold(self._kernels, self.__name__, a, dt, init, True)
         if res is not None:
             if isinstance(res, _np.ndarray):
                 res[0] = _core.asnumpy(r)[()]
