@@ -25,9 +25,12 @@
 
 The function becomes a device function (cuda.jit(device=True)) and each call
 runs a kernel written here around it, as Python text that cuda.jit
-translates like any other kernel: one thread an element (vectorize), a
-loop cell (guvectorize), or an ordered run of the reduced axis (reduce).
-The kernels are cudakit's own, so they run on the GPU and on the CPU alike.
+translates like any other kernel, over the elements (vectorize), the loop
+cells (guvectorize) or the output cells and ordered runs of the reduced
+axis (reduce): on a GPU one item a thread, on the CPU a run of items a
+thread.  The kernels are cudakit's own, so they run on the GPU and on the
+CPU alike, with the same results (a reduction's runs depend on the shape
+alone).
 
 Targets: "cuda" (the current GPU), "cpu", or None (the default: the device
 of the cudakit arrays passed, else the default device).  Results are
@@ -437,24 +440,39 @@ def _no_loop(name, ops, sigs):
 
 # -------------------------------------------------------------------- ufuncs
 
-class UFunc:
+class _Wrapper:
+    """What ufuncs and gufuncs share: the device function, names, target, kernels."""
+
+    def _init_wrapper(self, func, what, target, options):
+        self._devfn = _device_function(func, what)
+        self.__name__ = getattr(func, "__name__", what)
+        self.__qualname__ = getattr(func, "__qualname__", self.__name__)
+        self.__doc__ = getattr(func, "__doc__", None)
+        self.__wrapped__ = getattr(self._devfn, "py_func", func)
+        self.target = _target(target)
+        self._options = options
+        self._kernels = _Kernels(self._devfn, options)
+
+    @property
+    def ntypes(self):
+        return len(self.types)
+
+    def inspect_cuda(self):
+        """The CUDA C of the kernels written so far, by what each is for."""
+        return self._kernels.sources()
+
+
+class UFunc(_Wrapper):
     """A ufunc-like object from ck.vectorize: call it on arrays (broadcasting,
     out=, dtype=), reduce with it; nin, nout, types, identity as NumPy's."""
 
     def __init__(self, func, sigs, identity, target, options):
-        self._devfn = _device_function(func, "vectorize")
-        self.__name__ = getattr(func, "__name__", "ufunc")
-        self.__qualname__ = getattr(func, "__qualname__", self.__name__)
-        self.__doc__ = getattr(func, "__doc__", None)
-        self.__wrapped__ = getattr(self._devfn, "py_func", func)
+        self._init_wrapper(func, "vectorize", target, options)
         if identity not in (None, "reorderable") and not isinstance(identity, (bool, int, float, complex)):
             raise ValueError(f"identity must be a number, None or 'reorderable', not {identity!r}")
         self.identity = None if identity == "reorderable" else identity
         self._reorderable = identity is not None
-        self.target = _target(target)
-        self._options = options
         self._module = None
-        self._kernels = _Kernels(self._devfn, options)
         self.nin = len(self._source().params)
         self._sigs = []
         self._lazy = {}           # input dtypes -> output dtype, for the calls without signatures
@@ -480,10 +498,6 @@ class UFunc:
         """The loops, as NumPy's ufunc.types: 'ff->f'."""
         loops = self._sigs or list(self._lazy.items())
         return ["".join(d.char for d in ins) + "->" + out.char for ins, out in loops]
-
-    @property
-    def ntypes(self):
-        return len(self.types)
 
     def _source(self):
         return self._devfn._source()
@@ -669,10 +683,6 @@ class UFunc:
     def at(self, *args, **kwargs):
         raise NotImplementedError(f"{self.__name__}.at is not supported")
 
-    def inspect_cuda(self):
-        """The CUDA C of the kernels written so far, by what each is for."""
-        return self._kernels.sources()
-
     def __repr__(self):
         return f"<cudakit ufunc {self.__qualname__}>"
 
@@ -741,23 +751,16 @@ def _parse_layout(layout):
     return parts[0], parts[1]
 
 
-class GUFunc:
+class GUFunc(_Wrapper):
     """A generalized ufunc from ck.guvectorize: the function is called on each
     cell of the broadcast loop dimensions with views of the core dimensions
     the layout names ('(n),(n)->()'), and writes its outputs."""
 
     def __init__(self, func, sigs, layout, target, options):
-        self._devfn = _device_function(func, "guvectorize")
-        self.__name__ = getattr(func, "__name__", "gufunc")
-        self.__qualname__ = getattr(func, "__qualname__", self.__name__)
-        self.__doc__ = getattr(func, "__doc__", None)
-        self.__wrapped__ = getattr(self._devfn, "py_func", func)
+        self._init_wrapper(func, "guvectorize", target, options)
         self.signature = layout
         self._ins, self._outs = _parse_layout(layout)
         self.nin, self.nout = len(self._ins), len(self._outs)
-        self.target = _target(target)
-        self._options = options
-        self._kernels = _Kernels(self._devfn, options)
         nparams = len(self._devfn._source().params)
         if nparams != self.nin + self.nout:
             raise TypeError(f"guvectorize: {self.__name__} takes {nparams} parameters, but the layout {layout!r} "
@@ -789,10 +792,6 @@ class GUFunc:
     def types(self):
         return ["".join(a.dtype.dtype.char for a in s[:self.nin]) + "->" +
                 "".join(a.dtype.dtype.char for a in s[self.nin:]) for s in self._sigs]
-
-    @property
-    def ntypes(self):
-        return len(self._sigs)
 
     def _loop(self, ops, outs):
         """The signature's argument types for these inputs (None: no signatures)."""
@@ -912,10 +911,6 @@ class GUFunc:
             return outs[0] if self.nout == 1 else tuple(outs)
         res = [results[k] if outs[k] is not None else _wrap(results[k], ops) for k in range(self.nout)]
         return res[0] if self.nout == 1 else tuple(res)
-
-    def inspect_cuda(self):
-        """The CUDA C of the kernels written so far, by what each is for."""
-        return self._kernels.sources()
 
     def __repr__(self):
         return f"<cudakit gufunc {self.__qualname__} {self.signature}>"
