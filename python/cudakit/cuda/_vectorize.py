@@ -475,7 +475,7 @@ class UFunc(_Wrapper):
         self._module = None
         self.nin = len(self._source().params)
         self._sigs = []
-        self._lazy = {}           # input dtypes -> output dtype, for the calls without signatures
+        self._returns = {}        # input dtypes -> what the function returns for them
         for s in _parse_sigs(sigs, "vectorize"):
             if s.return_type is _types.void or not isinstance(s.return_type, _types.Scalar):
                 raise TypeError(f"vectorize: a signature returns a number, as float64(float64, float64), not {s}")
@@ -496,18 +496,18 @@ class UFunc(_Wrapper):
     @property
     def types(self):
         """The loops, as NumPy's ufunc.types: 'ff->f'."""
-        loops = self._sigs or list(self._lazy.items())
+        loops = self._sigs or list(self._returns.items())
         return ["".join(d.char for d in ins) + "->" + out.char for ins, out in loops]
 
     def _source(self):
         return self._devfn._source()
 
     def _return(self, ins):
-        if ins not in self._lazy:
+        if ins not in self._returns:
             if self._module is None:
                 self._module = _compiler._Module(self._devfn)
-            self._lazy[ins] = _return_dtype(self._devfn, self._module, ins, self._options)
-        return self._lazy[ins]
+            self._returns[ins] = _return_dtype(self._devfn, self._module, ins, self._options)
+        return self._returns[ins]
 
     def _loop(self, ops, dtype=None):
         """(input dtypes, output dtype) of a call, chosen as NumPy chooses a ufunc's loop."""
@@ -581,9 +581,9 @@ class UFunc(_Wrapper):
             flat = lambda a: a.reshape(n)   # noqa: E731
         else:
             layout, ndim = "A", max(1, len(shape))
-            flat = lambda a: _core.broadcast_to(a, shape if shape else (1,))   # noqa: E731
+            flat = lambda a: _core.broadcast_to(a, shape)   # noqa: E731  (a 0-d call is contiguous)
         args = [v if s else flat(v) for v, s in zip(vals, scalars)]
-        o = res.reshape(n) if ndim == 1 and layout == "C" else (res if shape else res.reshape(1))
+        o = res.reshape(n) if layout == "C" else res
 
         def build():
             name = f"vectorize_{_ident(self.__name__)}"
