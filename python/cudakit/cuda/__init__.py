@@ -470,6 +470,7 @@ def event_elapsed_time(evtstart, evtend):
 
 _COMPILER_NAMES = ("jit", "Dispatcher", "DeviceFunction", "CompilerError", "TypingError", "UnsupportedError",
                    "KernelArgumentWarning")
+_VECTORIZE_NAMES = ("vectorize", "guvectorize", "reduce", "Reduce")
 
 
 def __getattr__(name):
@@ -480,11 +481,14 @@ def __getattr__(name):
     if name == "random":   # cuda.random, as Numba's, without `import cudakit.cuda.random` first
         from . import random
         return random
+    if name in _VECTORIZE_NAMES:
+        from . import _vectorize
+        return getattr(_vectorize, name)
     raise AttributeError(f"module 'cudakit.cuda' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_COMPILER_NAMES))
+    return sorted(set(globals()) | set(_COMPILER_NAMES) | set(_VECTORIZE_NAMES))
 
 
 class _MatmulSettings:

@@ -230,7 +230,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
                 "filename": self._source().filename}
         try:
-            src, name, nparams, barrier = _core._pyk_translate(self._tree(), list(argtypes), opts)
+            src, name, nparams, barrier, _ = _core._pyk_translate(self._tree(), list(argtypes), opts)
         except (TypeError, NotImplementedError, ValueError, OverflowError, IndexError) as exc:
             if getattr(exc, "lineno", None) is None:
                 raise
