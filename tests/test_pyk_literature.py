@@ -83,7 +83,12 @@ def test_mandelbrot(device):
         live = np.abs(z) <= 2.0
         z[live] = z[live] * z[live] + c[live]
         want += live
-    assert_same(img, want)
+    got = ck.asnumpy(img)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    # NVRTC contracts z*z + c into fused multiply-adds, NumPy does not: a
+    # pixel on the set's edge may escape an iteration sooner or later
+    # (3 of 864 on the H200); the rest must agree exactly
+    assert np.count_nonzero(got != want) <= (0 if device == "cpu" else want.size // 100)
 
 
 def _devices():
