@@ -14,7 +14,6 @@ at most 38 ms (20x faster than the 0.76 s of 2026-12-01).
 """
 import argparse
 import os
-import platform
 import sys
 import time
 
@@ -26,7 +25,7 @@ import numpy as np  # noqa: E402
 import cudakit as ck  # noqa: E402
 from cudakit import cuda  # noqa: E402
 from cudakit.cuda.types import float32  # noqa: E402
-from _report import median_time, write_results  # noqa: E402
+from _report import cpu_machine, median_time, write_results  # noqa: E402
 
 TPB = 256
 
@@ -131,15 +130,8 @@ def main():
     s32 = np.int32(1024)
     row("launch, 2 arrays + an np.int32 (numpy: one add, out=)", "us", per_call_us(lambda: axpy[4, 256](a, b, s32)), t_np)
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     if args.out:
-        write_results(args.out, "Python kernels on the CPU target", f"{cpu}, {os.cpu_count()} cores; Python "
-                      f"{platform.python_version()}, NumPy {np.__version__}, cudakit {ck.__version__}",
+        write_results(args.out, "Python kernels on the CPU target", cpu_machine(np, ck),
                       "python bench/bench_cpu_pykernels.py (ratio = cudakit / NumPy time, below 1 is better for cudakit)",
                       ["cudakit", "numpy", "ratio"], rows)
         print("wrote", args.out)
