@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-blas bench-gpu-index sanitize clean
+.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-blas bench-gpu-index sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -64,6 +64,18 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
+
+# The soak (tests/soak/soak.py) on the GPU machine, built with the tools
+# there: DURATION seconds or with s/m/h (10m), SOAK_DEVICE cuda or cpu (the
+# GPU when one is usable); the log, the summary with the pool's figures
+# (soak.json) and the exit status (soak.rc) under $(OUT).
+DURATION ?= 10m
+SOAK_DEVICE ?=
+soak:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	PYTHONUNBUFFERED=1 python3 tests/soak/soak.py --duration $(DURATION) $(if $(SOAK_DEVICE),--device $(SOAK_DEVICE)) \
+		--log $(OUT)/soak.log --json $(OUT)/soak.json 2>&1; rc=$$?; echo $$rc > $(OUT)/soak.rc; exit $$rc
 
 # matmul 8192^3 (float32, TF32, float16) against PyTorch and CuPy
 bench-gpu-blas:
