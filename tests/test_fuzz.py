@@ -155,6 +155,13 @@ def pair(draw, shape, dtype, device, special=True, lohi=(None, None)):
     return draw(view_of_shape(tuple(shape), dtype, small_elements(dtype, special, lohi), device))
 
 
+def draw_array(data, device, min_dims=0, max_dims=4, special=True):
+    """An array of any dtype and shape (sides up to 4), in a random layout."""
+    dt = data.draw(st.sampled_from(ALL_DTYPES), label="dtype")
+    shape = data.draw(hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=4), label="shape")
+    return data.draw(pair(shape, dt, device, special=special), label="array")
+
+
 @st.composite
 def python_scalar(draw, special=True):
     kind = draw(st.sampled_from("bifc"))
@@ -221,9 +228,7 @@ def _describe(x):
 @given(data=st.data())
 def test_fuzz_unary(device, data):
     name = data.draw(st.sampled_from(UNARY), label="op")
-    dt = data.draw(st.sampled_from(ALL_DTYPES), label="dtype")
-    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4), label="shape")
-    a, ca = data.draw(pair(shape, dt, device), label="operand")
+    a, ca = draw_array(data, device)
     compare(lambda: getattr(np, name)(a), lambda: _ck_op(name)(ca), what=f"{name}({_describe(a)})", **_loose(name))
 
 
@@ -300,9 +305,7 @@ def _reduction_check(name, a):
 @given(data=st.data())
 def test_fuzz_reductions(device, data):
     name = data.draw(st.sampled_from(REDUCTIONS), label="reduction")
-    dt = data.draw(st.sampled_from(ALL_DTYPES), label="dtype")
-    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4), label="shape")
-    a, ca = data.draw(pair(shape, dt, device, special=data.draw(st.booleans(), label="special")), label="operand")
+    a, ca = draw_array(data, device, special=data.draw(st.booleans(), label="special"))
     one_axis = name in ("argmin", "argmax", "cumsum", "cumprod")
     axis = data.draw(axis_arg(a.ndim, tuples=not one_axis), label="axis")
     kw = {} if axis is None and data.draw(st.booleans(), label="no axis") else {"axis": axis}
@@ -386,9 +389,7 @@ def _ck_index(ix, device):
 @budget(300)
 @given(data=st.data())
 def test_fuzz_getitem(device, data):
-    dt = data.draw(st.sampled_from(ALL_DTYPES), label="dtype")
-    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4), label="shape")
-    a, ca = data.draw(pair(shape, dt, device), label="array")
+    a, ca = draw_array(data, device)
     kind = data.draw(st.sampled_from(["basic", "integer", "mixed", "mixed"]), label="index kind")
     if kind == "basic":
         ix = data.draw(hnp.basic_indices(a.shape, min_dims=0, allow_newaxis=True, allow_ellipsis=True), label="index")
@@ -424,9 +425,7 @@ def _targets_unique(shape, ix):
 @budget(250)
 @given(data=st.data())
 def test_fuzz_setitem(device, data):
-    dt = data.draw(st.sampled_from(ALL_DTYPES), label="dtype")
-    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4), label="shape")
-    a, ca = data.draw(pair(shape, dt, device), label="array")
+    a, ca = draw_array(data, device, min_dims=1, max_dims=3)
     ix = data.draw(st.one_of(mixed_index(a.shape),
                              hnp.basic_indices(a.shape, min_dims=0, allow_newaxis=True, allow_ellipsis=True)),
                    label="index")
@@ -439,7 +438,7 @@ def test_fuzz_setitem(device, data):
         v, cv = data.draw(pair(vshape, vdt, device, special=False), label="value")
     else:
         v = cv = data.draw(python_scalar(), label="value")
-        if KNOWN_FLOAT_TO_INT_WRAPS and dt.startswith("uint") and isinstance(v, float) and v < 0:
+        if KNOWN_FLOAT_TO_INT_WRAPS and a.dtype.kind == "u" and isinstance(v, float) and v < 0:
             v = cv = -v
 
     def put(x, i, val):
@@ -471,9 +470,7 @@ def _factor_shape(draw, size):
 @budget(350)
 @given(data=st.data())
 def test_fuzz_manipulation(device, data):
-    dt = data.draw(st.sampled_from(ALL_DTYPES), label="dtype")
-    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4), label="shape")
-    a, ca = data.draw(pair(shape, dt, device), label="array")
+    a, ca = draw_array(data, device)
     nd = a.ndim
     what = data.draw(st.sampled_from(["reshape", "transpose", "flip", "roll", "pad", "repeat", "moveaxis", "squeeze",
                                       "expand_dims", "ravel", "swapaxes"]), label="function")

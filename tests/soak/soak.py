@@ -39,27 +39,12 @@ import numpy as np
 
 import cudakit as ck
 from cudakit import cuda
-from cudakit import float32
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from _pyk_kernels import block_sum  # noqa: E402 - the tests' block sum in shared memory, 256 threads a block
 
 
-# Python kernels are read from this file's source (cuda.jit): module level.
-@cuda.jit
-def soak_block_sum(x, partial):
-    buf = cuda.shared.array(256, dtype=float32)
-    t = cuda.threadIdx.x
-    i = cuda.grid(1)
-    buf[t] = x[i] if i < x.size else 0
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            buf[t] += buf[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        partial[cuda.blockIdx.x] = buf[0]
-
-
+# Python kernels are read from their file's source (cuda.jit): module level.
 @cuda.jit
 def soak_histogram(x, bins):
     i = cuda.grid(1)
@@ -73,6 +58,7 @@ def soak_histogram(x, bins):
 def soak_py_bad_write(out, off):
     if cuda.threadIdx.x == 0:
         out[off] = 1
+
 
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16", "float32", "float64",
           "complex64", "complex128"]
@@ -253,7 +239,7 @@ extern "C" __global__ void soak_saxpy(float a, const float *x, float *y, long lo
         h = np.round(self.data(n, "float32") * 4)   # small integers: every order of the sum is exact
         blocks = (n + 255) // 256
         partial = ck.zeros(blocks, dtype=ck.float32, device=self.device)
-        soak_block_sum[blocks, 256](self.arr(h), partial)
+        block_sum[blocks, 256](self.arr(h), partial)
         self.check(f"cuda.jit block sum n={n}", partial.sum(dtype="float64"), h.astype(np.float64).sum())
         nb = self.pick.choice([1, 16, 1000])
         v = self.rng.integers(0, nb, n).astype(np.int32)
