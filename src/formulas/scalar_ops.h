@@ -123,9 +123,14 @@ CK_FN uint64_t ck_gcd_u64(uint64_t a, uint64_t b)
 CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64_t)a; }
 
 /* --------------------------------------------------------- complex order */
-#define CK_CLT(a, b) (CK_RE(a) < CK_RE(b) || (CK_RE(a) == CK_RE(b) && CK_IM(a) < CK_IM(b)))
-#define CK_CLE(a, b) (CK_RE(a) < CK_RE(b) || (CK_RE(a) == CK_RE(b) && CK_IM(a) <= CK_IM(b)))
-#define CK_CNAN(a) (isnan(CK_RE(a)) || isnan(CK_IM(a)))
+/* NumPy's order: real parts first, and a NaN imaginary part makes the
+ * pair unordered ((0+nanj) < 1 is False, maximum(1, 0+nanj) the NaN).
+ * & and | rather than && and ||: no branches, so the loops vectorise. */
+#define CK_CLT(a, b) (((CK_RE(a) < CK_RE(b)) & (CK_IM(a) == CK_IM(a)) & (CK_IM(b) == CK_IM(b))) | \
+                      ((CK_RE(a) == CK_RE(b)) & (CK_IM(a) < CK_IM(b))))
+#define CK_CLE(a, b) (((CK_RE(a) < CK_RE(b)) & (CK_IM(a) == CK_IM(a)) & (CK_IM(b) == CK_IM(b))) | \
+                      ((CK_RE(a) == CK_RE(b)) & (CK_IM(a) <= CK_IM(b))))
+#define CK_CNAN(a) ((CK_RE(a) != CK_RE(a)) | (CK_IM(a) != CK_IM(a)))
 
 /* ================================================================ unary */
 #define CK_X_NEGATIVE(DT, K, C, a) ((C)(-(a)))

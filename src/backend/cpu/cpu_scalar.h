@@ -43,6 +43,37 @@ static inline float ck_nextafter_FLOAT16(float a, float b)
 
 #include "../../formulas/scalar_ops.h"
 
+/* Complex quotients as NumPy's and the GPU prelude's: Smith's, a zero
+ * divisor dividing each part by zero.  The loops are built with
+ * -fcx-fortran-rules (C99 Annex G's rescue of infinities gives other
+ * results than NumPy's textbook product), under which C's own quotient
+ * would be NaN for every zero divisor. */
+#define CK_CDIV_FN_(T, CT, NAME)                                                     \
+    static inline CT NAME(CT a, CT b)                                                \
+    {                                                                                \
+        T ar = __real__(a), ai = __imag__(a), br = __real__(b), bi = __imag__(b);    \
+        T abr = fabs(br), abi = fabs(bi);                                            \
+        if (abr >= abi) {                                                            \
+            if (abr == 0 && abi == 0) return __builtin_complex(ar / abr, ai / abi);  \
+            T rat = bi / br, scl = (T)1 / (br + bi * rat);                           \
+            return __builtin_complex((ar + ai * rat) * scl, (ai - ar * rat) * scl);  \
+        }                                                                            \
+        T rat = br / bi, scl = (T)1 / (bi + br * rat);                               \
+        return __builtin_complex((ar * rat + ai) * scl, (ai * rat - ar) * scl);      \
+    }
+CK_CDIV_FN_(float, float _Complex, ck_cdivf_)
+CK_CDIV_FN_(double, double _Complex, ck_cdiv_)
+#define CK_CDIV(a, b) _Generic((a), float _Complex: ck_cdivf_, default: ck_cdiv_)(a, b)
+#undef CK_X_TRUE_DIVIDE
+#define CK_X_TRUE_DIVIDE(DT, K, C, a, b) CK_X_TRUE_DIVIDE_##K(C, a, b)
+#define CK_X_TRUE_DIVIDE_B(C, a, b) ((a) / (b))
+#define CK_X_TRUE_DIVIDE_I(C, a, b) ((a) / (b))
+#define CK_X_TRUE_DIVIDE_U(C, a, b) ((a) / (b))
+#define CK_X_TRUE_DIVIDE_F(C, a, b) ((a) / (b))
+#define CK_X_TRUE_DIVIDE_C(C, a, b) CK_CDIV((C)(a), (C)(b))
+#undef CK_X_RECIPROCAL_C
+#define CK_X_RECIPROCAL_C(C, a) CK_CDIV((C)1, (C)(a))
+
 /* The CPU's own tanh of float32 (and float16, computed in float): Cephes'
  * odd polynomial below |x| = 0.625, 1 - 2 / (e^2|x| + 1) with ck_expf
  * above, both computed and one selected so that the loop vectorises
