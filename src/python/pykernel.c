@@ -14,6 +14,7 @@
 #include "ck_python.h"
 #include "cudakit_pykernel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define PK_MAXARGS 64
@@ -441,6 +442,18 @@ static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n
         Py_END_ALLOW_THREADS
     } else {
         r = ck_function_launch_ex(s->f, L->grid, L->block, L->shmem, st, flags, np, params, NULL);
+    }
+    if (r != CK_OK && (flags & CK_LAUNCH_COOPERATIVE)) {
+        /* the grid's limits are the user's to act on: say the Python kernel's name, not its C one */
+        char cname[160], msg[1024];
+        snprintf(cname, sizeof cname, "kernel '%s'", ck_function_name(s->f));
+        snprintf(msg, sizeof msg, "%s", ck_error_message());
+        const char *at = strstr(msg, cname);
+        PyObject *pyname = at ? PyObject_GetAttrString((PyObject *)k, "__name__") : NULL;
+        const char *pn = pyname && PyUnicode_Check(pyname) ? PyUnicode_AsUTF8(pyname) : NULL;
+        if (pn) ck_error_set(r, "%.*skernel '%s'%s", (int)(at - msg), msg, pn, at + strlen(cname));
+        Py_XDECREF(pyname);
+        PyErr_Clear();
     }
     if (r != CK_OK) return ck_py_raise(r);
     if (errbuf) {
