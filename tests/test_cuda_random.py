@@ -513,6 +513,8 @@ def test_translations_compile_for_the_gpu(sig):
 # ------------------------------------------------------------ Numba's own
 
 def _numba_random():
+    if not hasattr(np, "row_stack"):      # numba-cuda 0.30 still names it; NumPy 2.5 removed it
+        np.row_stack = np.vstack
     nr = pytest.importorskip("numba.cuda.random", reason="Numba's CUDA target (numba-cuda) is not installed")
     return nr
 

@@ -338,7 +338,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                                 f"arrays (cudakit, NumPy, or any with __cuda_array_interface__) and numbers")
         r = launch(*conv)
         for a, d in back:
-            _np.copyto(a, _core.asnumpy(d))
+            _core.asnumpy(d, out=a)
         return r
 
     def _check_error(self, errbuf):
