@@ -800,6 +800,22 @@ def test_grid_sync_reads_other_blocks_writes(device, grid, block):
         assert_same(out, ((i + block) % n) * 3 + 1)
 
 
+def test_grid_sync_on_two_streams_at_once(device):
+    """Each stream has its own barrier state: launches on two streams may overlap."""
+    from _pyk_kernels import grid_neighbour
+    streams = [cuda.Stream(device=device) for _ in range(2)]
+    n = 8 * 128
+    pairs = [(ck.zeros(n, dtype=ck.int64, device=device), ck.zeros(n, dtype=ck.int64, device=device))
+             for _ in range(4)]
+    cuda.synchronize(device)           # the zeros, made on the current stream, before the other streams' work
+    for k, (x, out) in enumerate(pairs):
+        grid_neighbour[8, 128, streams[k % 2]](x, out)
+    for st in streams:
+        st.synchronize()
+    for x, out in pairs:
+        assert_same(out, ((np.arange(n) + 128) % n) * 3 + 1)
+
+
 @pytest.mark.parametrize("grid", [1, 5, 8])
 def test_grid_sync_two_phase_reduction(device, grid):
     from _pyk_kernels import grid_reduce

@@ -1590,6 +1590,25 @@ static int rg_jumps(const pyk_node *n)
     return 0;
 }
 
+/* Whether a region's items may break or continue. */
+static int rg_items_jump(const rg_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i].kind == RI_STMT && rg_jumps(l->v[i].node)) return 1;
+    return 0;
+}
+
+/* After the regions of a loop's body where a thread may have left it: the
+ * loop is left, or turned, for all. */
+static void rg_loop_jumps(pyk_ctx *c, const loop_ctx *lp)
+{
+    line(c, "if (%s) break;", lp->rg_brk);
+    line(c, "if (%s) {", lp->rg_cont);
+    line(c, "    %s = 0;", lp->rg_cont);
+    line(c, "    goto %s;", lp->cont_label);
+    line(c, "}");
+}
+
 /* One region: the items, for each thread still running. */
 static void rg_flush(pyk_ctx *c, rg_list *l)
 {
@@ -1648,20 +1667,14 @@ static void rg_flush(pyk_ctx *c, rg_list *l)
     rg_end_used_ = saved_used;
     c->indent--;
     line(c, "}");
-    int jumps = 0;
-    for (int i = 0; i < l->n && !jumps; i++) jumps = l->v[i].kind == RI_STMT && rg_jumps(l->v[i].node);
+    int jumps = rg_items_jump(l);
     l->n = 0;
     if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk && loops_[nloops_ - 1].grid) {
         /* a thread left a loop around grid barriers: the rest of its block's segment is skipped */
         line(c, "if (ck_bj) goto %s;", rg_done_);
         rg_done_used_ = 1;
     } else if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk) {
-        loop_ctx *lp = &loops_[nloops_ - 1];
-        line(c, "if (%s) break;", lp->rg_brk);
-        line(c, "if (%s) {", lp->rg_cont);
-        line(c, "    %s = 0;", lp->rg_cont);
-        line(c, "    goto %s;", lp->cont_label);
-        line(c, "}");
+        rg_loop_jumps(c, &loops_[nloops_ - 1]);
     }
 }
 
@@ -1672,8 +1685,7 @@ static void rg_stmt(pyk_ctx *c, pyk_node *s, rg_list *pend, int grid);
 static void gr_flush(pyk_ctx *c, rg_list *l)
 {
     if (!l->n) return;
-    int jumps = 0;
-    for (int i = 0; i < l->n && !jumps; i++) jumps = l->v[i].kind == RI_STMT && rg_jumps(l->v[i].node);
+    int jumps = rg_items_jump(l);
     const char *bend = fmt(c, "ck_bend%d", ++c->tmp);
     const char *saved_done = rg_done_;
     int saved_used = rg_done_used_;
@@ -1700,14 +1712,8 @@ static void gr_flush(pyk_ctx *c, rg_list *l)
     rg_done_used_ = saved_used;
     l->n = 0;
     l->fresh = 0;
-    if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk && loops_[nloops_ - 1].grid) {
-        loop_ctx *lp = &loops_[nloops_ - 1];
-        line(c, "if (%s) break;", lp->rg_brk);
-        line(c, "if (%s) {", lp->rg_cont);
-        line(c, "    %s = 0;", lp->rg_cont);
-        line(c, "    goto %s;", lp->cont_label);
-        line(c, "}");
-    }
+    if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk && loops_[nloops_ - 1].grid)
+        rg_loop_jumps(c, &loops_[nloops_ - 1]);
 }
 
 static void rg_flush_at(pyk_ctx *c, rg_list *l, int grid)
