@@ -87,6 +87,20 @@ typedef struct ck_launch_arg {
  * bounds mode.  A failing launch names the kernel. */
 ck_status ck_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
                              ck_stream stream, int nparams, void **params, const ck_launch_arg *info);
+
+/* Launch flags of ck_function_launch_ex. */
+#define CK_LAUNCH_COOPERATIVE 0x1u   /* every block resident at once, so blocks may wait for each other (grid
+                                      * sync): cuLaunchCooperativeKernel on a GPU; more blocks than
+                                      * ck_function_max_cooperative_blocks allows is CK_ERR_VALUE naming both */
+
+/* ck_function_launch with flags (ck_function_launch is this with 0). */
+ck_status ck_function_launch_ex(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                ck_stream stream, unsigned flags, int nparams, void **params,
+                                const ck_launch_arg *info);
+/* The most blocks of block threads and shmem bytes of dynamic shared memory
+ * a cooperative launch of f may have on its device (a GPU: the blocks an
+ * SM holds at once x its SMs; the CPU: its own limit). */
+ck_status ck_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out);
 const char *ck_function_name(const ck_function *f);
 
 /* CUDA C compiled by NVRTC for sm_<arch> (major * 10 + minor) through the

@@ -21,7 +21,9 @@
  *
  * A kernel's parameters are its arguments in order, an array as its data
  * pointer, then its shape (int64 each), then its strides (int64 bytes
- * each), a scalar as its value; ck_pyk_param_count gives the count.
+ * each), a scalar as its value; ck_pyk_param_count gives the count.  A
+ * debug kernel takes its error record after them, and one that
+ * synchronises its grid (grid_sync) its grid barrier's workspace last.
  */
 #ifndef CUDAKIT_PYKERNEL_H
 #define CUDAKIT_PYKERNEL_H
@@ -61,6 +63,8 @@ typedef struct ck_pyk_result {
     char *kernel_name;     /* its extern "C" __global__ function */
     int nparams;           /* kernel parameters (arrays count 1 + 2 * ndim) */
     int uses_barrier;      /* syncthreads or warp functions: the CPU runs fibers */
+    int grid_sync;         /* 0; 1: g.sync(), a cooperative launch whose last parameter is a ck_pyk_gridws
+                            * (pyk_prelude.cuh); 2: the same, on a GPU only (the CPU form cannot wait for the grid) */
     ck_dtype return_dtype; /* device_function: the number it returns (CK_DTYPE_INVALID: none, or not a number) */
     int error_line, error_col;  /* where a translation failed (1-based; 0 when unknown) */
 } ck_pyk_result;

@@ -420,3 +420,155 @@ class Holder:
     @cuda.jit
     def method_kernel(x):
         x[0] = 7
+
+
+# ------------------------------------------ grid synchronisation (cooperative launches)
+
+@cuda.jit
+def grid_neighbour(x, out):
+    """Each thread writes, the grid waits, each reads what a thread of the next block wrote."""
+    i = cuda.grid(1)
+    n = cuda.gridsize(1)
+    g = cuda.cg.this_grid()
+    x[i] = i * 3 + 1
+    g.sync()
+    out[i] = x[(i + cuda.blockDim.x) % n]
+
+
+@cuda.jit
+def grid_reduce(x, partial, out):
+    """A two-phase sum in one kernel: each block sums its part in shared memory, then
+    block 0 sums the blocks' partial sums, after a grid barrier."""
+    sh = cuda.shared.array(128, dtype=np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    acc = 0.0
+    for k in range(i, x.size, cuda.gridsize(1)):
+        acc += x[k]
+    sh[t] = acc
+    cuda.syncthreads()
+    s = cuda.blockDim.x // 2
+    while s > 0:
+        if t < s:
+            sh[t] += sh[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = sh[0]
+    cuda.cg.this_grid().sync()
+    if cuda.blockIdx.x == 0:           # one block's barriers, in a condition of its own
+        v = 0.0
+        for b in range(t, cuda.gridDim.x, cuda.blockDim.x):
+            v += partial[b]
+        sh[t] = v
+        cuda.syncthreads()
+        s = cuda.blockDim.x // 2
+        while s > 0:
+            if t < s:
+                sh[t] += sh[t + s]
+            cuda.syncthreads()
+            s //= 2
+        if t == 0:
+            out[0] = sh[0]
+
+
+@cuda.jit
+def grid_smooth(a, b, niter, skip, stop):
+    """Jacobi-like smoothing: two grid barriers a step, in a loop with continue and break."""
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    n = a.size
+    steps = 0
+    for it in range(niter):
+        if it == skip:
+            continue
+        if i < n:
+            left = a[i - 1] if i > 0 else a[i]
+            right = a[i + 1] if i < n - 1 else a[i]
+            b[i] = (left + a[i] + right) / 3
+        g.sync()
+        if i < n:
+            a[i] = b[i]
+        steps += 1
+        g.sync()
+        if it == stop:
+            break
+    k = 0
+    while k < 2:                       # a while loop around a grid barrier
+        if i < n:
+            b[i] = a[(i + 1) % n]
+        g.sync()
+        if i < n:
+            a[i] = b[i] + steps
+        g.sync()
+        k += 1
+
+
+@cuda.jit
+def grid_dyn_shared(x, out):
+    """Dynamic shared memory kept per block across a grid barrier, in a 2-D grid of 2-D blocks."""
+    dyn = cuda.shared.array(0, dtype=np.int32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    t = tx + ty * cuda.blockDim.x
+    nt = cuda.blockDim.x * cuda.blockDim.y
+    b = cuda.blockIdx.x + cuda.blockIdx.y * cuda.gridDim.x
+    nb = cuda.gridDim.x * cuda.gridDim.y
+    dyn[t] = b * 100 + t
+    x[b * nt + t] = b
+    cuda.syncthreads()
+    cuda.cg.this_grid().sync()
+    out[b * nt + t] = dyn[nt - 1 - t] * 1000 + x[((b + 1) % nb) * nt + t]
+
+
+@cuda.jit(debug=True)
+def grid_debug(x, out, bad):
+    """debug=True: a thread out of bounds before a grid barrier reports; the others leave."""
+    i = cuda.grid(1)
+    x[i + bad] = 1.0
+    cuda.cg.this_grid().sync()
+    out[i] = x[(i + 1) % x.size]
+
+
+@cuda.jit(device=True)
+def grid_sync_in_device_function(x, i):
+    x[i] = i
+    cuda.cg.this_grid().sync()
+    return x[(i + 1) % x.size]
+
+
+@cuda.jit
+def grid_via_device_function(x, out):
+    i = cuda.grid(1)
+    out[i] = grid_sync_in_device_function(x, i)
+
+
+@cuda.jit
+def grid_rounds(x, y, out, n):
+    """Block barriers in a loop with a break of its own, inside a loop around grid
+    barriers under a condition, left by a break after five rounds."""
+    sh = cuda.shared.array(32, dtype=np.int64)
+    g = cuda.cg.this_grid()
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    total = 0
+    for r in range(n):
+        sh[t] = x[i] + r
+        cuda.syncthreads()
+        s = 16
+        while s > 0:
+            if t < s:
+                sh[t] += sh[t + s]
+            cuda.syncthreads()
+            s //= 2
+            if s == 2:
+                break
+        total += sh[0]
+        cuda.syncthreads()
+        if n > 1:
+            g.sync()
+            y[i] = x[(i + 32) % x.size] + total
+            g.sync()
+            x[i] = y[i]
+        if r == 5:
+            break
+    out[i] = total

@@ -786,6 +786,150 @@ def test_specialisations_are_cached(device):
     assert k._nspecialisations == 2
 
 
+# ------------------------------------------- grid synchronisation (cooperative launches)
+
+@pytest.mark.parametrize("grid, block", [(6, 64), (3, 5), (1, 32)])
+def test_grid_sync_reads_other_blocks_writes(device, grid, block):
+    from _pyk_kernels import grid_neighbour
+    n = grid * block
+    x, out = ck.zeros(n, dtype=ck.int64, device=device), ck.zeros(n, dtype=ck.int64, device=device)
+    for _ in range(3):                 # repeated launches reuse the barrier's state
+        out[...] = 0
+        grid_neighbour[grid, block](x, out)
+        i = np.arange(n)
+        assert_same(out, ((i + block) % n) * 3 + 1)
+
+
+def test_grid_sync_on_two_streams_at_once(device):
+    """Each stream has its own barrier state: launches on two streams may overlap."""
+    from _pyk_kernels import grid_neighbour
+    streams = [cuda.Stream(device=device) for _ in range(2)]
+    n = 8 * 128
+    pairs = [(ck.zeros(n, dtype=ck.int64, device=device), ck.zeros(n, dtype=ck.int64, device=device))
+             for _ in range(4)]
+    cuda.synchronize(device)           # the zeros, made on the current stream, before the other streams' work
+    for k, (x, out) in enumerate(pairs):
+        grid_neighbour[8, 128, streams[k % 2]](x, out)
+    for st in streams:
+        st.synchronize()
+    for x, out in pairs:
+        assert_same(out, ((np.arange(n) + 128) % n) * 3 + 1)
+
+
+@pytest.mark.parametrize("grid", [1, 5, 8])
+def test_grid_sync_two_phase_reduction(device, grid):
+    from _pyk_kernels import grid_reduce
+    h = np.random.default_rng(grid).random(10007)
+    partial, out = ck.zeros(grid, device=device), ck.zeros(1, device=device)
+    for _ in range(2):
+        grid_reduce[grid, 128](on(device, h), partial, out)
+        np.testing.assert_allclose(ck.asnumpy(out), [h.sum()], rtol=1e-12)
+
+
+def _smooth(a, niter, skip, stop):
+    a = a.copy()
+    steps = 0
+    for it in range(niter):
+        if it == skip:
+            continue
+        p = np.concatenate([a[:1], a, a[-1:]])
+        a = (p[:-2] + a + p[2:]) / 3
+        steps += 1
+        if it == stop:
+            break
+    for _ in range(2):
+        a = np.roll(a, -1) + steps
+    return a
+
+
+@pytest.mark.parametrize("niter, skip, stop", [(5, 1, 3), (4, -1, -1), (0, -1, -1)])
+def test_grid_sync_in_loops_with_break_and_continue(device, niter, skip, stop):
+    from _pyk_kernels import grid_smooth
+    h = np.random.default_rng(7).random(300)
+    a, b = on(device, h.copy()), ck.zeros(300, device=device)
+    grid_smooth[4, 80](a, b, niter, skip, stop)       # 320 threads: the last 20 have no element
+    assert_same(a, _smooth(h, niter, skip, stop))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_grid_sync_around_block_barriers(device, n):
+    from _pyk_kernels import grid_rounds
+    nb = 4
+    h = np.arange(nb * 32, dtype=np.int64) * 7 % 23
+    x, total = h.copy(), np.zeros(nb * 32, np.int64)
+    for r in range(min(n, 6)):
+        sh = x.reshape(nb, 32) + r
+        s = 16
+        while s > 2:
+            sh[:, :s] += sh[:, s:2 * s]
+            s //= 2
+        total += np.repeat(sh[:, 0], 32)
+        if n > 1:
+            x = np.roll(x, -32) + total
+    out = ck.zeros(nb * 32, dtype=ck.int64, device=device)
+    grid_rounds[nb, 32](on(device, h.copy()), ck.zeros(nb * 32, dtype=ck.int64, device=device), out, n)
+    assert_same(out, total)
+
+
+def test_grid_sync_with_syncthreads_and_dynamic_shared(device):
+    from _pyk_kernels import grid_dyn_shared
+    gx, gy, bx, by = 3, 2, 4, 8
+    nb, nt = gx * gy, bx * by
+    x, out = ck.zeros(nb * nt, dtype=ck.int32, device=device), ck.zeros(nb * nt, dtype=ck.int32, device=device)
+    grid_dyn_shared[(gx, gy), (bx, by), 0, nt * 4](x, out)
+    b, t = np.divmod(np.arange(nb * nt), nt)
+    assert_same(out, ((b * 100 + nt - 1 - t) * 1000 + (b + 1) % nb).astype(np.int32))
+
+
+def test_grid_sync_debug_bounds_error(device):
+    from _pyk_kernels import grid_debug
+    x, out = ck.zeros(64, device=device), ck.zeros(64, device=device)
+    with pytest.raises(IndexError, match=r"grid_debug.*line"):
+        grid_debug[2, 32](x, out, 1)
+    grid_debug[2, 32](x, out, 0)       # the next launch starts its barrier afresh
+    assert_same(out, np.ones(64))
+
+
+def test_grid_too_large_for_a_cooperative_launch(device):
+    from _pyk_kernels import grid_neighbour
+    x = ck.zeros(1, dtype=ck.int64, device=device)
+    grid_neighbour[1, 64](ck.zeros(64, dtype=ck.int64, device=device), ck.zeros(64, dtype=ck.int64, device=device))
+    limit = grid_neighbour.max_cooperative_grid_blocks(64, device=device)
+    assert limit >= 1
+    assert grid_neighbour.max_cooperative_grid_blocks((8, 8), device=device) == limit
+    assert grid_neighbour.max_cooperative_grid_blocks(1024, device=device) <= limit
+    n = (limit + 1) * 64
+    x = ck.zeros(n, dtype=ck.int64, device=device)
+    with pytest.raises(ValueError, match=rf"grid_neighbour.*{limit + 1} blocks.*exceeds the {limit} blocks"):
+        grid_neighbour[limit + 1, 64](x, ck.zeros(n, dtype=ck.int64, device=device))
+    n = limit * 64                     # the largest grid runs
+    x, out = ck.zeros(n, dtype=ck.int64, device=device), ck.zeros(n, dtype=ck.int64, device=device)
+    grid_neighbour[limit, 64](x, out)
+    assert_same(out, ((np.arange(n) + 64) % n) * 3 + 1)
+
+
+def test_max_cooperative_grid_blocks_needs_a_compiled_kernel():
+    @cuda.jit
+    def k(x):
+        cuda.cg.this_grid().sync()
+
+    with pytest.raises(ValueError, match="not compiled yet"):
+        k.max_cooperative_grid_blocks(32)
+    sig = cuda.jit("void(float32[:])")(k.py_func)
+    assert sig.max_cooperative_grid_blocks(32, device="cpu") == 1024
+
+
+def test_grid_sync_in_a_device_function(device):
+    from _pyk_kernels import grid_via_device_function
+    x, out = ck.zeros(96, dtype=ck.int64, device=device), ck.zeros(96, dtype=ck.int64, device=device)
+    if device == "cpu":
+        with pytest.raises(NotImplementedError, match="device function"):
+            grid_via_device_function[3, 32](x, out)
+        return
+    grid_via_device_function[3, 32](x, out)
+    assert_same(out, (np.arange(96) + 1) % 96)
+
+
 # ------------------------------------------------------------------ print
 
 def test_print_from_a_kernel(capfd):
@@ -816,6 +960,11 @@ NVRTC_CASES = [
     ("barrier_shapes", "void(int64[:], int64[:, :], int64)"),
     ("dbg_out_of_bounds", "void(float64[:], int64)"), ("dbg_raise", "void(float64[:])"),
     ("dbg_through_device_function", "void(float64[:], float64[:])"),
+    ("grid_neighbour", "void(int64[:], int64[:])"), ("grid_reduce", "void(float64[:], float64[:], float64[:])"),
+    ("grid_smooth", "void(float64[:], float64[:], int64, int64, int64)"),
+    ("grid_dyn_shared", "void(int32[:], int32[:])"), ("grid_debug", "void(float64[:], float64[:], int64)"),
+    ("grid_via_device_function", "void(int64[:], int64[:])"),
+    ("grid_rounds", "void(int64[:], int64[:], int64[:], int64)"),
 ]
 
 

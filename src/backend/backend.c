@@ -390,6 +390,27 @@ const char *ck_function_name(const ck_function *f) { return f->name; }
 ck_status ck_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
                              ck_stream stream, int nparams, void **params, const ck_launch_arg *info)
 {
+    return ck_function_launch_ex(f, grid, block, shmem, stream, 0, nparams, params, info);
+}
+
+ck_status ck_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out)
+{
+    *out = 0;
+    if (!block[0] || !block[1] || !block[2])
+        return ck_error_set(CK_ERR_VALUE, "kernel '%s': block (%u, %u, %u) has a zero dimension", f->name, block[0],
+                            block[1], block[2]);
+    if (!f->module->be->function_max_cooperative_blocks)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "kernel '%s': cooperative launches are not supported on this "
+                            "device", f->name);
+    return f->module->be->function_max_cooperative_blocks(f, block, shmem, out);
+}
+
+ck_status ck_function_launch_ex(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                ck_stream stream, unsigned flags, int nparams, void **params,
+                                const ck_launch_arg *info)
+{
+    if (flags & ~CK_LAUNCH_COOPERATIVE)
+        return ck_error_set(CK_ERR_VALUE, "kernel '%s': unknown launch flags 0x%x", f->name, flags);
     for (int k = 0; k < 3; k++) {
         if (grid[k] == 0)
             return ck_error_set(CK_ERR_VALUE, "kernel '%s': grid (%u, %u, %u) has a zero dimension", f->name, grid[0],
@@ -398,7 +419,10 @@ ck_status ck_function_launch(ck_function *f, const unsigned grid[3], const unsig
             return ck_error_set(CK_ERR_VALUE, "kernel '%s': block (%u, %u, %u) has a zero dimension", f->name,
                                 block[0], block[1], block[2]);
     }
-    return f->module->be->function_launch(f, grid, block, shmem, stream, nparams, params, info);
+    if ((flags & CK_LAUNCH_COOPERATIVE) && !f->module->be->function_max_cooperative_blocks)
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "kernel '%s': cooperative launches are not supported on "
+                            "this device", f->name);
+    return f->module->be->function_launch(f, grid, block, shmem, stream, flags, nparams, params, info);
 }
 
 ck_status ck_cuda_compile(const char *source, const char *name_hint, int arch, ck_cubin *out)

@@ -289,9 +289,12 @@ typedef struct ck_backend_iface {
     ck_status (*function_suggest_block)(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid,
                                         int *block);
     int (*function_params)(ck_function *f, size_t *sizes, int max);
-    /* the grid and block have no zero dimension (the wrapper checked) */
+    /* the grid and block have no zero dimension (the wrapper checked); flags: CK_LAUNCH_* */
     ck_status (*function_launch)(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
-                                 ck_stream stream, int nparams, void **params, const ck_launch_arg *info);
+                                 ck_stream stream, unsigned flags, int nparams, void **params,
+                                 const ck_launch_arg *info);
+    /* (optional: CK_ERR_NOT_IMPLEMENTED) the most blocks a cooperative launch may have */
+    ck_status (*function_max_cooperative_blocks)(ck_function *f, const unsigned block[3], size_t shmem, int *out);
 
     /* kernels */
     ck_status (*elementwise)(const ck_ew_desc *d);

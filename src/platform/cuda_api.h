@@ -37,6 +37,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CUDA_ERROR_NOT_READY 600
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700
 #define CUDA_ERROR_LAUNCH_FAILED 719
+#define CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE 720
 #define CUDA_ERROR_NOT_FOUND 500
 
 /* cuDeviceGetAttribute attributes we read */
@@ -57,6 +58,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR 39
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH 95
 #define CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN 97
 #define CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 115
 
@@ -134,7 +136,13 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
                                 CUstream s, void **params, void **extra))                    \
     X(cuOccupancyMaxPotentialBlockSize, 6050, 0, (int *min_grid, int *block, CUfunction f,   \
                                                   size_t (*smem_of_block)(int), size_t smem, \
-                                                  int limit))
+                                                  int limit))                                \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, 0, (int *nblocks, CUfunction f,      \
+                                                             int block, size_t smem))        \
+    X(cuLaunchCooperativeKernel, 9000, 0, (CUfunction f, unsigned gx, unsigned gy,            \
+                                           unsigned gz, unsigned bx, unsigned by,            \
+                                           unsigned bz, unsigned shmem, CUstream s,          \
+                                           void **params))
 
 /* ------------------------------------------------------------- NVRTC */
 typedef int nvrtcResult;

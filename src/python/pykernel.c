@@ -14,6 +14,7 @@
 #include "ck_python.h"
 #include "cudakit_pykernel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define PK_MAXARGS 64
@@ -21,7 +22,8 @@
 /* ------------------------------------------------------------ translate */
 
 /* _pyk_translate(tree, args, options) -> (source, kernel name, nparams,
- * uses_barrier, the dtype name a device function returns or None), or
+ * uses_barrier, the dtype name a device function returns or None,
+ * grid_sync (0, 1, or 2: on a GPU only)), or
  * raises ValueError/TypeError/NotImplementedError with .lineno and
  * .col_offset set (Python formats the message). */
 static PyObject *f_translate(PyObject *m, PyObject *args)
@@ -90,7 +92,7 @@ static PyObject *f_translate(PyObject *m, PyObject *args)
         return NULL;
     }
     const char *ret = r.return_dtype == CK_DTYPE_INVALID ? NULL : ck_dtype_get_info(r.return_dtype)->name;
-    PyObject *res = Py_BuildValue("(ssiiz)", r.source, r.kernel_name, r.nparams, r.uses_barrier, ret);
+    PyObject *res = Py_BuildValue("(ssiizi)", r.source, r.kernel_name, r.nparams, r.uses_barrier, ret, r.grid_sync);
     ck_pyk_result_free(&r);
     return res;
 }
@@ -110,6 +112,16 @@ static uint32_t array_code(const ck_array *a)
 
 static uint32_t scalar_code(ck_dtype d) { return (uint32_t)d << 1; }
 
+/* A grid barrier's word for the launches of one specialisation on one
+ * stream (see ck_pyk_gridws in pyk_prelude.cuh): launches on one stream
+ * run in turn, so they may share it; those on different streams may run
+ * at once, so each stream has its own. */
+typedef struct pk_gridws {
+    ck_stream stream;
+    PyObject *word;          /* a zeroed uint64 array of one element on the device */
+    unsigned epoch;          /* launches so far */
+} pk_gridws;
+
 typedef struct pk_spec {
     ck_device dev;
     int nargs;
@@ -119,6 +131,9 @@ typedef struct pk_spec {
     ck_function *f;
     int nparams;
     int debug;
+    int grid_sync;           /* the translator's: 0, 1, 2 (a GPU only) */
+    pk_gridws *ws;           /* grid_sync on a GPU: one a stream */
+    int nws;
 } pk_spec;
 
 /* The object is the base of cudakit.cuda's Dispatcher, whose methods it
@@ -146,14 +161,20 @@ static PyTypeObject CkPyKernel_Type, CkPyLaunch_Type;
 
 static int pk_traverse(CkPyKernelObject *k, visitproc visit, void *arg)
 {
-    for (int i = 0; i < k->nspecs; i++) Py_VISIT(k->specs[i].module);
+    for (int i = 0; i < k->nspecs; i++) {
+        Py_VISIT(k->specs[i].module);
+        for (int j = 0; j < k->specs[i].nws; j++) Py_VISIT(k->specs[i].ws[j].word);
+    }
     for (int i = 0; i <= CK_MAX_GPUS; i++) Py_VISIT(k->errbufs[i]);
     return 0;
 }
 
 static int pk_clear(CkPyKernelObject *k)
 {
-    for (int i = 0; i < k->nspecs; i++) Py_CLEAR(k->specs[i].module);
+    for (int i = 0; i < k->nspecs; i++) {
+        Py_CLEAR(k->specs[i].module);
+        for (int j = 0; j < k->specs[i].nws; j++) Py_CLEAR(k->specs[i].ws[j].word);
+    }
     for (int i = 0; i <= CK_MAX_GPUS; i++) Py_CLEAR(k->errbufs[i]);
     return 0;
 }
@@ -163,6 +184,7 @@ static void pk_dealloc(CkPyKernelObject *k)
     PyObject_GC_UnTrack(k);
     if (k->weakreflist) PyObject_ClearWeakRefs((PyObject *)k);
     pk_clear(k);
+    for (int i = 0; i < k->nspecs; i++) PyMem_Free(k->specs[i].ws);
     PyMem_Free(k->specs);
     Py_TYPE(k)->tp_free((PyObject *)k);
 }
@@ -210,8 +232,11 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
     if (!r) return NULL;
     PyObject *mod, *store;
     const char *name;
-    int nparams, debug;
-    if (!PyArg_ParseTuple(r, "OsipO", &mod, &name, &nparams, &debug, &store)) { Py_DECREF(r); return NULL; }
+    int nparams, debug, grid_sync = 0;
+    if (!PyArg_ParseTuple(r, "OsipO|i", &mod, &name, &nparams, &debug, &store, &grid_sync)) {
+        Py_DECREF(r);
+        return NULL;
+    }
     if (!PyTuple_Check(store) || PyTuple_GET_SIZE(store) != n) {
         Py_DECREF(r);
         PyErr_SetString(PyExc_TypeError, "_compile: the store dtypes must be a tuple, one an argument");
@@ -243,6 +268,7 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
     s->f = f;
     s->nparams = nparams;
     s->debug = debug;
+    s->grid_sync = grid_sync;
     Py_DECREF(r);
     k->last = k->nspecs++;
     return s;
@@ -261,6 +287,28 @@ static PyObject *error_buffer(CkPyKernelObject *k, ck_device dev)
         k->errbufs[slot] = ck_py_wrap(&a, NULL);
     }
     return k->errbufs[slot];
+}
+
+/* The grid barrier's word of s for launches on stream st of dev: made
+ * (zeroed, and the zeroing waited for, since st may not be the stream it
+ * ran on) on the first launch there. */
+static pk_gridws *grid_workspace(pk_spec *s, ck_device dev, ck_stream st)
+{
+    for (int i = 0; i < s->nws; i++)
+        if (s->ws[i].stream == st) return &s->ws[i];
+    ck_array a;
+    int64_t n = 1;
+    ck_status r = ck_full_scalar(&a, 1, &n, CK_UINT64, 0.0, dev);
+    if (r != CK_OK) { ck_py_raise(r); return NULL; }
+    PyObject *word = ck_py_wrap(&a, NULL);
+    if (!word) return NULL;
+    r = ck_device_synchronize(dev);
+    if (r != CK_OK) { Py_DECREF(word); ck_py_raise(r); return NULL; }
+    pk_gridws *v = PyMem_Realloc(s->ws, (size_t)(s->nws + 1) * sizeof *v);
+    if (!v) { Py_DECREF(word); PyErr_NoMemory(); return NULL; }
+    s->ws = v;
+    s->ws[s->nws] = (pk_gridws){st, word, 0};
+    return &s->ws[s->nws++];
 }
 
 typedef union {
@@ -366,13 +414,46 @@ static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n
     }
     ck_stream st;
     if (ck_py_parse_stream(L->stream, dev, &st) < 0) return NULL;
+    unsigned flags = 0;
+    if (s->grid_sync) {
+        /* the grid barrier's workspace, the last parameter (ck_pyk_gridws) */
+        struct { void *w; uint32_t epoch, dyn_bytes; } g = {NULL, 0, (uint32_t)L->shmem};
+        if (dev.type == CK_DEVICE_CPU && s->grid_sync == 2)
+            return PyErr_Format(PyExc_NotImplementedError, "kernel '%s': grid synchronisation (g.sync()) inside a "
+                                "device function, or in a kernel with warp functions, runs on a GPU only; on the CPU "
+                                "call g.sync() in the kernel itself, outside any else branch of a loop",
+                                ck_function_name(s->f));
+        if (dev.type != CK_DEVICE_CPU) {
+            pk_gridws *ws = grid_workspace(s, dev, st);
+            if (!ws) return NULL;
+            g.w = CK_ARR(ws->word)->data;
+            g.epoch = ++ws->epoch;
+        }
+        _Static_assert(sizeof g == sizeof vals[0].raw, "ck_pyk_gridws is 16 bytes");
+        memcpy(vals[np].raw, &g, sizeof g);
+        params[np] = &vals[np];
+        np++;
+        flags |= CK_LAUNCH_COOPERATIVE;
+    }
     ck_status r;
     if (dev.type == CK_DEVICE_CPU) {
         Py_BEGIN_ALLOW_THREADS
-        r = ck_function_launch(s->f, L->grid, L->block, L->shmem, st, np, params, NULL);
+        r = ck_function_launch_ex(s->f, L->grid, L->block, L->shmem, st, flags, np, params, NULL);
         Py_END_ALLOW_THREADS
     } else {
-        r = ck_function_launch(s->f, L->grid, L->block, L->shmem, st, np, params, NULL);
+        r = ck_function_launch_ex(s->f, L->grid, L->block, L->shmem, st, flags, np, params, NULL);
+    }
+    if (r != CK_OK && (flags & CK_LAUNCH_COOPERATIVE)) {
+        /* the grid's limits are the user's to act on: say the Python kernel's name, not its C one */
+        char cname[160], msg[1024];
+        snprintf(cname, sizeof cname, "kernel '%s'", ck_function_name(s->f));
+        snprintf(msg, sizeof msg, "%s", ck_error_message());
+        const char *at = strstr(msg, cname);
+        PyObject *pyname = at ? PyObject_GetAttrString((PyObject *)k, "__name__") : NULL;
+        const char *pn = pyname && PyUnicode_Check(pyname) ? PyUnicode_AsUTF8(pyname) : NULL;
+        if (pn) ck_error_set(r, "%.*skernel '%s'%s", (int)(at - msg), msg, pn, at + strlen(cname));
+        Py_XDECREF(pyname);
+        PyErr_Clear();
     }
     if (r != CK_OK) return ck_py_raise(r);
     if (errbuf) {
@@ -503,8 +584,32 @@ static PyTypeObject CkPyLaunch_Type = {
     .tp_getset = launch_getset,
 };
 
+/* _pyk_max_cooperative_blocks(module, kernel name, device, blockdim, shmem):
+ * the most blocks a cooperative launch of the kernel may have there. */
+static PyObject *f_max_cooperative_blocks(PyObject *m, PyObject *args)
+{
+    (void)m;
+    PyObject *mod, *devo, *blk;
+    const char *name;
+    Py_ssize_t shmem;
+    if (!PyArg_ParseTuple(args, "OsOOn", &mod, &name, &devo, &blk, &shmem)) return NULL;
+    if (shmem < 0) return PyErr_Format(PyExc_ValueError, "dynsmemsize = %zd is negative", shmem);
+    ck_device dev;
+    int has;
+    unsigned block[3];
+    if (ck_py_device_from_obj(devo, &dev, &has) < 0 || ck_py_parse_dim3(blk, block, "blockdim") < 0) return NULL;
+    if (!has) dev = ck_py_default_device();
+    ck_function *f = ck_py_module_function(mod, name, dev);
+    if (!f) return NULL;
+    int n;
+    ck_status s = ck_function_max_cooperative_blocks(f, block, (size_t)shmem, &n);
+    if (s != CK_OK) return ck_py_raise(s);
+    return PyLong_FromLong(n);
+}
+
 PyMethodDef ck_py_pykernel_functions[] = {
     {"_pyk_translate", f_translate, METH_VARARGS, NULL},
+    {"_pyk_max_cooperative_blocks", f_max_cooperative_blocks, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -187,6 +187,20 @@ static void module_on_cpu(void)
     OK(ck_function_suggest_block(f, 0, 0, &mg, &bs));
     CHECK(mg >= 1 && bs >= 1 && bs <= 1024, "suggested block %d, grid %d", bs, mg);
 
+    /* a cooperative launch: bounded on the CPU, said with the limit */
+    int coop = 0;
+    OK(ck_function_max_cooperative_blocks(f, block, 0, &coop));
+    CHECK(coop >= 1, "cooperative blocks %d", coop);
+    OK(ck_function_launch_ex(f, grid, block, 0, NULL, CK_LAUNCH_COOPERATIVE, 3, params, NULL));
+    unsigned wide[3] = {(unsigned)coop + 1, 1, 1};
+    char limit[32];
+    snprintf(limit, sizeof limit, "the %d blocks", coop);
+    CHECK(ck_function_launch_ex(f, wide, block, 0, NULL, CK_LAUNCH_COOPERATIVE, 3, params, NULL) == CK_ERR_VALUE &&
+              strstr(ck_error_message(), limit),
+          "a cooperative grid too large: %s", ck_error_message());
+    CHECK(ck_function_launch_ex(f, grid, block, 0, NULL, 0x80u, 3, params, NULL) == CK_ERR_VALUE, "unknown flags");
+    ck_error_clear();
+
     /* bounds mode: the argument's memory is known to the launch */
     int was = ck_kernel_bounds_mode();
     ck_kernel_set_bounds_mode(1);

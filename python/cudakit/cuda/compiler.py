@@ -180,7 +180,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         self._sigs = [_types.parse(s) for s in signatures] if signatures else None
         self._module = None
         self._modules = {}        # source -> _core._Module
-        self._sources = {}        # argument types -> (source, kernel name)
+        self._sources = {}        # argument types -> (source, kernel name, parameters, grid sync)
         self._raises = []
         if self._sigs:
             for s in self._sigs:
@@ -230,12 +230,12 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
                 "filename": self._source().filename}
         try:
-            src, name, nparams, barrier, _ = _core._pyk_translate(self._tree(), list(argtypes), opts)
+            src, name, nparams, barrier, _, grid_sync = _core._pyk_translate(self._tree(), list(argtypes), opts)
         except (TypeError, NotImplementedError, ValueError, OverflowError, IndexError) as exc:
             if getattr(exc, "lineno", None) is None:
                 raise
             _raise_translation_error(exc, self)
-        self._sources[key] = (src, name, nparams)
+        self._sources[key] = (src, name, nparams, grid_sync)
         return self._sources[key]
 
     def _match_signature(self, argtypes):
@@ -275,12 +275,27 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         if self._sigs:
             decl, store = self._match_signature(argtypes)
             argtypes = tuple(decl)
-        src, name, nparams = self._translate(argtypes)
+        src, name, nparams, grid_sync = self._translate(argtypes)
+        return self._module_of(src), name, nparams, bool(self._options.get("debug")), store, grid_sync
+
+    def _module_of(self, src):
         mod = self._modules.get(src)
         if mod is None:
             mod = _core._Module(src, self._compile_options(), (), self._source().filename)
             self._modules[src] = mod
-        return mod, name, nparams, bool(self._options.get("debug")), store
+        return mod
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0, device=None):
+        """The most blocks of blockdim threads (and dynsmemsize bytes of dynamic shared memory)
+        a launch of this kernel may have when it synchronises its grid (g.sync(): all blocks
+        resident at once), on device (the default one when None): on a GPU the blocks a
+        multiprocessor holds at once times its multiprocessors, on the CPU its own bound.
+        Over several specialisations, the smallest."""
+        if not self._sources:
+            raise ValueError(f"kernel {self.__name__!r} is not compiled yet: launch it once, or declare a "
+                             f"signature, before asking for its cooperative grid size")
+        return min(_core._pyk_max_cooperative_blocks(self._module_of(src), name, device, blockdim, int(dynsmemsize))
+                   for src, name, _, _ in self._sources.values())
 
     # ---------------------------------------------------------- launches
     def _launch_converting(self, launch, args):

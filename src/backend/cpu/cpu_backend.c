@@ -373,6 +373,7 @@ const ck_backend_iface ck_backend_cpu = {
     .function_suggest_block = ck_cpu_function_suggest_block,
     .function_params = ck_cpu_function_params_slot,
     .function_launch = ck_cpu_function_launch,
+    .function_max_cooperative_blocks = ck_cpu_function_max_cooperative_blocks,
 
     .elementwise = cpu_elementwise,
     .cast = cpu_cast,

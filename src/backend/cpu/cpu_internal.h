@@ -50,7 +50,9 @@ ck_status ck_cpu_function_suggest_block(ck_function *f, size_t dyn_shared, int b
                                         int *block);
 int ck_cpu_function_params_slot(ck_function *f, size_t *sizes, int max);
 ck_status ck_cpu_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
-                                 ck_stream stream, int nparams, void **params, const ck_launch_arg *info);
+                                 ck_stream stream, unsigned flags, int nparams, void **params,
+                                 const ck_launch_arg *info);
+ck_status ck_cpu_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out);
 
 /* cpu_index.c: advanced indexing */
 ck_status ck_cpu_gather(const ck_gather_desc *d);

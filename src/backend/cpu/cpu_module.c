@@ -86,8 +86,33 @@ int ck_cpu_function_params_slot(ck_function *f, size_t *sizes, int max)
     return ck_cpu_function_params(((cpu_function *)f)->f, sizes, max);
 }
 
+/* A cooperative launch on the CPU: the kernel keeps every thread's
+ * variables and every block's shared memory alive between grid barriers
+ * (Python kernels run the whole grid in regions, see pykernel/emit.c), so
+ * the grid is bounded, about as many threads as an H200 holds at once. */
+#define CK_CPU_COOP_MAX_BLOCKS 1024
+#define CK_CPU_COOP_MAX_THREADS (1 << 18)
+#define CK_CPU_COOP_MAX_SHARED ((size_t)256 << 20)   /* all blocks' shared memory together */
+
+static int cooperative_limit(const cpu_function *cf, unsigned long long threads, size_t shmem)
+{
+    if (!threads || threads > CK_CPU_MAX_THREADS_PER_BLOCK) return 0;
+    unsigned long long n = CK_CPU_COOP_MAX_THREADS / threads;
+    if (n > CK_CPU_COOP_MAX_BLOCKS) n = CK_CPU_COOP_MAX_BLOCKS;
+    size_t per_block = ck_cpu_function_static_shared(cf->f) + shmem;
+    if (per_block && n > CK_CPU_COOP_MAX_SHARED / per_block) n = CK_CPU_COOP_MAX_SHARED / per_block;
+    return (int)n;
+}
+
+ck_status ck_cpu_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out)
+{
+    *out = cooperative_limit((const cpu_function *)f, (unsigned long long)block[0] * block[1] * block[2], shmem);
+    return CK_OK;
+}
+
 ck_status ck_cpu_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
-                                 ck_stream stream, int nparams, void **params, const ck_launch_arg *info)
+                                 ck_stream stream, unsigned flags, int nparams, void **params,
+                                 const ck_launch_arg *info)
 {
     (void)stream;   /* host-ordered: the launch is done when it returns */
     const cpu_function *cf = (const cpu_function *)f;
@@ -96,6 +121,17 @@ ck_status ck_cpu_function_launch(ck_function *f, const unsigned grid[3], const u
         return ck_error_set(CK_ERR_VALUE, "kernel '%s': %llu threads per block (block (%u, %u, %u)) exceed its "
                             "limit of %d (max_threads_per_block)", f->name, threads, block[0], block[1], block[2],
                             CK_CPU_MAX_THREADS_PER_BLOCK);
+    if (flags & CK_LAUNCH_COOPERATIVE) {
+        unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+        int limit = cooperative_limit(cf, threads, shmem);
+        if (blocks > (unsigned long long)limit)
+            return ck_error_set(CK_ERR_VALUE, "kernel '%s' synchronises its grid (a cooperative launch): its grid of "
+                                "%llu blocks (%u, %u, %u) exceeds the %d blocks of %llu threads that can be resident "
+                                "at once on the CPU (at most %d blocks, %d threads, %zu MiB of shared memory in all; "
+                                "max_cooperative_grid_blocks)", f->name, blocks, grid[0], grid[1], grid[2], limit,
+                                threads, CK_CPU_COOP_MAX_BLOCKS, CK_CPU_COOP_MAX_THREADS,
+                                CK_CPU_COOP_MAX_SHARED >> 20);
+    }
     if (shmem > (size_t)cf->max_dyn_shared)
         return ck_error_set(CK_ERR_VALUE, "kernel '%s': %zu bytes of dynamic shared memory exceed its limit of %d "
                             "(raise max_dynamic_shared_size_bytes)", f->name, shmem, cf->max_dyn_shared);

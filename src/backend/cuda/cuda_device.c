@@ -123,6 +123,7 @@ const ck_backend_iface ck_backend_cuda = {
     .function_suggest_block = ck_cuda_function_suggest_block,
     .function_params = NULL,   /* a cubin does not say */
     .function_launch = ck_cuda_function_launch,
+    .function_max_cooperative_blocks = ck_cuda_function_max_cooperative_blocks,
 
     .elementwise = ck_cuda_elementwise,
     .cast = ck_cuda_cast,

@@ -149,7 +149,9 @@ ck_status ck_cuda_function_set_max_dynamic_shared(ck_function *f, int bytes);
 ck_status ck_cuda_function_suggest_block(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid,
                                          int *block);
 ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
-                                  ck_stream stream, int nparams, void **params, const ck_launch_arg *info);
+                                  ck_stream stream, unsigned flags, int nparams, void **params,
+                                  const ck_launch_arg *info);
+ck_status ck_cuda_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out);
 
 /* libraries: cuFFT (cuda_fft.c), cuSOLVER (cuda_solver.c) */
 ck_status ck_cuda_fft(const ck_fft_desc *d);

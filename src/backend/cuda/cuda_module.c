@@ -25,6 +25,7 @@ typedef struct cuda_function {
     ck_function_attrs at;
     int max_block[3], max_grid[3];      /* the device's limits */
     int max_shared_optin;               /* the most a block can have with opt-in */
+    int nsm, cooperative;               /* multiprocessors; whether cooperative launches work */
 } cuda_function;
 
 static void module_release(cuda_module *m)
@@ -124,6 +125,8 @@ static ck_status read_attrs(int d, cuda_function *cf)
     }
     CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cf->max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                            dev));
+    CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cf->nsm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cf->cooperative, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev));
     return CK_OK;
 }
 
@@ -193,8 +196,29 @@ ck_status ck_cuda_function_suggest_block(ck_function *f, size_t dyn_shared, int 
     return CK_OK;
 }
 
+/* The occupancy calculator's blocks a multiprocessor, times the multiprocessors. */
+static ck_status cooperative_limit(const cuda_function *cf, unsigned long long threads, size_t shmem, int *per_sm,
+                                   int *out)
+{
+    *per_sm = *out = 0;
+    if (threads > (unsigned long long)cf->at.max_threads_per_block) return CK_OK;
+    CK_CHECK_CU(ck_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, cf->f, (int)threads, shmem));
+    *out = *per_sm * cf->nsm;
+    return CK_OK;
+}
+
+ck_status ck_cuda_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out)
+{
+    const cuda_function *cf = (const cuda_function *)f;
+    ck_status s = ck_cuda_use(f->module->dev.index);
+    if (s != CK_OK) return s;
+    int per_sm;
+    return cooperative_limit(cf, (unsigned long long)block[0] * block[1] * block[2], shmem, &per_sm, out);
+}
+
 ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
-                                  ck_stream stream, int nparams, void **args, const ck_launch_arg *info)
+                                  ck_stream stream, unsigned flags, int nparams, void **args,
+                                  const ck_launch_arg *info)
 {
     (void)nparams; (void)info;   /* a cubin does not say its parameters; bounds mode is the CPU's */
     static const char xyz[] = "xyz";
@@ -219,12 +243,36 @@ ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const 
                             cf->at.max_dynamic_shared_size_bytes, cf->max_shared_optin, cf->at.shared_size_bytes);
     ck_status s = ck_cuda_use(f->module->dev.index);
     if (s != CK_OK) return s;
+    int coop = (flags & CK_LAUNCH_COOPERATIVE) != 0;
+    if (coop) {
+        /* said before the driver's CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, with the numbers */
+        if (!cf->cooperative)
+            return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "kernel '%s' synchronises its grid, which needs a cooperative "
+                                "launch: device %d does not support them", kname, f->module->dev.index);
+        unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+        int per_sm, limit;
+        s = cooperative_limit(cf, threads, shmem, &per_sm, &limit);
+        if (s != CK_OK) return s;
+        if (blocks > (unsigned long long)limit)
+            return ck_error_set(CK_ERR_VALUE, "kernel '%s' synchronises its grid (a cooperative launch): its grid of "
+                                "%llu blocks (%u, %u, %u) exceeds the %d blocks of %llu threads that can be resident "
+                                "at once on device %d (%d a multiprocessor x %d multiprocessors; "
+                                "max_cooperative_grid_blocks)", kname, blocks, grid[0], grid[1], grid[2], limit,
+                                threads, f->module->dev.index, per_sm, cf->nsm);
+    }
     ck_cu_note_kernel(kname);
-    CUresult r = ck_cu.cuLaunchKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned)shmem,
-                                      (CUstream)stream, args, NULL);
+    const char *call = coop ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
+    CUresult r = coop ? ck_cu.cuLaunchCooperativeKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                                       (unsigned)shmem, (CUstream)stream, args)
+                      : ck_cu.cuLaunchKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                             (unsigned)shmem, (CUstream)stream, args, NULL);
+    if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
+        return ck_error_set(CK_ERR_VALUE, "kernel '%s' synchronises its grid (a cooperative launch): its grid of %u x "
+                            "%u x %u blocks is more than can be resident at once (max_cooperative_grid_blocks)",
+                            kname, grid[0], grid[1], grid[2]);
     if (r != CUDA_SUCCESS) {
-        if (ck_cu_error_is_sticky(r)) return ck_cu_fail(r, "cuLaunchKernel", __func__, __FILE__, __LINE__);
-        ck_status st = ck_cu_fail(r, "cuLaunchKernel", __func__, __FILE__, __LINE__);
+        if (ck_cu_error_is_sticky(r)) return ck_cu_fail(r, call, __func__, __FILE__, __LINE__);
+        ck_status st = ck_cu_fail(r, call, __func__, __FILE__, __LINE__);
         char msg[1024]; /* the message lives in the buffer ck_error_set writes */
         snprintf(msg, sizeof msg, "%s", ck_error_message());
         return ck_error_set(st, "launching kernel '%s': %s", kname, msg);

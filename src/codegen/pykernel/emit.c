@@ -528,6 +528,7 @@ static const char *call_builtin(pyk_ctx *c, pyk_node *e, const pyk_builtin *b)
         if (e->tag == 2) return fmt(c, "%s{%s, %s}", pyk_t_ctype(c, e->type), parts[0], parts[1]);
         return fmt(c, "%s{%s, %s, %s}", pyk_t_ctype(c, e->type), parts[0], parts[1], parts[2]);
     }
+    case PF_CG_THIS_GRID: return "ck_pyk_grid_group{}";
     case PF_SYNCTHREADS: return "__syncthreads()";
     case PF_SYNCTHREADS_COUNT: return fmt(c, "__syncthreads_count(%s)", ex_as(c, a0, CK_BOOL));
     case PF_SYNCTHREADS_AND: return fmt(c, "__syncthreads_and(%s)", ex_as(c, a0, CK_BOOL));
@@ -638,8 +639,15 @@ static const char *call(pyk_ctx *c, pyk_node *e)
         const char *v = ex(c, pyk_kid(fn, 0));
         return ck_dtype_is_complex(d) ? fmt(c, "conj(%s)", v) : v;
     }
-    if (e->tag == -2) pyk_fail(c, e, CK_ERR_NOT_IMPLEMENTED, "grid synchronisation (cg.this_grid().sync()) needs a "
-                                                              "cooperative launch, which is not supported yet");
+    if (e->tag == -2) {   /* g.sync(): the GPU's form (the CPU's regions end at it) */
+        if (!c->opt->debug) return "(void)ck_pyk_grid_sync(ck_gs, nullptr)";
+        line(c, "if (!ck_pyk_grid_sync(ck_gs, ck_err)) {");
+        c->indent++;
+        leave(c);
+        c->indent--;
+        line(c, "}");
+        return "(void)0";
+    }
     const pyk_type *ft = fn->type;
     if (ft->k == T_FUNC) return call_builtin(c, e, pyk_builtin_at(ft->entry));
     if (ft->k == T_DTYPE) {
@@ -655,9 +663,10 @@ static const char *call(pyk_ctx *c, pyk_node *e)
             const char *v = pt->k == T_SCALAR ? ex_as(c, args->v[i], pt->dtype) : ex(c, args->v[i]);
             s = fmt(c, "%s%s%s", s, i ? ", " : "", v);
         }
+        if (c->opt->debug) s = fmt(c, "%s%sck_err", s, *s ? ", " : "");
+        if (c->uses_grid_sync) s = fmt(c, "%s%sck_gs", s, *s ? ", " : "");
         if (!c->opt->debug) return fmt(c, "%s(%s)", f->cname, s);
         /* a debug call: a failure in the callee ends this function too */
-        s = fmt(c, "%s%sck_err", s, args->n ? ", " : "");
         const char *r = NULL;
         if (f->ret && f->ret->k != T_NONE) {
             r = fmt(c, "ck_d%d", ++c->tmp);
@@ -1007,6 +1016,7 @@ static void assign(pyk_ctx *c, pyk_node *target, const char *v, const pyk_type *
 typedef struct loop_ctx {
     const char *broke, *brk_label, *cont_label;
     const char *rg_brk, *rg_cont;   /* a loop of barrier regions: the flags a thread's break and continue set */
+    int grid;                       /* a loop around grid barriers (its regions span the grid) */
 } loop_ctx;
 static _Thread_local loop_ctx loops_[64];
 static _Thread_local int nloops_;
@@ -1014,7 +1024,7 @@ static _Thread_local int nloops_;
 static void push_loop(pyk_ctx *c, const pyk_node *s, const char *broke, const char *bl, const char *cl)
 {
     if (nloops_ >= 64) pyk_fail(c, s, CK_ERR_NOT_IMPLEMENTED, "loops nested more than 64 deep");
-    loops_[nloops_++] = (loop_ctx){broke, bl, cl, NULL, NULL};
+    loops_[nloops_++] = (loop_ctx){broke, bl, cl, NULL, NULL, 0};
 }
 
 static void for_stmt(pyk_ctx *c, pyk_node *s)
@@ -1289,6 +1299,7 @@ static void stmt(pyk_ctx *c, pyk_node *s)
         loop_ctx *l = &loops_[nloops_ - 1];
         if (l->rg_brk) {   /* out of a loop of regions: the flag, then the region's end */
             line(c, "%s = 1;", s->kind == PK_BREAK ? l->rg_brk : l->rg_cont);
+            if (l->grid) line(c, "ck_bj = 1;");
             line(c, "goto %s;", rg_end_);
             rg_end_used_ = 1;
             return;
@@ -1337,8 +1348,10 @@ static void block(pyk_ctx *c, pyk_node *body)
  * parts: ARR_ALL the declarations and the variables' values (the GPU's
  * form); for barrier regions, ARR_SHARED the shared buffers (once, at the
  * top), ARR_FRAME the local buffers (members of a thread's frame) and
- * ARR_VALUES each thread's variables. */
-enum { ARR_ALL, ARR_SHARED, ARR_FRAME, ARR_VALUES };
+ * ARR_VALUES each thread's variables; for the grid's regions, ARR_GRID_TYPE
+ * the members of a block's shared buffers and ARR_GRID_BLOCK the shared
+ * arrays of block ck_b (in the grid's memory). */
+enum { ARR_ALL, ARR_SHARED, ARR_FRAME, ARR_VALUES, ARR_GRID_TYPE, ARR_GRID_BLOCK };
 
 static void declare_arrays(pyk_ctx *c, pyk_func *f, int part)
 {
@@ -1374,6 +1387,17 @@ static void declare_arrays(pyk_ctx *c, pyk_func *f, int part)
             strd = fmt(c, "%s%s%s", strd, k ? ", " : "", sv[k]);
         }
         int shared = t->space == PYK_SHARED;
+        if (part == ARR_GRID_TYPE || part == ARR_GRID_BLOCK) {
+            if (!shared) continue;
+            const char *ct = pyk_t_ctype(c, t);
+            if (part == ARR_GRID_TYPE && total) line(c, "    %s %s_buf[%lld];", st, pn, (long long)total);
+            if (part == ARR_GRID_BLOCK && total)
+                line(c, "%s %s = %s{ck_sh[ck_b].%s_buf, {%s}, {%s}};", ct, nm, ct, pn, sh, strd);
+            if (part == ARR_GRID_BLOCK && !total)
+                line(c, "%s %s = %s{(%s *)(ck_dsm + (size_t)ck_b * ck_dsm_step), {9223372036854775807ll / %d}, {%d}};",
+                     ct, nm, ct, st, ck_dtype_get_info(t->dtype)->itemsize, ck_dtype_get_info(t->dtype)->itemsize);
+            continue;
+        }
         /* in regions a shared array is a local of the block (declared with its value), a local one a frame's */
         const char *decl = part == ARR_SHARED ? fmt(c, "%s ", pyk_t_ctype(c, t)) : "";
         int value = part == ARR_ALL || (part == ARR_SHARED && shared) || (part == ARR_VALUES && !shared);
@@ -1404,7 +1428,19 @@ static void declare_arrays(pyk_ctx *c, pyk_func *f, int part)
  * (if, while, for over a range) is the same for every thread, as CUDA
  * requires; it is taken from the first thread still running.  The block
  * then runs as plain loops instead of fibers (the CPU runtime sees no
- * barrier: the GPU's form is under #ifndef CUDAKIT_CPU). */
+ * barrier: the GPU's form is under #ifndef CUDAKIT_CPU).
+ *
+ * A kernel that synchronises its grid (g.sync()) is written the same way
+ * one level up: thread 0 of block 0 runs the whole grid.  Its statements
+ * are split at grid barriers into segments; a segment runs block after
+ * block, each block's part in the regions above (its syncthreads and the
+ * conditions around them its own).  Every thread of the grid has a frame
+ * and every block its shared arrays, kept across segments, which is what
+ * bounds the grid the CPU accepts for a cooperative launch (cpu_module.c).
+ * A condition around a grid barrier is taken from the first thread of the
+ * grid still running, as all must agree; a break or continue of a loop
+ * around grid barriers ends its block's part of the segment (ck_bj), and
+ * the loop is left or turned after the segment. */
 
 enum { RI_STMT, RI_LINE, RI_ASSIGN, RI_COND, RI_ACC, RI_RANGE };
 typedef struct rg_item {
@@ -1419,7 +1455,10 @@ typedef struct rg_list { rg_item *v; int n, cap, fresh; /* fresh: the first regi
 /* the frame's extra members and the block-level flags being written */
 static _Thread_local ck_sbuf *rg_members_;
 static _Thread_local ck_sbuf *rg_flags_;
-static _Thread_local int rg_all_done_used_;
+/* where a thread goes when every thread (of the block, in a grid's
+ * segment) has returned, and whether something went there */
+static _Thread_local const char *rg_done_;
+static _Thread_local int rg_done_used_;
 
 static void rg_add(pyk_ctx *c, rg_list *l, rg_item it)
 {
@@ -1453,7 +1492,8 @@ static int rg_is_sync(int id)
 }
 
 /* 1: n holds a block barrier; 2: something only fibers can run (warp
- * functions, grid sync, barriers in a device function). */
+ * functions, barriers or grid sync in a device function); 4: a grid
+ * barrier (g.sync()). */
 static int rg_scan(pyk_ctx *c, const pyk_node *n, int depth)
 {
     if (!n || n->kind == PK_ATOM) return 0;
@@ -1462,16 +1502,16 @@ static int rg_scan(pyk_ctx *c, const pyk_node *n, int depth)
         const pyk_builtin *b = rg_callee(n);
         if (b && rg_is_sync(b->id)) m |= 1;
         if (b && (b->id == PF_SYNCWARP || b->id == PF_WARP_VOTE || b->id == PF_SHFL || b->id == PF_MATCH_ANY ||
-                  b->id == PF_MATCH_ALL || b->id == PF_CG_THIS_GRID || b->id == PF_GRID_SYNC))
+                  b->id == PF_MATCH_ALL))
             m |= 2;
-        if (n->tag == -2) m |= 2;
+        if (n->tag == -2) m |= 4;
         const pyk_type *ft = n->n ? n->v[0]->type : NULL;
         if (ft && ft->k == T_DEVFUNC && n->tag >= 0 && n->tag < c->nfuncs) {
             if (depth > 16) return 2;
             if (rg_scan(c, c->funcs[n->tag]->def, depth + 1)) m |= 2;
         }
     }
-    for (int i = 0; i < n->n && m != 3; i++) m |= rg_scan(c, n->v[i], depth);
+    for (int i = 0; i < n->n && m != 7; i++) m |= rg_scan(c, n->v[i], depth);
     return m;
 }
 
@@ -1497,34 +1537,45 @@ static pyk_node *rg_barrier_stmt(pyk_ctx *c, pyk_node *s, pyk_node **target)
     return e;
 }
 
-/* Whether the statements' barriers are all where regions can split. */
-static int rg_fits(pyk_ctx *c, pyk_node *body)
+/* g.sync() as a statement. */
+static int rg_grid_sync_stmt(const pyk_node *s)
 {
-    for (int i = 0; i < body->n; i++) {
-        pyk_node *s = body->v[i], *target;
-        int m = rg_scan(c, s, 0);
-        if (m & 2) return 0;
-        if (!m || rg_barrier_stmt(c, s, &target)) continue;
-        switch (s->kind) {
-        case PK_IF:
-            if (rg_scan(c, pyk_kid(s, 0), 0) || !rg_fits(c, pyk_list(c, s, 1, PK_BODY)) ||
-                !rg_fits(c, pyk_list(c, s, 2, PK_ORELSE)))
-                return 0;
-            break;
-        case PK_WHILE:
-            if (pyk_list(c, s, 2, PK_ORELSE)->n || rg_scan(c, pyk_kid(s, 0), 0) ||
-                !rg_fits(c, pyk_list(c, s, 1, PK_BODY)))
-                return 0;
-            break;
-        case PK_FOR:
-            if (pyk_list(c, s, 3, PK_ORELSE)->n || pyk_kid(s, 0)->kind != PK_NAME || pyk_kid(s, 1)->type->k != T_RANGE ||
-                rg_scan(c, pyk_kid(s, 1), 0) || !rg_fits(c, pyk_list(c, s, 2, PK_BODY)))
-                return 0;
-            break;
-        default:
-            return 0;
-        }
+    const pyk_node *e = s->kind == PK_EXPR ? pyk_kid(s, 0) : NULL;
+    return e && e->kind == PK_CALL && e->tag == -2;
+}
+
+static int rg_fits(pyk_ctx *c, pyk_node *body, int grid);
+
+/* Whether a statement's barriers are all where regions can split: block
+ * barriers (grid 0), or grid barriers with block barriers between them
+ * (grid 1). */
+static int rg_fits_stmt(pyk_ctx *c, pyk_node *s, int grid)
+{
+    pyk_node *target;
+    int m = rg_scan(c, s, 0);
+    if (m & 2) return 0;
+    if (!(m & (grid ? 4 : 1))) return !grid || !(m & 1) || rg_fits_stmt(c, s, 0);
+    if (grid ? rg_grid_sync_stmt(s) : rg_barrier_stmt(c, s, &target) != NULL) return 1;
+    switch (s->kind) {
+    case PK_IF:
+        return !rg_scan(c, pyk_kid(s, 0), 0) && rg_fits(c, pyk_list(c, s, 1, PK_BODY), grid) &&
+               rg_fits(c, pyk_list(c, s, 2, PK_ORELSE), grid);
+    case PK_WHILE:
+        return !pyk_list(c, s, 2, PK_ORELSE)->n && !rg_scan(c, pyk_kid(s, 0), 0) &&
+               rg_fits(c, pyk_list(c, s, 1, PK_BODY), grid);
+    case PK_FOR:
+        return !pyk_list(c, s, 3, PK_ORELSE)->n && pyk_kid(s, 0)->kind == PK_NAME &&
+               pyk_kid(s, 1)->type->k == T_RANGE && !rg_scan(c, pyk_kid(s, 1), 0) &&
+               rg_fits(c, pyk_list(c, s, 2, PK_BODY), grid);
+    default:
+        return 0;
     }
+}
+
+static int rg_fits(pyk_ctx *c, pyk_node *body, int grid)
+{
+    for (int i = 0; i < body->n; i++)
+        if (!rg_fits_stmt(c, body->v[i], grid)) return 0;
     return 1;
 }
 
@@ -1539,6 +1590,25 @@ static int rg_jumps(const pyk_node *n)
     return 0;
 }
 
+/* Whether a region's items may break or continue. */
+static int rg_items_jump(const rg_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i].kind == RI_STMT && rg_jumps(l->v[i].node)) return 1;
+    return 0;
+}
+
+/* After the regions of a loop's body where a thread may have left it: the
+ * loop is left, or turned, for all. */
+static void rg_loop_jumps(pyk_ctx *c, const loop_ctx *lp)
+{
+    line(c, "if (%s) break;", lp->rg_brk);
+    line(c, "if (%s) {", lp->rg_cont);
+    line(c, "    %s = 0;", lp->rg_cont);
+    line(c, "    goto %s;", lp->cont_label);
+    line(c, "}");
+}
+
 /* One region: the items, for each thread still running. */
 static void rg_flush(pyk_ctx *c, rg_list *l)
 {
@@ -1551,7 +1621,7 @@ static void rg_flush(pyk_ctx *c, rg_list *l)
     line(c, "threadIdx = uint3{0, 0, 0};");
     line(c, "for (int ck_t = 0; ck_t < ck_nt; ck_t++, ck_pyk_next_tid(threadIdx, blockDim)) {");
     c->indent++;
-    line(c, "ck_frame *const ck_F = &ck_fr[ck_t];");
+    line(c, "ck_frame *const ck_F = &ck_fb[ck_t];");
     if (!l->fresh) line(c, "if (ck_F->ck_done) continue;");
     l->fresh = 0;
     line(c, "{");
@@ -1597,37 +1667,79 @@ static void rg_flush(pyk_ctx *c, rg_list *l)
     rg_end_used_ = saved_used;
     c->indent--;
     line(c, "}");
-    int jumps = 0;
-    for (int i = 0; i < l->n && !jumps; i++) jumps = l->v[i].kind == RI_STMT && rg_jumps(l->v[i].node);
+    int jumps = rg_items_jump(l);
     l->n = 0;
-    if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk) {
-        loop_ctx *lp = &loops_[nloops_ - 1];
-        line(c, "if (%s) break;", lp->rg_brk);
-        line(c, "if (%s) {", lp->rg_cont);
-        line(c, "    %s = 0;", lp->rg_cont);
-        line(c, "    goto %s;", lp->cont_label);
-        line(c, "}");
+    if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk && loops_[nloops_ - 1].grid) {
+        /* a thread left a loop around grid barriers: the rest of its block's segment is skipped */
+        line(c, "if (ck_bj) goto %s;", rg_done_);
+        rg_done_used_ = 1;
+    } else if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk) {
+        rg_loop_jumps(c, &loops_[nloops_ - 1]);
     }
 }
 
+static void rg_stmt(pyk_ctx *c, pyk_node *s, rg_list *pend, int grid);
+
+/* One segment of a grid's statements (see above): block after block, each
+ * block's part in regions between its own barriers. */
+static void gr_flush(pyk_ctx *c, rg_list *l)
+{
+    if (!l->n) return;
+    int jumps = rg_items_jump(l);
+    const char *bend = fmt(c, "ck_bend%d", ++c->tmp);
+    const char *saved_done = rg_done_;
+    int saved_used = rg_done_used_;
+    rg_done_ = bend;
+    rg_done_used_ = 0;
+    line(c, "for (unsigned ck_b = 0; ck_b < ck_nb; ck_b++) {");
+    c->indent++;
+    line(c, "blockIdx = ck_pyk_block_of(ck_b, gridDim);");
+    line(c, "ck_frame *const ck_fb = ck_fr + (size_t)ck_b * ck_nt;");
+    line(c, "ck_bj = 0;");
+    declare_arrays(c, c->cur, ARR_GRID_BLOCK);
+    rg_list bp = {0};
+    bp.fresh = l->fresh;
+    for (int i = 0; i < l->n; i++) {
+        rg_item *it = &l->v[i];
+        if (it->kind == RI_STMT && (rg_scan(c, it->node, 0) & 1)) rg_stmt(c, it->node, &bp, 0);
+        else rg_add(c, &bp, *it);
+    }
+    rg_flush(c, &bp);
+    if (rg_done_used_) line(c, "%s:;", bend);
+    c->indent--;
+    line(c, "}");
+    rg_done_ = saved_done;
+    rg_done_used_ = saved_used;
+    l->n = 0;
+    l->fresh = 0;
+    if (jumps && nloops_ && loops_[nloops_ - 1].rg_brk && loops_[nloops_ - 1].grid)
+        rg_loop_jumps(c, &loops_[nloops_ - 1]);
+}
+
+static void rg_flush_at(pyk_ctx *c, rg_list *l, int grid)
+{
+    if (grid) gr_flush(c, l);
+    else rg_flush(c, l);
+}
+
 /* A condition around a barrier, from the first thread still running. */
-static const char *rg_condition(pyk_ctx *c, rg_list *pend, pyk_node *test, const char *text)
+static const char *rg_condition(pyk_ctx *c, rg_list *pend, pyk_node *test, const char *text, int grid)
 {
     const char *cv = rg_flag(c, "c", -1);
     line(c, "%s = -1;", cv);
     rg_add(c, pend, (rg_item){RI_COND, test, cv, text, NULL, 0});
-    rg_flush(c, pend);
-    line(c, "if (%s < 0) goto ck_all_done;   /* every thread has returned */", cv);
-    rg_all_done_used_ = 1;
+    rg_flush_at(c, pend, grid);
+    line(c, "if (%s < 0) goto %s;   /* every thread has returned */", cv, rg_done_);
+    rg_done_used_ = 1;
     return cv;
 }
 
-static void rg_block(pyk_ctx *c, pyk_node *body, rg_list *pend);
+static void rg_block(pyk_ctx *c, pyk_node *body, rg_list *pend, int grid);
 
 /* A while loop, or a for loop over a range, around barriers.  The test is
  * evaluated at the end of the region before the loop and of the loop's
  * last region (unless a continue could skip that region's end). */
-static void rg_loop(pyk_ctx *c, pyk_node *s, rg_list *pend)
+static void rg_loop(pyk_ctx *c, pyk_node *s, rg_list *pend, int grid)
 {
     int isfor = s->kind == PK_FOR;
     pyk_node *body = pyk_list(c, s, isfor ? 2 : 1, PK_BODY);
@@ -1646,80 +1758,90 @@ static void rg_loop(pyk_ctx *c, pyk_node *s, rg_list *pend)
     }
     line(c, "%s = -1;", cv);
     rg_add(c, pend, (rg_item){RI_COND, cond, cv, test, NULL, 0});
-    rg_flush(c, pend);
+    rg_flush_at(c, pend, grid);
     line(c, "%s = 0;", brk);
     line(c, "for (;;) {");
     c->indent++;
     if (nloops_ >= 64) pyk_fail(c, s, CK_ERR_NOT_IMPLEMENTED, "loops nested more than 64 deep");
-    loops_[nloops_++] = (loop_ctx){NULL, NULL, next, brk, cont};
-    line(c, "if (%s < 0) goto ck_all_done;   /* every thread has returned */", cv);
-    rg_all_done_used_ = 1;
+    loops_[nloops_++] = (loop_ctx){NULL, NULL, next, brk, cont, grid};
+    line(c, "if (%s < 0) goto %s;   /* every thread has returned */", cv, rg_done_);
+    rg_done_used_ = 1;
     line(c, "if (!%s) break;", cv);
     if (isfor) rg_add(c, pend, (rg_item){RI_ASSIGN, pyk_kid(s, 0), k, NULL, pyk_t_scalar(c, (ck_dtype)pyk_kid(s, 1)->loop), 0});
-    rg_block(c, body, pend);
+    rg_block(c, body, pend, grid);
     if (rg_jumps(body)) {
-        rg_flush(c, pend);
+        rg_flush_at(c, pend, grid);
         line(c, "%s:;", next);
     }
     if (isfor) rg_add(c, pend, (rg_item){RI_LINE, NULL, fmt(c, "%s += ck_F->%s_s;", k, slot), NULL, NULL, 0});
     line(c, "%s = -1;", cv);
     rg_add(c, pend, (rg_item){RI_COND, cond, cv, test, NULL, 0});
-    rg_flush(c, pend);
+    rg_flush_at(c, pend, grid);
     nloops_--;
     c->indent--;
     line(c, "}");
 }
 
-static void rg_block(pyk_ctx *c, pyk_node *body, rg_list *pend)
+/* One statement into regions: of a block's threads between its barriers
+ * (grid 0), or of the grid's segments between grid barriers (grid 1). */
+static void rg_stmt(pyk_ctx *c, pyk_node *s, rg_list *pend, int grid)
 {
-    for (int i = 0; i < body->n; i++) {
-        pyk_node *s = body->v[i], *target;
-        if (!rg_scan(c, s, 0)) {
-            rg_add(c, pend, (rg_item){RI_STMT, s, NULL, NULL, NULL, 0});
-            continue;
-        }
-        pyk_node *call = rg_barrier_stmt(c, s, &target);
-        if (call) {
-            int id = rg_callee(call)->id;
-            const char *acc = NULL;
-            if (id != PF_SYNCTHREADS) {
-                acc = rg_flag(c, "acc", 0);
-                line(c, "%s = %d;", acc, id == PF_SYNCTHREADS_AND);
-                rg_add(c, pend, (rg_item){RI_ACC, pyk_kid(pyk_list(c, call, 1, PK_ARGS), 0), acc, NULL, NULL,
-                                          id == PF_SYNCTHREADS_COUNT ? 0 : id == PF_SYNCTHREADS_AND ? 1 : 2});
-            }
-            rg_flush(c, pend);
-            position(c, s);
-            if (id != PF_SYNCTHREADS && target) {
-                const pyk_type *t = call->type;
-                const char *v = t->k == T_SCALAR && t->dtype == CK_BOOL ? fmt(c, "(%s != 0)", acc) : acc;
-                rg_add(c, pend, (rg_item){RI_ASSIGN, target, v, NULL, t, 0});
-            }
-            continue;
-        }
-        if (s->kind == PK_IF) {
-            const char *cv = rg_condition(c, pend, pyk_kid(s, 0), NULL);
-            position(c, s);
-            line(c, "if (%s) {", cv);
-            c->indent++;
-            rg_block(c, pyk_list(c, s, 1, PK_BODY), pend);
-            rg_flush(c, pend);
-            c->indent--;
-            pyk_node *orelse = pyk_list(c, s, 2, PK_ORELSE);
-            if (orelse->n) {
-                line(c, "} else {");
-                c->indent++;
-                rg_block(c, orelse, pend);
-                rg_flush(c, pend);
-                c->indent--;
-            }
-            line(c, "}");
-        } else {
-            rg_flush(c, pend);
-            position(c, s);
-            rg_loop(c, s, pend);
-        }
+    pyk_node *target;
+    if (!(rg_scan(c, s, 0) & (grid ? 4 : 1))) {
+        rg_add(c, pend, (rg_item){RI_STMT, s, NULL, NULL, NULL, 0});
+        return;
     }
+    if (grid && rg_grid_sync_stmt(s)) {
+        gr_flush(c, pend);
+        position(c, s);
+        return;
+    }
+    pyk_node *call = grid ? NULL : rg_barrier_stmt(c, s, &target);
+    if (call) {
+        int id = rg_callee(call)->id;
+        const char *acc = NULL;
+        if (id != PF_SYNCTHREADS) {
+            acc = rg_flag(c, "acc", 0);
+            line(c, "%s = %d;", acc, id == PF_SYNCTHREADS_AND);
+            rg_add(c, pend, (rg_item){RI_ACC, pyk_kid(pyk_list(c, call, 1, PK_ARGS), 0), acc, NULL, NULL,
+                                      id == PF_SYNCTHREADS_COUNT ? 0 : id == PF_SYNCTHREADS_AND ? 1 : 2});
+        }
+        rg_flush(c, pend);
+        position(c, s);
+        if (id != PF_SYNCTHREADS && target) {
+            const pyk_type *t = call->type;
+            const char *v = t->k == T_SCALAR && t->dtype == CK_BOOL ? fmt(c, "(%s != 0)", acc) : acc;
+            rg_add(c, pend, (rg_item){RI_ASSIGN, target, v, NULL, t, 0});
+        }
+        return;
+    }
+    if (s->kind == PK_IF) {
+        const char *cv = rg_condition(c, pend, pyk_kid(s, 0), NULL, grid);
+        position(c, s);
+        line(c, "if (%s) {", cv);
+        c->indent++;
+        rg_block(c, pyk_list(c, s, 1, PK_BODY), pend, grid);
+        rg_flush_at(c, pend, grid);
+        c->indent--;
+        pyk_node *orelse = pyk_list(c, s, 2, PK_ORELSE);
+        if (orelse->n) {
+            line(c, "} else {");
+            c->indent++;
+            rg_block(c, orelse, pend, grid);
+            rg_flush_at(c, pend, grid);
+            c->indent--;
+        }
+        line(c, "}");
+    } else {
+        rg_flush_at(c, pend, grid);
+        position(c, s);
+        rg_loop(c, s, pend, grid);
+    }
+}
+
+static void rg_block(pyk_ctx *c, pyk_node *body, rg_list *pend, int grid)
+{
+    for (int i = 0; i < body->n; i++) rg_stmt(c, body->v[i], pend, grid);
 }
 
 static int rg_target_has(pyk_ctx *c, const pyk_node *t, const char *name)
@@ -1748,12 +1870,13 @@ static int rg_assigns(pyk_ctx *c, const pyk_node *n, const char *name)
 /* The kernel's body for CUDAKIT_CPU in regions (see above); the frame and
  * flags are declared before the code that uses them. */
 static void rg_kernel(pyk_ctx *c, pyk_func *f, const char *const *param_inits, int ninits,
-                      const char *const *uniform_inits)
+                      const char *const *uniform_inits, int grid)
 {
     ck_sbuf members = {0}, flags = {0}, code = {0};
     rg_members_ = &members;
     rg_flags_ = &flags;
-    rg_all_done_used_ = 0;
+    rg_done_ = "ck_all_done";
+    rg_done_used_ = 0;
     rg_on_ = 1;
     ck_sbuf saved = c->body;
     c->body = code;
@@ -1781,17 +1904,22 @@ static void rg_kernel(pyk_ctx *c, pyk_func *f, const char *const *param_inits, i
         ln = nl ? nl + 1 : ln + strlen(ln);
     }
     free(arrays.s);
-    rg_block(c, pyk_list(c, f->def, 2, PK_BODY), &pend);
-    rg_flush(c, &pend);
-    if (rg_all_done_used_) line(c, "ck_all_done:;");
+    rg_block(c, pyk_list(c, f->def, 2, PK_BODY), &pend, grid);
+    rg_flush_at(c, &pend, grid);
+    if (rg_done_used_) line(c, "ck_all_done:;");
     line(c, "threadIdx = uint3{0, 0, 0};");
+    if (grid) line(c, "blockIdx = uint3{0, 0, 0};");
     code = c->body;
     c->body = saved;
     nloops_ = saved_loops;
     c->indent = indent;
     rg_on_ = 0;
     /* the frame and the flags, then the code */
-    line(c, "if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return;   /* thread 0 runs the block */");
+    if (grid)
+        line(c, "if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0 || blockIdx.x != 0 || blockIdx.y != 0 || "
+                "blockIdx.z != 0) return;   /* thread 0 of block 0 runs the grid */");
+    else
+        line(c, "if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return;   /* thread 0 runs the block */");
     for (int i = 0; i < f->nvars; i++)
         if (f->vars[i].uniform && !f->vars[i].array_decl)
             line(c, "%s %s = %s;", pyk_t_ctype(c, f->vars[i].type), plain_name(c, f->vars[i].name), uniform_inits[i]);
@@ -1806,8 +1934,27 @@ static void rg_kernel(pyk_ctx *c, pyk_func *f, const char *const *param_inits, i
     line(c, "    int ck_done;");
     line(c, "};");
     line(c, "const int ck_nt = (int)(blockDim.x * blockDim.y * blockDim.z);");
-    line(c, "ck_frame *const ck_fr = ck_pyk_frames<ck_frame>(ck_nt);");
-    declare_arrays(c, f, ARR_SHARED);
+    if (grid) {
+        /* every thread's frame, every block's shared arrays and dynamic shared memory (the launch bounds the grid) */
+        line(c, "const unsigned ck_nb = gridDim.x * gridDim.y * gridDim.z;");
+        line(c, "ck_frame *const ck_fr = ck_pyk_frames<ck_frame>(ck_nt * (int)ck_nb);");
+        line(c, "struct ck_shm {");
+        declare_arrays(c, f, ARR_GRID_TYPE);
+        line(c, "    char ck_none;");
+        line(c, "};");
+        line(c, "const size_t ck_dsm_step = ((size_t)ck_gs.dyn_bytes + 63) & ~(size_t)63;");
+        line(c, "const size_t ck_shm_bytes = ((size_t)ck_nb * sizeof(ck_shm) + 63) & ~(size_t)63;");
+        line(c, "unsigned char *const ck_gm = ck_pyk_grid_bytes(ck_shm_bytes + (size_t)ck_nb * ck_dsm_step);");
+        line(c, "ck_shm *const ck_sh = (ck_shm *)ck_gm;");
+        line(c, "unsigned char *const ck_dsm = ck_gm + ck_shm_bytes;");
+        line(c, "(void)ck_sh;");
+        line(c, "(void)ck_dsm;");
+        line(c, "int ck_bj = 0;   /* a thread of the block left a loop around grid barriers */");
+        line(c, "(void)ck_bj;");
+    } else {
+        line(c, "ck_frame *const ck_fb = ck_pyk_frames<ck_frame>(ck_nt);");
+        declare_arrays(c, f, ARR_SHARED);
+    }
     if (flags.len) ck_sbuf_printf(&c->body, "%s", flags.s);
     if (code.len) ck_sbuf_printf(&c->body, "%s", code.s);
     free(members.s);
@@ -1856,7 +2003,8 @@ static const char *signature(pyk_ctx *c, pyk_func *f, int kernel)
             s = fmt(c, "%s%s%s ck_p_%s", s, sep, pyk_t_ctype(c, t), nm);
         }
     }
-    if (c->opt->debug) s = fmt(c, "%s%sck_pyk_error *ck_err", s, f->nparams ? ", " : "");
+    if (c->opt->debug) s = fmt(c, "%s%sck_pyk_error *ck_err", s, *s ? ", " : "");
+    if (c->uses_grid_sync) s = fmt(c, "%s%sck_pyk_gridws ck_gs", s, *s ? ", " : "");
     if (!*s) s = "void";
     return s;
 }
@@ -1885,7 +2033,9 @@ void pyk_emit_func(pyk_ctx *c, pyk_func *f)
     line(c, "int ck_bad = 0;   /* integer power's negative-exponent flag (the op table's formulas) */");
     line(c, "(void)ck_bad;");
     pyk_node *body = pyk_list(c, f->def, 2, PK_BODY);
-    if (kernel && (rg_scan(c, body, 0) & 1) && rg_fits(c, body)) {
+    int scan = kernel ? rg_scan(c, body, 0) : 0, grid = (scan & 4) != 0;
+    if (kernel && (scan & 5) && rg_fits(c, body, grid)) {
+        c->grid_cpu = grid;
         /* parameters the kernel never assigns, and shared arrays, are the same
          * for every thread: locals of the block, not members of the frames */
         const char **inits = pyk_alloc(c, (size_t)(f->nvars + 1) * sizeof *inits);
@@ -1902,8 +2052,9 @@ void pyk_emit_func(pyk_ctx *c, pyk_func *f)
             if (!f->vars[i].array_decl && !f->vars[i].uniform)
                 inits[ninits++] = fmt(c, "%s = %s;", cname(c, f->vars[i].name), uinits[i]);
         rg_on_ = 0;
-        ck_sbuf_printf(&c->body, "#ifdef CUDAKIT_CPU   /* the CPU: the block in regions between barriers */\n");
-        rg_kernel(c, f, inits, ninits, uinits);
+        ck_sbuf_printf(&c->body, grid ? "#ifdef CUDAKIT_CPU   /* the CPU: the grid in regions between barriers */\n"
+                                      : "#ifdef CUDAKIT_CPU   /* the CPU: the block in regions between barriers */\n");
+        rg_kernel(c, f, inits, ninits, uinits, grid);
         ck_sbuf_printf(&c->body, "#else   /* the GPU */\n");
         pyk_emit_body(c, f, params, kernel);
         ck_sbuf_printf(&c->body, "#endif\n");

@@ -52,7 +52,9 @@ static void var_store(pyk_ctx *c, const pyk_node *n, const char *name, const pyk
         var_add(c, c->cur, name);
         return;
     }
-    if (t->k == T_NONE || t->k == T_MODULE || t->k == T_FUNC || t->k == T_DTYPE || t->k == T_DIM3 ||
+    /* a grid group (cuda.cg.this_grid()) is held: an empty value, for its .sync() */
+    int group = t->k == T_FUNC && pyk_builtin_at(t->entry)->id == PF_CG_THIS_GRID;
+    if (t->k == T_NONE || t->k == T_MODULE || (t->k == T_FUNC && !group) || t->k == T_DTYPE || t->k == T_DIM3 ||
         t->k == T_DEVFUNC || t->k == T_STR || t->k == T_RANGE || t->k == T_ITER || t->k == T_SLICE)
         pyk_fail(c, n, CK_ERR_TYPE, "cannot store a %s in the variable '%s' (a kernel's variables hold numbers, "
                  "arrays and tuples)", pyk_t_str(c, t), name);
@@ -784,6 +786,7 @@ static const pyk_type *call(pyk_ctx *c, pyk_node *e)
             arity(c, e, "sync", 0, 0);
             fn->type = owner;
             e->tag = -2;
+            c->uses_grid_sync = 1;
             return pyk_t_none();
         }
     }

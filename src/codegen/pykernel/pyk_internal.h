@@ -220,6 +220,8 @@ typedef struct pyk_ctx {
     int loop_depth;
     int uses_barrier;
     int uses_random;
+    int uses_grid_sync;       /* g.sync(): a cooperative launch, a hidden ck_gs parameter */
+    int grid_cpu;             /* (emit.c) the kernel's CPU form runs the grid in regions (else the GPU only) */
     const pyk_type **types;   /* every type made, in the order made (types.c interns them) */
     int ntypes, ctypes;
     /* errors */

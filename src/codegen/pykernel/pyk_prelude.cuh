@@ -122,6 +122,75 @@ __device__ __forceinline__ bool ck_pyk_in_bounds(ck_pyk_error *e, long long *i, 
 }
 __device__ __forceinline__ bool ck_pyk_failed(const ck_pyk_error *e) { return *(const volatile int *)&e->code != 0; }
 
+/* ------------------------------------------------ grid synchronisation */
+
+/* cuda.cg.this_grid(): nothing to hold; its sync() is ck_pyk_grid_sync. */
+struct ck_pyk_grid_group {};
+
+/* The last parameter of a kernel that synchronises its grid.  On a GPU, w
+ * is a 64-bit word of device memory the launcher keeps for one kernel on
+ * one stream (two launches at once on different streams have different
+ * words; launches on one stream run one after another), and epoch counts
+ * that launcher's launches: the word holds the epoch of the launch that
+ * last arrived (top 16 bits) and the blocks' arrivals during it (low 48).
+ * The first block to arrive in a new launch starts the count afresh, so
+ * the word needs no reset, even after a launch that stopped midway (a
+ * debug kernel's error).  On the CPU, w is unused and dyn_bytes is the
+ * launch's dynamic shared memory a block. */
+struct ck_pyk_gridws {
+    unsigned long long *w;
+    unsigned epoch, dyn_bytes;
+};
+
+#ifndef CUDAKIT_CPU
+/* Every thread of the grid waits here until all have arrived (all blocks
+ * are resident: a cooperative launch).  Arrival n of a launch belongs to
+ * barrier (n - 1) / nblocks, so a block knows the count that releases it
+ * from its own arrival.  False when a debug kernel's error was recorded
+ * while waiting (a thread that fails leaves, and its block may never
+ * arrive): the caller leaves too. */
+__device__ __noinline__ bool ck_pyk_grid_sync(const ck_pyk_gridws g, const ck_pyk_error *err)
+{
+    const unsigned long long nb = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+    const unsigned long long low = (1ull << 48) - 1, mine = (unsigned long long)(g.epoch & 0xffffu) << 48;
+    int failed = 0;
+    __threadfence();   /* this thread's writes, before its block arrives */
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        unsigned long long old = *(volatile unsigned long long *)g.w;
+        for (;;) {
+            const unsigned long long nw = (old & ~low) == mine ? old + 1 : (mine | 1ull);
+            const unsigned long long seen = atomicCAS(g.w, old, nw);
+            if (seen == old) break;
+            old = seen;
+        }
+        const unsigned long long n = ((old & ~low) == mine ? (old & low) : 0) + 1;
+        const unsigned long long release = ((n - 1) / nb + 1) * nb;
+        for (;;) {
+            const unsigned long long w = *(volatile unsigned long long *)g.w;
+            if ((w & ~low) == mine && (w & low) >= release) break;
+            if (err && ck_pyk_failed(err)) {
+                failed = 1;
+                break;
+            }
+#if __CUDA_ARCH__ >= 700
+            __nanosleep(32);
+#endif
+        }
+        __threadfence();   /* the other blocks' writes, before this block reads them */
+    }
+    return !__syncthreads_or(failed);
+}
+#else
+/* The CPU runs a kernel that synchronises its grid in regions (emit.c);
+ * the GPU's form, compiled here too, is never launched on the CPU. */
+__device__ inline bool ck_pyk_grid_sync(const ck_pyk_gridws, const ck_pyk_error *)
+{
+    __trap();
+    return false;
+}
+#endif
+
 /* ---------------------------------------------------------- atomics */
 
 template <typename T> struct ck_pyk_bits_of;
@@ -332,6 +401,25 @@ template <typename F> static inline F *ck_pyk_frames(int n)
         cap = n;
     }
     return frames;
+}
+/* The memory every block of a grid keeps between grid barriers (shared
+ * arrays, dynamic shared memory), kept per worker thread as the frames. */
+static inline unsigned char *ck_pyk_grid_bytes(size_t n)
+{
+    static thread_local unsigned char *bytes = nullptr;
+    static thread_local size_t cap = 0;
+    if (n > cap) {
+        std::free(bytes);
+        bytes = (unsigned char *)std::aligned_alloc(64, (n + 63) & ~(size_t)63);
+        if (!bytes) __builtin_trap();
+        cap = n;
+    }
+    return bytes;
+}
+/* Block b of the grid as blockIdx. */
+template <typename G> static inline uint3 ck_pyk_block_of(unsigned b, const G &g)
+{
+    return uint3{b % g.x, (b / g.x) % g.y, b / (g.x * g.y)};
 }
 template <typename B> static inline void ck_pyk_next_tid(uint3 &t, const B &b)
 {

@@ -276,6 +276,9 @@ const char *pyk_t_ctype(pyk_ctx *c, const pyk_type *t)
                 return pyk_strdup(c, buf);
             }
         break;
+    case T_FUNC:
+        if (pyk_builtin_at(t->entry)->id == PF_CG_THIS_GRID) return "ck_pyk_grid_group";
+        break;
     default: break;
     }
     pyk_fail(c, NULL, CK_ERR_TYPE, "a value of type %s cannot be held in a variable", pyk_t_str(c, t));
