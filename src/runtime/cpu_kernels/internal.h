@@ -3,14 +3,17 @@
  * ../cpu_kernels.h; what the runtime and a compiled kernel library agree
  * on is ../cpu_kernel_abi.h.  One job a file:
  *
- *   scanner.c   reads the CUDA C source once: kernel names, extern __shared__, barriers
+ *   scanner.c   reads the CUDA C source once: kernel names, extern __shared__, barriers, the
+ *               kernels' parameters and the source's type names (ck_kernel_signature), and
+ *               for bounds mode rewrites pointer parameters as checked pointers
  *   compiler.c  the system C++ compiler: finding it, mapping options, running it, its errors
  *   pch.c       the precompiled cuda_compat.hpp kept in the cache folder
  *   module.c    ck_cpu_module_*: the translation unit, the cache key, load and look-ups
  *   loader.c    a compiled library in memory: dlopen, binding its entry points, dlclose
  *   launch.c    ck_cpu_launch: checks, blocks over the thread pool, plain loops
  *   fibers.c    a worker's state: fiber stacks, context switches, barriers and warp functions
- *   guard.c     bounds mode: the array arguments copied between guard pages
+ *   guard.c     bounds mode: the spans checked pointers check against, the array arguments'
+ *               copies between guard regions, the reports
  *   faults.c    traps, failed asserts and faults inside a kernel: the signal handler
  *
  * Load: the source is scanned, wrapped with cuda_compat.hpp and a table of
