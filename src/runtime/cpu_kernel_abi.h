@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CK__ABI_VERSION 2
+#define CK__ABI_VERSION 3
 
 /* The index triple: CUDA's uint3 in the kernel's C++, the same three
  * unsigned ints for the runtime's C. */
@@ -28,8 +28,6 @@ typedef uint3 ck__u3;
 typedef struct ck__u3 { unsigned int x, y, z; } ck__u3;
 #endif
 
-/* One per OS thread of the library (thread_local there): the runtime
- * writes it before it runs a thread or a block of the kernel. */
 /* Bounds mode: the bytes [lo, hi) an array argument may be accessed in
  * (lo = hi = 0: a null pointer; param -1: anything, not checked). */
 typedef struct ck__span_t {
@@ -37,6 +35,8 @@ typedef struct ck__span_t {
     int param;
 } ck__span_t;
 
+/* One per OS thread of the library (thread_local there): the runtime
+ * writes it before it runs a thread or a block of the kernel. */
 typedef struct ck__ctx_t {
     ck__u3 tid, bid, bdim, gdim; /* threadIdx, blockIdx, blockDim, gridDim */
     void *dyn_smem; /* this block's extern __shared__ memory */
@@ -54,6 +54,12 @@ typedef struct ck__api_t {
     /* Bounds mode: an access of size bytes at addr outside span; ends the
      * launch with an error naming the argument; never returns. */
     void (*oob)(const ck__span_t *span, const void *addr, size_t size);
+    /* Nonzero while some launch may have to stop (Ctrl-C, the kernel time
+     * limit): the kernel reads it at every loop back-edge and then calls
+     * poll, which ends the running thread's part of the launch when its
+     * launch is the one to stop and returns otherwise. */
+    volatile int *stop;
+    void (*poll)(void);
 } ck__api_t;
 
 /* One kernel of the library; the table ends with a NULL name. */

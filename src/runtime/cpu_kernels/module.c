@@ -138,6 +138,9 @@ static ck_status ck_module_build(const char *source, const char *const *options,
      * loops over a block's threads run about 6x faster. */
     if (cxx->is_gcc) all[nflags++] = "-mtls-dialect=gnu2";
 #endif
+    /* A frame larger than a page is probed a page at a time, so a stack
+     * overflow meets the guard below the stack instead of stepping over it. */
+    if (cxx->is_gcc) all[nflags++] = "-fstack-clash-protection";
     for (int i = 0; i < nmapped; i++) all[nflags++] = mapped[i];
 
     ck_module_tu(&tu, &sc, name_exprs, nexprs);
