@@ -3,6 +3,7 @@ Markdown table and a JSON file side by side)."""
 import datetime
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -48,3 +49,15 @@ def write_results(path_md, title, machine, command, columns, rows):
         json.dump({"title": title, "date": date, "machine": machine, "command": command,
                    "rows": [{"figure": n, "unit": u, "values": v, "higher_is_better": h} for n, u, v, h in rows]},
                   f, indent=1)
+
+
+def cpu_machine(np, ck):
+    """This machine's CPU, cores and the versions that matter, for a results file."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, NumPy {np.__version__}, "
+            f"cudakit {ck.__version__}")

@@ -9,7 +9,6 @@ use one core; cudakit splits large loops over the cores).
 """
 import argparse
 import os
-import platform
 import time
 
 os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
@@ -17,7 +16,7 @@ os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
 import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
-from _report import import_seconds, median_time, write_results  # noqa: E402
+from _report import cpu_machine, import_seconds, median_time, write_results  # noqa: E402
 
 
 def per_call(fn, calls=20000, repeats=7):
@@ -110,18 +109,8 @@ def main():
     np.testing.assert_allclose(ck.asnumpy(ck.exp(ac)), np.exp(an), rtol=2e-6)
     np.testing.assert_allclose(float(ac.sum()), float(an.astype(np.float64).sum()), rtol=1e-5)
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
     if args.out:
-        write_results(args.out, "CPU benchmarks", f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
-                      f"NumPy {np.__version__}, cudakit {ck.__version__}",
+        write_results(args.out, "CPU benchmarks", cpu_machine(np, ck),
                       "python bench/bench_cpu.py (ratio = cudakit / NumPy, below 1 is better for cudakit)",
                       ["cudakit", "numpy", "ratio"], rows)
         print("wrote", args.out)

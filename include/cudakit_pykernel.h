@@ -61,6 +61,7 @@ typedef struct ck_pyk_result {
     char *kernel_name;     /* its extern "C" __global__ function */
     int nparams;           /* kernel parameters (arrays count 1 + 2 * ndim) */
     int uses_barrier;      /* syncthreads or warp functions: the CPU runs fibers */
+    ck_dtype return_dtype; /* device_function: the number it returns (CK_DTYPE_INVALID: none, or not a number) */
     int error_line, error_col;  /* where a translation failed (1-based; 0 when unknown) */
 } ck_pyk_result;
 

@@ -45,8 +45,13 @@ def test_add_one_numpy_arrays(device):
         add_one[1, 128](on(device, h), on(device, out))   # views of the same memory
         np.testing.assert_array_equal(out, h + 1)
         return
-    with pytest.warns(cuda.KernelArgumentWarning, match="copied"):
-        add_one[1, 128](h, out)
+    prev = ck.get_default_device()
+    ck.set_default_device(device)       # NumPy arrays alone go to the default device, as in Numba
+    try:
+        with pytest.warns(cuda.KernelArgumentWarning, match="copied"):
+            add_one[1, 128](h, out)
+    finally:
+        ck.set_default_device(prev)
     np.testing.assert_array_equal(out, h + 1)
 
 

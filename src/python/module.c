@@ -138,6 +138,7 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_shape_functions) < 0 ||
         add_functions(m, ck_py_sort_functions) < 0 ||
         add_functions(m, ck_py_random_functions) < 0 ||
+        add_functions(m, ck_py_xoroshiro_functions) < 0 ||
         add_functions(m, ck_py_linalg_functions) < 0 ||
         add_functions(m, ck_py_fftsolver_functions) < 0 ||
         add_functions(m, ck_py_kernel_functions) < 0 ||

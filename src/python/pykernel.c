@@ -21,8 +21,9 @@
 /* ------------------------------------------------------------ translate */
 
 /* _pyk_translate(tree, args, options) -> (source, kernel name, nparams,
- * uses_barrier), or raises ValueError/TypeError/NotImplementedError with
- * .lineno and .col_offset set (Python formats the message). */
+ * uses_barrier, the dtype name a device function returns or None), or
+ * raises ValueError/TypeError/NotImplementedError with .lineno and
+ * .col_offset set (Python formats the message). */
 static PyObject *f_translate(PyObject *m, PyObject *args)
 {
     (void)m;
@@ -88,7 +89,8 @@ static PyObject *f_translate(PyObject *m, PyObject *args)
         Py_DECREF(e);
         return NULL;
     }
-    PyObject *res = Py_BuildValue("(ssii)", r.source, r.kernel_name, r.nparams, r.uses_barrier);
+    const char *ret = r.return_dtype == CK_DTYPE_INVALID ? NULL : ck_dtype_get_info(r.return_dtype)->name;
+    PyObject *res = Py_BuildValue("(ssiiz)", r.source, r.kernel_name, r.nparams, r.uses_barrier, ret);
     ck_pyk_result_free(&r);
     return res;
 }

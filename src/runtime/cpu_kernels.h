@@ -36,6 +36,12 @@
  *   CUDAKIT_CPU_CATCH=0   faults in kernels are not caught (for a debugger)
  *   CUDAKIT_KERNEL_TIMEOUT  the kernel time limit (see cudakit_device.h)
  *   CUDAKIT_DEBUG=kernels each compile's command line and time
+ *   CUDAKIT_COMPILE_TIMEOUT  seconds a compile may take, in wall-clock and
+ *                         in CPU time (default 300; 0 or "off": no limit)
+ *   CUDAKIT_COMPILE_MEMORY   MiB of address space for each compiler process
+ *                         (default 4096; 0 or "off": no limit).  A compile
+ *                         past a limit is stopped (with what it started):
+ *                         CK_ERR_COMPILE, saying which limit it reached.
  *
  * Not supported on the CPU: cooperative groups, __half arithmetic beyond
  * conversions and the basic operators (and no __half at all where the

@@ -429,6 +429,9 @@ def device_array(shape, dtype="float64", strides=None, order="C", stream=None):
     """An uninitialised device array (on the current GPU, or the CPU without one)."""
     if strides is not None:
         raise NotImplementedError("device_array(strides=...): give order='C' or 'F' instead")
+    if getattr(dtype, "names", None):   # Numba's xoroshiro128p_dtype records: their (n, 2) uint64 words
+        from .random import _record_shape
+        shape, dtype = _record_shape(shape, dtype)
     return _core.empty(shape, dtype=dtype, order=order, device=_device(None))
 
 
@@ -467,6 +470,7 @@ def event_elapsed_time(evtstart, evtend):
 
 _COMPILER_NAMES = ("jit", "Dispatcher", "DeviceFunction", "CompilerError", "TypingError", "UnsupportedError",
                    "KernelArgumentWarning")
+_VECTORIZE_NAMES = ("vectorize", "guvectorize", "reduce", "Reduce")
 
 
 def __getattr__(name):
@@ -474,11 +478,17 @@ def __getattr__(name):
     if name in _COMPILER_NAMES:
         from . import compiler
         return getattr(compiler, name)
+    if name == "random":   # cuda.random, as Numba's, without `import cudakit.cuda.random` first
+        from . import random
+        return random
+    if name in _VECTORIZE_NAMES:
+        from . import _vectorize
+        return getattr(_vectorize, name)
     raise AttributeError(f"module 'cudakit.cuda' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_COMPILER_NAMES))
+    return sorted(set(globals()) | set(_COMPILER_NAMES) | set(_VECTORIZE_NAMES))
 
 
 class _MatmulSettings:

@@ -264,12 +264,19 @@ def _quick_source(fn):
 
 
 class FunctionSource:
-    """A function's parsed tree, source lines and file, read once."""
+    """A function's parsed tree, source lines and file, read once; source, when
+    given, is the (text, filename, first line) of a function with no file of its
+    own (the kernels cudakit writes around a vectorized function, lambdas)."""
 
-    def __init__(self, fn):
-        quick = _quick_source(fn)
-        if quick:
+    def __init__(self, fn, source=None):
+        quick = None if source is not None else _quick_source(fn)
+        if source is not None:
+            text, filename, first = source
+            lines = text.splitlines(True)
+            tree = ast.parse(textwrap.dedent(text))
+        elif quick:
             lines, first, tree = quick
+            filename = fn.__code__.co_filename
         else:
             try:
                 lines, first = inspect.getsourcelines(fn)
@@ -277,10 +284,11 @@ class FunctionSource:
                 raise TypeError(f"cannot read the source of {fn.__qualname__!r} (a kernel's source must be in a "
                                 f"file or a notebook cell): {exc}") from None
             tree = ast.parse(textwrap.dedent("".join(lines)))
+            filename = inspect.getsourcefile(fn) or "<kernel>"
         self.fn = fn
         self.first = first
         self.lines = [l.rstrip("\n") for l in lines]
-        self.filename = fn.__code__.co_filename if quick else (inspect.getsourcefile(fn) or "<kernel>")
+        self.filename = filename
         ast.increment_lineno(tree, first - 1)
         node = tree.body[0]
         if not isinstance(node, ast.FunctionDef):

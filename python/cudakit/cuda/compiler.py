@@ -230,7 +230,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
                 "filename": self._source().filename}
         try:
-            src, name, nparams, barrier = _core._pyk_translate(self._tree(), list(argtypes), opts)
+            src, name, nparams, barrier, _ = _core._pyk_translate(self._tree(), list(argtypes), opts)
         except (TypeError, NotImplementedError, ValueError, OverflowError, IndexError) as exc:
             if getattr(exc, "lineno", None) is None:
                 raise
@@ -304,6 +304,9 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             if isinstance(a, _core.ndarray) or isinstance(a, (bool, int, float, complex, _np.generic)):
                 conv.append(a)
             elif isinstance(a, _np.ndarray):
+                if a.dtype.names is not None:   # Numba's xoroshiro128p_dtype records: their (n, 2) uint64 words
+                    from .random import _numpy_words
+                    a = _numpy_words(a)
                 d = _core.asarray(a, device=dev)
                 if dev.type != "cpu":
                     pname = params[i] if i < len(params) else str(i)
@@ -320,7 +323,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                                 f"arrays (cudakit, NumPy, or any with __cuda_array_interface__) and numbers")
         r = launch(*conv)
         for a, d in back:
-            _np.copyto(a, _core.asnumpy(d))
+            _core.asnumpy(d, out=a)
         return r
 
     def _check_error(self, errbuf):

@@ -72,11 +72,13 @@ static const pyk_builtin fixed_[] = {
     /* cooperative groups */
     FN("cuda.cg.this_grid", PF_CG_THIS_GRID),
 
-    /* cudakit.cuda.random: op 0..3 uniform32, uniform64, normal32, normal64 */
+    /* cudakit.cuda.random: op 0..3 uniform32, uniform64, normal32, normal64; 4..6 next, jump, init */
     FNOP("cuda.random.xoroshiro128p_uniform_float32", PF_RANDOM, 0),
     FNOP("cuda.random.xoroshiro128p_uniform_float64", PF_RANDOM, 1),
     FNOP("cuda.random.xoroshiro128p_normal_float32", PF_RANDOM, 2),
     FNOP("cuda.random.xoroshiro128p_normal_float64", PF_RANDOM, 3),
+    FNOP("cuda.random.xoroshiro128p_next", PF_RANDOM, 4), FNOP("cuda.random.xoroshiro128p_jump", PF_RANDOM, 5),
+    FNOP("cuda.random.init_xoroshiro128p_state", PF_RANDOM, 6),
 
     /* math: functions that are ops keep float32, integers go to float64 */
     FNOP("math.sin", PF_MATH, CK_OP_SIN), FNOP("math.cos", PF_MATH, CK_OP_COS), FNOP("math.tan", PF_MATH, CK_OP_TAN),

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 static char *fmt(pyk_ctx *c, const char *f, ...)
@@ -175,6 +176,14 @@ static const char *result(pyk_ctx *c, const char *s, ck_dtype d)
     return s;
 }
 
+/* A C name or number: what an op macro may read twice at no cost. */
+static int plain_operand(const char *s)
+{
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.') return 0;
+    return 1;
+}
+
 /* op of the op table on operands (strings of types ts), loop dtype L, giving dtype R. */
 static const char *apply_op(pyk_ctx *c, int op, int nin, const char **as, const pyk_type **ts, ck_dtype L, ck_dtype R)
 {
@@ -213,6 +222,22 @@ static const char *apply_op(pyk_ctx *c, int op, int nin, const char **as, const 
     }
     const char *args = nin == 1 ? o[0] : nin == 2 ? fmt(c, "%s, %s", o[0], o[1]) : fmt(c, "%s, %s, %s", o[0], o[1], o[2]);
     const char *e = fmt(c, "CK_X_%s(%s, %c, %s, %s)", ck_cuda_op_id((ck_op)op), dtid(L), k, compute(L), args);
+    /* The table's formulas may read an operand twice (max is a ?: of both):
+     * an operand that is more than a name or a number is passed once, to a
+     * lambda, so a shuffle, an atomic or a call in it runs once, in every
+     * thread (a second, divergent shuffle is undefined on a GPU and leaves
+     * the CPU's lanes waiting for each other). */
+    int pure = 1;
+    for (int i = 0; i < nin; i++) pure &= plain_operand(o[i]);
+    if (!pure) {
+        const char *ps = "", *ns = "";
+        for (int i = 0; i < nin; i++) {
+            ps = fmt(c, "%s%s%s ck_o%d", ps, i ? ", " : "", compute(L), i);
+            ns = fmt(c, "%s%sck_o%d", ns, i ? ", " : "", i);
+        }
+        e = fmt(c, "[&](%s) { return CK_X_%s(%s, %c, %s, %s); }(%s)", ps, ck_cuda_op_id((ck_op)op), dtid(L), k,
+                compute(L), ns, args);
+    }
     if (R != L && R != CK_BOOL && !ck_dtype_is_complex(L)) e = fmt(c, "(%s)(%s)", compute(R), e);
     return result(c, e, R);
 }
@@ -589,9 +614,16 @@ static const char *call_builtin(pyk_ctx *c, pyk_node *e, const pyk_builtin *b)
         return apply_op(c, b->op, nin, as, ts, CK_FLOAT16, R);
     }
     case PF_RANDOM: {
-        static const char *const fns[] = {"uniform32", "uniform64", "normal32", "normal64"};
-        return fmt(c, "ck_pyk_xoro_%s((unsigned long long *)(%s).p + 2 * (%s))", fns[b->op], ex(c, a0),
-                   ex_as(c, a1, CK_INT64));
+        static const char *const fns[] = {"uniform32", "uniform64", "normal32", "normal64", "next", "jump", "init"};
+        const char *st = ex(c, a0);
+        if (a0->kind != PK_NAME) {
+            /* the states expression once: index_item reads its shape */
+            st = fmt(c, "ck_a%d", ++c->tmp);
+            line(c, "const %s %s = %s;", pyk_t_ctype(c, a0->type), st, ex(c, a0));
+        }
+        const char *i = index_item(c, a1, st, 0, e->line, arg_number(c, a0));
+        if (b->op == 6) return fmt(c, "ck_pyk_xoro_init(%s, %s, %s)", st, i, ex_as(c, a2, CK_UINT64));
+        return fmt(c, "ck_pyk_xoro_%s(%s, %s)", fns[b->op], st, i);
     }
     default:
         pyk_fail(c, e, CK_ERR_NOT_IMPLEMENTED, "%s() cannot be written yet", b->name);

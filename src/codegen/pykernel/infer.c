@@ -696,15 +696,31 @@ static const pyk_type *call_builtin(pyk_ctx *c, pyk_node *call, const pyk_builti
         c->uses_barrier = 1;
         return pyk_t_simple(c, T_FUNC, pyk_builtin_index(b));   /* the grid group: its .sync() */
     case PF_RANDOM: {
-        arity(c, call, fname, 2, 2);
-        const pyk_type *st = arg_type(c, call, 0), *ix = arg_type(c, call, 1);
-        if (!known(st) || !known(ix)) return pyk_t_unknown();
-        if (st->k != T_ARRAY || st->ndim != 1 || st->dtype != CK_UINT64)
-            pyk_fail(c, call, CK_ERR_TYPE, "%s(states, index): states must be an array from "
-                     "create_xoroshiro128p_states", fname);
+        /* op: 0..3 the draws, 4 xoroshiro128p_next, 5 xoroshiro128p_jump, 6 init_xoroshiro128p_state */
+        int n = b->op == 6 ? 3 : 2;
+        arity(c, call, fname, n, n);
+        const pyk_type *st = arg_type(c, call, 0), *ix = arg_type(c, call, 1), *seed = n == 3 ? arg_type(c, call, 2) : NULL;
+        if (!known(st) || !known(ix) || (seed && !known(seed))) return pyk_t_unknown();
+        if (st->k != T_ARRAY || st->ndim != 2 || st->dtype != CK_UINT64)
+            pyk_fail(c, call, CK_ERR_TYPE, "%s(states, index): states must be the (n, 2) uint64 array of "
+                     "create_xoroshiro128p_states, not %s", fname, pyk_t_str(c, st));
+        if (st->readonly)
+            pyk_fail(c, call, CK_ERR_TYPE, "%s(states, index) advances the state: states cannot be a read-only array",
+                     fname);
         need_scalar(c, call, ix, fname);
+        ck_dtype id = pyk_t_strong(c, ix)->dtype;
+        if (!ck_dtype_is_integer(id) && id != CK_BOOL)
+            pyk_fail(c, call, CK_ERR_TYPE, "%s(states, index): index must be an integer, not %s", fname,
+                     pyk_t_str(c, ix));
+        if (seed) {
+            need_scalar(c, call, seed, fname);
+            if (ck_dtype_is_complex(pyk_t_strong(c, seed)->dtype))
+                pyk_fail(c, call, CK_ERR_TYPE, "%s(states, index, seed): seed must be a real number, not %s", fname,
+                         pyk_t_str(c, seed));
+        }
         c->uses_random = 1;
-        return pyk_t_scalar(c, b->op == 0 || b->op == 2 ? CK_FLOAT32 : CK_FLOAT64);
+        static const ck_dtype result[] = {CK_FLOAT32, CK_FLOAT64, CK_FLOAT32, CK_FLOAT64, CK_UINT64};
+        return b->op < 5 ? pyk_t_scalar(c, result[b->op]) : pyk_t_none();
     }
     default:
         pyk_fail(c, call, CK_ERR_NOT_IMPLEMENTED, "%s() is not supported in kernels", fname);

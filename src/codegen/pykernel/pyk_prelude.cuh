@@ -223,38 +223,81 @@ template <typename T> __device__ __forceinline__ T ck_pyk_atomic_cas(T *p, T cmp
 
 /* ------------------------------------------------------- xoroshiro128+ */
 
-/* cudakit.cuda.random's generator: state i is words 2i, 2i + 1 of a
- * uint64 array (Numba's xoroshiro128p records), the same integer steps on
- * every device, so the same seed gives the same numbers. */
+/* cudakit.cuda.random's generators, as Numba's numba.cuda.random: state i
+ * is row i (s0, s1) of an (n, 2) uint64 array, any strides (see
+ * include/cudakit_xoroshiro.h for how the states are made).  The integer
+ * steps and the uniforms' conversions are exact, so the same states give
+ * the same uniforms on every device; the normals use the platform's
+ * logf/cosf/cos (Numba's on the GPU), which may differ in the last bit. */
 __device__ __forceinline__ unsigned long long ck_pyk_rotl(unsigned long long x, int k) { return (x << k) | (x >> (64 - k)); }
 
-__device__ __forceinline__ unsigned long long ck_pyk_xoro_next(unsigned long long *s)
+template <typename U> __device__ __forceinline__ U *ck_pyk_xoro_word(const ck_pyk_array<U, 2> &a, long long i, int w)
 {
-    unsigned long long s0 = s[0], s1 = s[1], r = s0 + s1;
+    return (U *)((char *)a.p + i * a.strides[0] + w * a.strides[1]);
+}
+
+template <typename U> __device__ __forceinline__ unsigned long long ck_pyk_xoro_next(const ck_pyk_array<U, 2> &a, long long i)
+{
+    U *p0 = ck_pyk_xoro_word(a, i, 0), *p1 = ck_pyk_xoro_word(a, i, 1);
+    unsigned long long s0 = *p0, s1 = *p1, r = s0 + s1;
     s1 ^= s0;
-    s[0] = ck_pyk_rotl(s0, 24) ^ s1 ^ (s1 << 16);
-    s[1] = ck_pyk_rotl(s1, 37);
+    *p0 = (U)(ck_pyk_rotl(s0, 55) ^ s1 ^ (s1 << 14));
+    *p1 = (U)ck_pyk_rotl(s1, 36);
     return r;
 }
 
-__device__ __forceinline__ float ck_pyk_xoro_uniform32(unsigned long long *s)
+/* 2^64 steps: the XOR of the states at the jump polynomial's terms */
+template <typename U> __device__ void ck_pyk_xoro_jump(const ck_pyk_array<U, 2> &a, long long i)
 {
-    return (float)(ck_pyk_xoro_next(s) >> 40) * (1.0f / 16777216.0f);
+    const unsigned long long jump[2] = {0xbeac0467eba5facbull, 0xd86b048b86aa9922ull};
+    U *p0 = ck_pyk_xoro_word(a, i, 0), *p1 = ck_pyk_xoro_word(a, i, 1);
+    unsigned long long s0 = 0, s1 = 0;
+    for (int w = 0; w < 2; w++)
+        for (int b = 0; b < 64; b++) {
+            if ((jump[w] >> b) & 1ull) {
+                s0 ^= *p0;
+                s1 ^= *p1;
+            }
+            ck_pyk_xoro_next(a, i);
+        }
+    *p0 = (U)s0;
+    *p1 = (U)s1;
 }
-__device__ __forceinline__ double ck_pyk_xoro_uniform64(unsigned long long *s)
+
+/* SplitMix64's first output for the seed, in both words */
+template <typename U> __device__ __forceinline__ void ck_pyk_xoro_init(const ck_pyk_array<U, 2> &a, long long i,
+                                                                      unsigned long long seed)
 {
-    return (double)(ck_pyk_xoro_next(s) >> 11) * (1.0 / 9007199254740992.0);
+    unsigned long long z = seed + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    *ck_pyk_xoro_word(a, i, 0) = (U)z;
+    *ck_pyk_xoro_word(a, i, 1) = (U)z;
 }
-/* Box-Muller on two uniforms in (0, 1] and [0, 1) */
-__device__ __forceinline__ double ck_pyk_xoro_normal64(unsigned long long *s)
+
+/* The top 53 bits as a double in [0, 1); float32 is that double rounded
+ * (so it can be 1.0f, as Numba's) */
+template <typename U> __device__ __forceinline__ double ck_pyk_xoro_uniform64(const ck_pyk_array<U, 2> &a, long long i)
 {
-    double u1 = 1.0 - ck_pyk_xoro_uniform64(s), u2 = ck_pyk_xoro_uniform64(s);
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * CK_PI * u2);
+    return (double)(ck_pyk_xoro_next(a, i) >> 11) * (1.0 / 9007199254740992.0);
 }
-__device__ __forceinline__ float ck_pyk_xoro_normal32(unsigned long long *s)
+template <typename U> __device__ __forceinline__ float ck_pyk_xoro_uniform32(const ck_pyk_array<U, 2> &a, long long i)
 {
-    float u1 = 1.0f - ck_pyk_xoro_uniform32(s), u2 = ck_pyk_xoro_uniform32(s);
-    return sqrtf(-2.0f * logf(u1)) * cosf(2.0f * (float)CK_PI * u2);
+    return (float)ck_pyk_xoro_uniform64(a, i);
+}
+
+/* Box-Muller's first value on two float32 uniforms; the float64 normal
+ * takes its log in float32 too, as Numba's does */
+template <typename U> __device__ __forceinline__ float ck_pyk_xoro_normal32(const ck_pyk_array<U, 2> &a, long long i)
+{
+    float u1 = ck_pyk_xoro_uniform32(a, i), u2 = ck_pyk_xoro_uniform32(a, i);
+    return sqrtf(-2.0f * logf(u1)) * cosf((float)(2.0 * CK_PI) * u2);
+}
+template <typename U> __device__ __forceinline__ double ck_pyk_xoro_normal64(const ck_pyk_array<U, 2> &a, long long i)
+{
+    float u1 = ck_pyk_xoro_uniform32(a, i), u2 = ck_pyk_xoro_uniform32(a, i);
+    return sqrt(-2.0 * (double)logf(u1)) * cos(2.0 * CK_PI * (double)u2);
 }
 
 /* ------------------------------------------------------------- warps */

@@ -308,6 +308,7 @@ ck_status ck_pyk_translate(const char *tree, size_t len, const ck_pyk_arg *args,
     }
     out->nparams = ck_pyk_param_count(args, nargs) + (c->opt->debug ? 1 : 0);
     out->uses_barrier = c->uses_barrier;
+    out->return_dtype = k->ret && k->ret->k == T_SCALAR ? pyk_t_strong(c, k->ret)->dtype : CK_DTYPE_INVALID;
 done:
     free(c->head.s);
     free(c->body.s);

@@ -154,9 +154,27 @@ const ck_cxx *ck_cpu_cxx(void);
 int ck_cpu_map_options(const char *const *opts, int n, char **out, int *has_std, int *local);
 /* dir/name with mode 0600; 0 on success. */
 int ck_cpu_write_file(const char *dir, const char *name, const char *data, size_t n);
+/* Limits on every compiler run, so a kernel cannot make it hang or eat the
+ * machine's memory: wall-clock and CPU seconds (CUDAKIT_COMPILE_TIMEOUT)
+ * and MiB of address space for each process (CUDAKIT_COMPILE_MEMORY); 0
+ * is none.  The texts are the arguments CK_CPU_LIMITS_SH takes. */
+#define CK_CPU_COMPILE_TIMEOUT_S 300
+#define CK_CPU_COMPILE_MEMORY_MB 4096
+typedef struct ck_cxx_limits {
+    long seconds, mib;
+    char cpu_soft[24], cpu_hard[24], mem_kib[24];
+} ck_cxx_limits;
+/* From the environment; CK_ERR_VALUE for a value that is not a number. */
+ck_status ck_cpu_compile_limits(ck_cxx_limits *lim);
+/* The start of a `sh -c` script run with those three texts as its first
+ * arguments: sets the limits (no core files either) and shifts them off. */
+#define CK_CPU_LIMITS_SH                                                                   \
+    "ulimit -c 0 2>/dev/null; [ \"$1\" = 0 ] || { ulimit -S -t \"$1\"; ulimit -H -t \"$2\"; } 2>/dev/null; " \
+    "[ \"$3\" = 0 ] || ulimit -v \"$3\" 2>/dev/null; shift 3; "
 /* Compile tu (whose user part is source, for error excerpts) with flags
- * in a private temporary folder; the shared object's bytes (malloc'd) on
- * success.  pchdir: where a usable precompiled cuda_compat.hpp is, or NULL. */
+ * in a private temporary folder, under the limits; the shared object's
+ * bytes (malloc'd) on success.  pchdir: where a usable precompiled
+ * cuda_compat.hpp is, or NULL. */
 ck_status ck_cpu_compile(const char *tu, const char *source, const char *const *flags, int nflags,
                          const char *pchdir, char **so, size_t *so_size);
 
