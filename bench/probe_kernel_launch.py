@@ -1,5 +1,5 @@
-"""Per-launch time of a tiny user kernel on the CPU, with bounds mode off
-and on: the cost of the launch path (argument checks and marshalling, the
+"""Per-launch time of a tiny user kernel (CUDA C and Python) on the CPU,
+with bounds mode off and on: the cost of the launch path (argument checks and marshalling, the
 launch itself), not of the kernel.  A diagnostic, not a comparison:
 
     python3 bench/probe_kernel_launch.py
@@ -7,6 +7,7 @@ launch itself), not of the kernel.  A diagnostic, not a comparison:
 import numpy as np
 
 import cudakit as ck
+from cudakit import cuda
 from bench_cpu import per_call
 
 SRC = r'''
@@ -16,6 +17,13 @@ extern "C" __global__ void axpy(const float *x, float *y, float a, int n)
     if (i < n) y[i] += a * x[i];
 }
 '''
+
+
+@cuda.jit
+def pyaxpy(x, y, a, n):
+    i = cuda.grid(1)
+    if i < n:
+        y[i] += a * x[i]
 
 
 def per_call_us(fn, calls=20000):
@@ -33,6 +41,7 @@ def main():
         "RawKernel, 32 threads (Python scalars)": lambda: k(1, 32, args),
         "RawKernel, 32 threads (NumPy scalars)": lambda: k(1, 32, args_np),
         "ElementwiseKernel, 32 elements": lambda: ew(x, y),
+        "cuda.jit kernel, 32 threads": lambda: pyaxpy[1, 32](x, y, 2.0, 32),
     }
     for bounds in (False, True):
         with ck.debug(bounds=bounds):

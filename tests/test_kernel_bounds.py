@@ -1,6 +1,7 @@
 """Issue 13, user kernels: bounds mode catches every out-of-bounds access of
 an array argument (any distance, reads and writes, views of a larger
-buffer, through the parameter or a pointer made from it), scalar arguments
+buffer, through the parameter or a pointer made from it; CUDA C and Python
+kernels), scalar arguments
 of types cudakit cannot size take only NumPy scalars of exactly their size,
 and kernel names pasted into generated source must be identifiers.
 
@@ -277,6 +278,91 @@ def test_bounds_mode_is_cheap():
         per = (time.perf_counter() - t) / 200
     assert_same(x, np.full(1000, 201, np.float32))
     assert per < 0.01, per
+
+
+# Python kernels (cuda.jit): bounds mode on the CPU compiles them as
+# debug=True does, every index checked before the access.  Each case:
+# (name, kernel, arguments, what the IndexError says or None).
+PYK_CASES = [
+    ("ok", "w", "(v, 4)", None),
+    ("ok_negative", "w", "(v, -5)", None),
+    ("view_end", "w", "(v, 5)", "index 5 is out of bounds for axis of size 5 of 'x'"),
+    ("view_before", "w", "(v, -6)", "index -6 is out of bounds"),
+    ("far", "w", "(v, 1 << 40)", "index 1099511627776 is out"),
+    ("far_before", "w", "(v, -1000000)", "index -1000000 is out"),
+    ("axis", "w2", "(base.reshape(4, 4), 1, 4)", "index 4 is out of bounds for axis of size 4"),
+    ("atomic", "at", "(v, 5)", "index 5 is out"),
+]
+
+PYK_CHILD = '''
+import json
+import cudakit as ck
+from cudakit import cuda
+
+
+@cuda.jit
+def w(x, i):
+    if cuda.threadIdx.x == 3:
+        x[i] = 7.0
+
+
+@cuda.jit
+def w2(x, i, j):
+    if cuda.threadIdx.x == 0:
+        x[i, j] = 1.0
+
+
+@cuda.jit
+def at(x, i):
+    if cuda.threadIdx.x == 0:
+        cuda.atomic.add(x, i, 1.0)
+
+
+res = {}
+ck.debug(bounds=True)
+for name, kern, args, _ in CASES:
+    base = ck.arange(16, dtype=ck.float32)
+    v = base[5:10]
+    try:
+        globals()[kern][1, 8](*eval(args))
+        res[name] = ["ok", "", ck.asnumpy(base).tolist()]
+    except Exception as e:
+        res[name] = [type(e).__name__, str(e), ck.asnumpy(base).tolist()]
+ck.debug(bounds=False)
+base = ck.arange(16, dtype=ck.float32)
+w[1, 8](base[5:10], 4)
+res["unchecked"] = ["ok", "", ck.asnumpy(base).tolist()]
+print("RESULTS" + json.dumps(res))
+'''
+
+
+@needs_cpu_kernels
+def test_bounds_mode_python_kernels(tmp_path):
+    """Bounds mode applies to Python kernels on the CPU: an index out of a
+    view's own bounds, at any distance, or out of one axis, is an IndexError
+    naming the kernel, line, block, thread, index and argument, and the
+    access does not happen."""
+    import re
+    p = tmp_path / "pyk_bounds.py"
+    p.write_text("CASES = %r\n" % (PYK_CASES,) + PYK_CHILD)
+    env = dict(os.environ, CUDAKIT_DEVICE="cpu")
+    r = subprocess.run([sys.executable, str(p)], capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULTS")]
+    assert line, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads(line[0][len("RESULTS"):])
+    for name, kern, _, want in PYK_CASES:
+        kind, msg, base = res[name]
+        if want is None:
+            assert kind == "ok", (name, msg)
+            continue
+        assert kind == "IndexError", (name, kind, msg)
+        assert want in msg, (name, msg)
+        assert re.match(rf"kernel '{kern}' \(.*pyk_bounds.py, line \d+\), block \(0, 0, 0\), "
+                        rf"thread \(\d, 0, 0\): ", msg), msg
+        assert base == list(range(16)), (name, base)
+    assert res["ok"][2][9] == 7.0 and res["ok_negative"][2][5] == 7.0
+    assert res["unchecked"][2][9] == 7.0
 
 
 # --------------------------------------------------------- scalar arguments
