@@ -45,6 +45,10 @@ typedef enum ck_status {
     CK_ERR_DEVICE,         /* a device (driver) failure */
     CK_ERR_COMPILE,        /* a generated kernel did not compile (NVRTC) */
     CK_ERR_DEVICE_MEMORY,  /* out of GPU memory (cudakit.cuda.OutOfMemoryError) */
+    CK_ERR_NO_LOOP,        /* TypeError: no loop of the op for these dtypes (NumPy's _UFuncNoLoopError) */
+    CK_ERR_CAST_INPUT,     /* TypeError: an operand does not cast to the op's loop under its
+                              casting rule (NumPy's _UFuncInputCastingError) */
+    CK_ERR_CAST_OUTPUT,    /* TypeError: the result does not cast to out= (_UFuncOutputCastingError) */
     CK_ERR_INTERRUPT,      /* Ctrl-C (SIGINT) ended a wait or a kernel (KeyboardInterrupt) */
     CK_ERR_COUNT
 } ck_status;

@@ -18,7 +18,8 @@ def hsettings(max_examples=30):
     """Modest example counts; the `device` fixture is a plain string, so
     sharing it between examples is fine."""
     return settings(max_examples=max_examples, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                           HealthCheck.filter_too_much])
 
 
 # ------------------------------------------------------------------ dtypes

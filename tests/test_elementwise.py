@@ -769,11 +769,23 @@ def test_matmul_operator(device):
 
 
 def test_comparison_with_incompatible_object(device):
+    # element-wise, as NumPy 2: == is all False, != all True, < no loop
     a = ck.arange(3, device=device)
-    assert (a == "abc") is False
-    assert (a != None) is True  # noqa: E711
+    for other in ("abc", "a", b"a", None, np.str_("a"), np.datetime64("2020-01-01"), [1, "a", 2]):
+        assert_same(a == other, np.arange(3) == other)
+        assert_same(a != other, np.arange(3) != other)
+        assert_same(other == a, other == np.arange(3))
+        assert (a == other).device == a.device
+    assert_same(ck.zeros((2, 3), device=device) == "a", np.zeros((2, 3)) == "a")
+    assert_same(ck.equal(a, None), np.equal(np.arange(3), None))
+    with pytest.raises(ValueError):   # the shapes still broadcast
+        a == ["a", "b"]
+    for other in ("abc", b"a", np.str_("a")):
+        for call in (lambda: a < other, lambda: other >= a, lambda: a + other, lambda: ck.equal(a, other)):
+            with pytest.raises(np._core._exceptions._UFuncNoLoopError):
+                call()
     with pytest.raises(TypeError):
-        a < "abc"
+        a < None
 
 
 # ------------------------------------------------------ out=

@@ -146,9 +146,9 @@ def test_creation_errors(device):
         ck.empty((2, -5), device=device)
     with pytest.raises((ValueError, MemoryError)):
         ck.zeros((2**62, 2**62), device=device)
-    with pytest.raises((ValueError, MemoryError, OverflowError)):
+    with pytest.raises(ValueError, match="Maximum allowed dimension"):   # as NumPy
         ck.ones(2**63, device=device)
-    with pytest.raises(OverflowError):
+    with pytest.raises(ValueError, match="Maximum allowed dimension"):
         ck.zeros(2**64, device=device)
     with pytest.raises(TypeError):
         ck.zeros(None, device=device)

@@ -312,8 +312,10 @@ def test_pad_errors(device):
         ck.pad(c, ((1, 2), (1, 2), (1, 2)))
     with pytest.raises(ValueError):
         ck.pad(c, 1, mode="bogus")
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(ValueError):   # an empty axis, as NumPy, before the mode
         ck.pad(c, 1, mode="mean")
+    with pytest.raises(NotImplementedError):
+        ck.pad(ck.zeros((2, 2), device=device), 1, mode="mean")
     with pytest.raises(TypeError):
         ck.pad(c, 1.5)
 
@@ -397,13 +399,25 @@ def test_join_axis_out_of_range_names_it(device, axis):
         ck.repeat(a, 2, axis=axis)
 
 
-@pytest.mark.parametrize("axis", [2 ** 31, -(2 ** 31), 2 ** 40])
+@pytest.mark.parametrize("axis", [2 ** 31, 2 ** 40, 2 ** 63])
 def test_axis_beyond_a_c_int(device, axis):
+    # NumPy's C functions raise ValueError, its Python ones OverflowError:
+    # cudakit's exception is both
     a = ck.arange(4, device=device)
-    with pytest.raises(ValueError, match="won't fit into a C int"):
-        ck.concatenate([a, a], axis=axis)
-    with pytest.raises(ValueError, match="won't fit into a C int"):
-        ck.moveaxis(a, axis, 0)
+    for call in (lambda: ck.concatenate([a, a], axis=axis), lambda: ck.moveaxis(a, axis, 0),
+                 lambda: ck.sum(a, axis=axis), lambda: ck.flip(a, axis=axis)):
+        with pytest.raises(ValueError, match="won't fit into a C int") as info:
+            call()
+        assert isinstance(info.value, OverflowError)
+
+
+def test_axis_int_min(device):
+    # INT_MIN is the C API's "no axis": from Python it is out of bounds
+    a = ck.arange(4, device=device)
+    with pytest.raises(ck.AxisError):
+        ck.moveaxis(a, -(2 ** 31), 0)
+    with pytest.raises(ck.AxisError):
+        ck.sum(a, axis=-(2 ** 31))
 
 
 def test_axis_must_be_an_integer(device):

@@ -53,17 +53,22 @@ _where3 = _core.where
 _clip3 = _core.clip
 
 
-def where(condition, x=None, y=None, /):
+_NOT_GIVEN = object()   # where(c, x, None) is a where of None (NumPy: an object array), not a nonzero
+
+
+def where(condition, x=_NOT_GIVEN, y=_NOT_GIVEN, /):
     """``where(condition, x, y)``: elements of x where condition holds, else of y."""
-    if x is None and y is None:
+    if x is _NOT_GIVEN and y is _NOT_GIVEN:
         return _core.nonzero(condition)
-    if x is None or y is None:
+    if x is _NOT_GIVEN or y is _NOT_GIVEN:
         raise ValueError("either both or neither of x and y should be given")
     return _where3(condition, x, y)
 
 
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     """Limit the values of ``a`` to [a_min, a_max]; either bound may be None."""
+    if (min is not None or max is not None) and (a_min is not None or a_max is not None):
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden.")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
     a = asarray(a)
@@ -187,6 +192,8 @@ def isdtype(dtype_, kind):
     dt = _dtype_of(dtype_)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
+        if not isinstance(k, (str, dtype, type)):
+            raise TypeError(f"kind argument must be comprised of NumPy dtypes or strings only, but is a {type(k)}.")
         if isinstance(k, str):
             if k not in _ISDTYPE_KINDS:
                 raise ValueError(f"unknown dtype kind {k!r}")
@@ -261,7 +268,8 @@ def atleast_3d(*arys):
 
 
 def _as_list(tup, fname):
-    if isinstance(tup, ndarray) or not hasattr(tup, "__len__"):
+    # an array is a sequence of its rows, as NumPy takes it
+    if not hasattr(tup, "__len__"):
         raise TypeError(f"arrays to {fname} must be passed as a sequence")
     return list(tup)
 
@@ -352,22 +360,32 @@ def _split_views(a, bounds, axis):
     return out
 
 
-def _norm_axis(axis, ndim):
+def _normalize_axis_index(axis, ndim, prefix=None):
+    """axis in [0, ndim), as NumPy's normalize_axis_index reads it: any
+    integer (a bool too), AxisError out of range, OverflowError and
+    ValueError at once (NumPy raises either) beyond a C int."""
     axis = _operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
+    if -ndim <= axis < ndim:
+        return axis % ndim
+    if not -(1 << 31) <= axis < (1 << 31):
+        from ._exceptions import _CIntOverflowError
+
+        raise _CIntOverflowError("integer won't fit into a C int")
+    raise _core.AxisError(f"{prefix + ': ' if prefix else ''}axis {axis} is out of bounds for array of dimension {ndim}")
+
+
+_norm_axis = _normalize_axis_index
 
 
 def array_split(ary, indices_or_sections, axis=0):
     """Split into views; sections need not divide the axis evenly."""
     a = asarray(ary)
     if a.ndim == 0:
-        raise AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+        raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
     axis = _norm_axis(axis, a.ndim)
     n = a.shape[axis]
     if hasattr(indices_or_sections, "__len__"):
-        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+        bounds = [0] + [_operator.index(i) for i in indices_or_sections] + [n]
         # out-of-range and decreasing indices clip as Python slices do
         bounds = [_builtins.min(_builtins.max(b if b >= 0 else b + n, 0), n) for b in bounds]
         return _split_views(a, bounds, axis)
@@ -456,7 +474,7 @@ def delete(arr, obj, axis=None):
         a = a.ravel()
         axis = 0
     if a.ndim == 0:
-        raise AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+        raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
     axis = _norm_axis(axis, a.ndim)
     keep = _delete_keep(a.shape[axis], obj)
     idx = [slice(None)] * a.ndim
@@ -477,7 +495,7 @@ def insert(arr, obj, values, axis=None):
         a = a.ravel()
         axis = 0
     if a.ndim == 0:
-        raise AxisError(f"axis {axis} is out of bounds for array of dimension 0")
+        raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
     axis = _norm_axis(axis, a.ndim)
     n = a.shape[axis]
     # NumPy casts the values to arr's dtype without checking (unsafe)
@@ -587,9 +605,18 @@ _LAZY_FUNCTIONS = {
 }
 
 
+# NumPy's exception classes (python/cudakit/_exceptions.py), made on first
+# access: they subclass NumPy's, and `import cudakit` must not import NumPy.
+_LAZY_EXCEPTIONS = ("AxisError", "ComplexWarning", "DTypePromotionError", "UFuncTypeError")
+
+
 def __getattr__(name):
     import importlib
 
+    if name in _LAZY_EXCEPTIONS:
+        c = getattr(_core, name)
+        globals()[name] = c
+        return c
     if name in _LAZY_SUBMODULES:
         return importlib.import_module("." + name, __name__)
     if name in _LAZY_FUNCTIONS:

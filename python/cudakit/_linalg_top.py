@@ -181,10 +181,18 @@ def einsum(*operands, out=None, optimize=True, **kwargs):
         # sublist mode: op0, sublist0, op1, sublist1, ..., [output sublist]
         n_ops = len(operands) // 2 * 2  # an odd count ends with the output sublist
         args = [c.arg(a) if i % 2 == 0 and i < n_ops else a for i, a in enumerate(operands)]
-    if out is not None:
-        _np.einsum(*args, out=c.out(out), optimize=optimize, **kwargs)
-        return out
-    return c.wrap(_np.einsum(*args, optimize=optimize, **kwargs))
+    try:
+        if out is not None:
+            _np.einsum(*args, out=c.out(out), optimize=optimize, **kwargs)
+            return out
+        return c.wrap(_np.einsum(*args, optimize=optimize, **kwargs))
+    except (KeyError, IndexError):
+        if optimize is False:
+            raise
+        # NumPy's path planner fails on some bad subscripts ('ij,jk->ik,')
+        # before einsum's own checks: its ValueError says what is wrong
+        _np.einsum(*args, optimize=False, **kwargs)
+        raise
 
 
 def matrix_transpose(x, /):

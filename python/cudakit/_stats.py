@@ -9,6 +9,7 @@ import builtins as _builtins
 import cmath as _cmath
 import collections as _collections
 import math as _math
+import operator as _operator
 import warnings as _warnings
 
 from . import _core
@@ -38,9 +39,9 @@ def _slice_axis(a, axis, sl):
 
 
 def _norm_axis(axis, ndim):
-    if not -ndim <= axis < ndim:
-        raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
+    from . import _normalize_axis_index
+
+    return _normalize_axis_index(axis, ndim)
 
 
 def _scalar(x):
@@ -81,6 +82,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """The array API's cumulative sum (axis needed above one dimension)."""
     x = _arr(x)
+    if isinstance(axis, bool):   # NumPy's C reading of an axis
+        raise TypeError("an integer is required")
     if axis is None:
         if x.ndim > 1:
             raise ValueError("axis must be specified for arrays with more than one dimension")
@@ -199,6 +202,8 @@ def unique_values(x):
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element is in test_elements (by sorting and searching)."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: {kind!r}. Please use None, 'sort' or 'table'.")
     e = _arr(element, _dev_of(element, test_elements))
     t = _arr(test_elements, e.device).ravel()
     if t.size == 0:
@@ -261,8 +266,9 @@ def bincount(x, weights=None, minlength=0):
     x = _arr(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array" if x.ndim > 1 else "object of too small depth for desired array")
-    if x.dtype.kind not in "biu":
+    if x.dtype.kind not in "biu" and x.size:   # an empty list is float64 but counts nothing
         raise TypeError("Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'" % x.dtype)
+    minlength = _operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
     n = minlength
@@ -288,6 +294,14 @@ def bincount(x, weights=None, minlength=0):
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """Counts of a in bins (NumPy's edges: equal widths, last bin closed)."""
     a = _arr(a).ravel()
+    if weights is not None and _arr(weights, a.device).size != a.size:
+        raise ValueError("weights should have the same shape as a.")
+    if isinstance(bins, str):
+        if bins in ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"):
+            raise NotImplementedError(f"histogram: the bin estimator {bins!r} is not implemented")
+        raise ValueError(f"{bins!r} is not a valid estimator for `bins`")
+    if isinstance(bins, float):
+        raise TypeError("`bins` must be an integer, a string, or an array")
     if isinstance(bins, (int,)) and not isinstance(bins, bool):
         if bins < 1:
             raise ValueError("`bins` must be positive, when an integer")
@@ -499,6 +513,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     as NumPy's (so an infinity beside the middle stays out of it), NaN where a
     slice holds a NaN; of an empty slice, NaN with NumPy's RuntimeWarning."""
     a = _arr(a)
+    if isinstance(axis, (tuple, list)) and not axis:   # no axis: each value is its own median
+        return _finish_reduction(a.astype(_float_type(a.dtype)), a, (), keepdims, out)
     src, ax, red_axes = _one_axis(a, axis)
     n = src.shape[ax]
     if n == 0:
@@ -521,6 +537,11 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = _arr(a)
+    if axis is not None:   # NumPy's normalize_axis_tuple: a list, a bool are axes
+        axes = tuple(_norm_axis(x, a.ndim) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        axis = axes if isinstance(axis, (tuple, list)) else axes[0]
     if weights is None:
         avg = _core.mean(a, axis=axis, keepdims=keepdims)
         scl = _core.full(avg.shape, a.size // _builtins.max(avg.size, 1) if a.size else 0, dtype=avg.dtype,
@@ -531,7 +552,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if a.shape != w.shape:
             if axis is None:
                 raise TypeError("Axis must be specified when shapes of a and weights differ.")
-            axes = (axis,) if isinstance(axis, int) else tuple(axis)
+            axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
             axes = tuple(_norm_axis(x, a.ndim) for x in axes)
             if w.shape != tuple(a.shape[x] for x in axes):
                 raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
@@ -571,6 +592,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         X = _core.concatenate((X, Y), 0)
     if ddof is None:
         ddof = 0 if bias else 1
+    elif ddof != int(ddof):
+        raise ValueError("ddof must be integer")
     n = X.shape[1]
     w = _cov_weights(fweights, aweights, n, X.device)
     if w is None:
@@ -642,54 +665,70 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     return _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
+def _check_out(out, shape, inexact=False):
+    """out= of a nan-aware reduction: a cudakit array of the result's shape
+    (and, for a float input's mean, a float or complex one), as NumPy's."""
+    if not isinstance(out, _core.ndarray):
+        raise TypeError("output must be an array")
+    if inexact and out.dtype.kind not in "fc":
+        raise TypeError("If a is inexact, then out must be inexact")
+    if out.shape != shape:
+        raise ValueError(f"output array has shape {out.shape}, the result {shape}")
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _arr(a)
     if a.dtype.kind not in "fc":
-        return _core.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _core.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     valid = _core.logical_not(_core.isnan(a))
     tot = _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
     cnt = _core.sum(valid, axis=axis, keepdims=keepdims)
     res = _core.divide(tot, cnt).astype(tot.dtype)
     if out is not None:
+        _check_out(out, res.shape, inexact=True)
         out[...] = res
         return out
     return res
 
 
-def _nan_extreme(a, axis, keepdims, fn, fill):
+def _nan_extreme(a, axis, out, keepdims, fn, fill):
     a = _arr(a)
     if a.dtype.kind not in "fc":
-        return fn(a, axis=axis, keepdims=keepdims)
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan = _core.isnan(a)
-    res = fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, keepdims=keepdims)
+    filled = _core.where(nan, fill, a).astype(a.dtype)
     allnan = _core.all(nan, axis=axis, keepdims=keepdims)
-    return _core.where(allnan, float("nan"), res).astype(a.dtype)
+    if out is None:
+        return _core.where(allnan, float("nan"), fn(filled, axis=axis, keepdims=keepdims)).astype(a.dtype)
+    fn(filled, axis=axis, out=out, keepdims=keepdims)   # out='s checks are the reduction's
+    out[...] = _core.where(allnan, _core.asarray(float("nan"), device=a.device).astype(out.dtype), out)
+    return out
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):
-    return _nan_extreme(a, axis, keepdims, _core.max, float("-inf"))
+    return _nan_extreme(a, axis, out, keepdims, _core.max, float("-inf"))
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
-    return _nan_extreme(a, axis, keepdims, _core.min, float("inf"))
+    return _nan_extreme(a, axis, out, keepdims, _core.min, float("inf"))
 
 
-def _nan_arg(a, axis, keepdims, fn, fill):
+def _nan_arg(a, axis, out, keepdims, fn, fill):
     a = _arr(a)
     if a.dtype.kind not in "fc":
-        return fn(a, axis=axis, keepdims=keepdims)
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan = _core.isnan(a)
     if bool(_core.any(_core.all(nan, axis=axis))):
         raise ValueError("All-NaN slice encountered")
-    return fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, keepdims=keepdims)
+    return fn(_core.where(nan, fill, a).astype(a.dtype), axis=axis, out=out, keepdims=keepdims)
 
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
-    return _nan_arg(a, axis, keepdims, _core.argmax, float("-inf"))
+    return _nan_arg(a, axis, out, keepdims, _core.argmax, float("-inf"))
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
-    return _nan_arg(a, axis, keepdims, _core.argmin, float("inf"))
+    return _nan_arg(a, axis, out, keepdims, _core.argmin, float("inf"))
 
 
 # ------------------------------------------------------------- comparison

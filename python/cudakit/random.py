@@ -286,6 +286,8 @@ class Generator:
         (lo, hi), shape, _ = _params(size, low, high, device=dev)
         with _np.errstate(over="ignore", invalid="ignore"):
             span = hi - lo
+        if _any(span < 0):
+            raise ValueError("high - low < 0")
         if not (_core.all(_core.isfinite(span)) if isinstance(span, _core.ndarray) else _math.isfinite(span)):
             raise OverflowError("high - low range exceeds valid bounds")
         u = self._fill("uniform", shape, "float64", device=dev)
@@ -392,8 +394,8 @@ class Generator:
     def permutation(self, x, axis=0, *, device=None):
         """A permuted arange(x) for an int x, else a shuffled copy of x along axis."""
         if isinstance(x, int) or (hasattr(x, "__index__") and not hasattr(x, "shape")):
-            n = _operator.index(x)
-            return self._perm_index(n, _target(device))
+            n = _operator.index(x)   # a negative n permutes arange(n): nothing
+            return self._perm_index(max(n, 0), _target(device))
         if isinstance(x, _core.ndarray):
             src = x if device is None else _core.asarray(x, device=device)
         else:
@@ -421,7 +423,9 @@ class Generator:
         if isinstance(x, _core.ndarray):
             if x.ndim == 0:
                 raise TypeError("shuffle() needs an array of at least one dimension")
-            ax = axis if axis >= 0 else axis + x.ndim
+            from . import _normalize_axis_index
+
+            ax = _normalize_axis_index(axis, x.ndim)
             x[...] = _core.take(x, self._perm_index(x.shape[ax], x.device), axis=ax)
             return None
         idx = _core.asnumpy(self._perm_index(len(x), _core.Device("cpu")))

@@ -243,8 +243,8 @@ void ck_scalar_store(const ck_scalar *s, ck_dtype t, void *dst)
     }
 #define CK_STORE_INT_(CT) do { CT r; \
         if (is_int) r = (CT)(uint64_t)iv; else if (is_uint) r = (CT)uv; \
-        else if (re != re) r = 0; \
-        else if (re >= 9223372036854775808.0 || re < -9223372036854775808.0) r = (CT)(uint64_t)(int64_t)INT64_MIN; \
+        else if (re != re || re >= 9223372036854775808.0 || re < -9223372036854775808.0) \
+            r = (CT)(uint64_t)(int64_t)INT64_MIN; /* NaN too: as the cast loops (ck_f2i64) and NumPy */ \
         else r = (CT)(int64_t)re; \
         memcpy(dst, &r, sizeof r); } while (0)
 #define CK_STORE_B_(S, C, R) { uint8_t r = is_int ? iv != 0 : is_uint ? uv != 0 : (re != 0 || im != 0); memcpy(dst, &r, 1); }

@@ -46,10 +46,13 @@ void ck_strides_like(int ndim, const int64_t *shape, int64_t itemsize, const int
 int64_t ck_shape_size(int ndim, const int64_t *shape)
 {
     int64_t n = 1;
+    int zero = 0;
+    /* a negative extent anywhere is an error, also after a zero: (0, -1) */
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0) return -1;
-        if (shape[i] == 0) return 0;
+        zero |= shape[i] == 0;
     }
+    if (zero) return 0;
     for (int i = 0; i < ndim; i++) {
         if (__builtin_mul_overflow(n, shape[i], &n)) return -1;
     }

@@ -93,7 +93,8 @@ static ck_status no_loop(ck_op op, int nin, const ck_operand *in)
         pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%sdtype('%s')", k ? ", " : "",
                                 ck_dtype_get_info(t)->name);
     }
-    return ck_error_set(CK_ERR_TYPE,
+    /* NumPy says TypeError or its _UFuncNoLoopError (a TypeError) by the ufunc */
+    return ck_error_set(CK_ERR_NO_LOOP,
                         "ufunc '%s' not supported for the input types (%s), and the inputs could not be "
                         "safely coerced to any supported types according to the casting rule ''safe''",
                         ck_op_table[op].name, buf);
@@ -150,13 +151,14 @@ ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dty
 {
     const ck_op_info *info = &ck_op_table[op];
     int first = (info->rule & CK_R_WHERE) ? 1 : 0;
+    int found = -1, bad_k = -1;   /* the first loop of that output, its first input that does not cast */
     for (int c = 0; c < CK_NTYPES; c++) {
         if (!(info->types & (1u << c))) continue;
         ck_dtype o = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL
                    : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)c) : (ck_dtype)c;
         if (o != out_dtype) continue;
-        int ok = 1;
-        for (int k = first; k < nin && ok; k++) {
+        int ok = 1, k;
+        for (k = first; k < nin && ok; k++) {
             if (!in[k].array && in[k].weak) ok = category((ck_dtype)c) >= category(in[k].scalar.dtype);
             else if ((info->rule & CK_R_OUT_REAL) && ck_dtype_is_complex((ck_dtype)c))
                 /* abs(complex128, dtype=float32) is refused by NumPy: only
@@ -164,13 +166,24 @@ ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dty
                 ok = ck_dtype_can_cast_safe(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
             else ok = ck_dtype_can_cast_same_kind(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
         }
-        if (!ok) continue;
-        for (int k = 0; k < nin; k++) loop_in[k] = (ck_dtype)c;
+        if (!ok) {
+            if (found < 0) { found = c; bad_k = k - 1; }
+            continue;
+        }
+        for (int j = 0; j < nin; j++) loop_in[j] = (ck_dtype)c;
         if (first) loop_in[0] = CK_BOOL;
         *loop_out = o;
         return CK_OK;
     }
-    return ck_error_set(CK_ERR_TYPE, "No loop matching the specified signature and casting was found for ufunc %s",
-                        info->name);
+    if (found < 0)
+        return ck_error_set(CK_ERR_NO_LOOP, "ufunc '%s' did not contain a loop with signature matching types "
+                            "(dtype=%s)", info->name, ck_dtype_get_info(out_dtype)->name);
+    const ck_operand *b = &in[bad_k];
+    char num[16] = "";
+    if (nin > 1) snprintf(num, sizeof num, "%d ", bad_k);
+    return ck_error_set(CK_ERR_CAST_INPUT, "Cannot cast ufunc '%s' input %sfrom dtype('%s') to dtype('%s') "
+                        "with casting rule 'same_kind'", info->name, num,
+                        ck_dtype_get_info(b->array ? b->array->dtype : b->scalar.dtype)->name,
+                        ck_dtype_get_info((ck_dtype)found)->name);
 }
 

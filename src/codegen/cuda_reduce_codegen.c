@@ -90,7 +90,13 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
             ck_sbuf_printf(&b, "#define IDENT ((%s)(%s))\n", A, mn ? "~0ull" : "0");
         else                 /* signed: largest is ~(1 << (bits-1)), smallest 1 << (bits-1) */
             ck_sbuf_printf(&b, "#define IDENT ((%s)(%s(1ull << (8 * sizeof(%s) - 1))))\n", A, mn ? "~" : "", A);
-        ck_sbuf_printf(&b, "#define MAP(v, j) (v)\n#define COMB(a, b) CK_X_%s_%c(a, b)\n", mm, k);
+        /* the element-wise op's formula, of the input dtype (its ties rule) */
+        char dt[16];
+        const char *nm = ck_dtype_get_info(s->in)->name;
+        size_t i = 0;
+        for (; nm[i] && i + 1 < sizeof dt; i++) dt[i] = (char)(nm[i] >= 'a' && nm[i] <= 'z' ? nm[i] - 32 : nm[i]);
+        dt[i] = 0;
+        ck_sbuf_printf(&b, "#define MAP(v, j) (v)\n#define COMB(a, b) CK_X_%s_%c(%s, a, b)\n", mm, k, dt);
         break;
     }
     case CK_REDUCE_ALL:

@@ -273,30 +273,49 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
      : (CK_RE(a) == 0 && CK_IM(a) == 0) ? (CK_RE(b) > 0 ? (C)0                                \
                                            : CK_MKC(a, CK_INFF - CK_INFF, CK_INFF - CK_INFF)) \
      : pow(a, b))
-#define CK_X_MAXIMUM(DT, K, C, a, b) CK_X_MAXIMUM_##K(a, b)
-#define CK_X_MAXIMUM_B(a, b) ((a) | (b))
-#define CK_X_MAXIMUM_I(a, b) ((a) >= (b) ? (a) : (b))
-#define CK_X_MAXIMUM_U(a, b) ((a) >= (b) ? (a) : (b))
-#define CK_X_MAXIMUM_F(a, b) (((a) >= (b) || (a) != (a)) ? (a) : (b))
-#define CK_X_MAXIMUM_C(a, b) ((CK_CLE(b, a) || CK_CNAN(a)) ? (a) : (b))
-#define CK_X_MINIMUM(DT, K, C, a, b) CK_X_MINIMUM_##K(a, b)
-#define CK_X_MINIMUM_B(a, b) ((a) & (b))
-#define CK_X_MINIMUM_I(a, b) ((a) <= (b) ? (a) : (b))
-#define CK_X_MINIMUM_U(a, b) ((a) <= (b) ? (a) : (b))
-#define CK_X_MINIMUM_F(a, b) (((a) <= (b) || (a) != (a)) ? (a) : (b))
-#define CK_X_MINIMUM_C(a, b) ((CK_CLE(a, b) || CK_CNAN(a)) ? (a) : (b))
-#define CK_X_FMAX(DT, K, C, a, b) CK_X_FMAX_##K(a, b)
-#define CK_X_FMAX_B(a, b) ((a) | (b))
-#define CK_X_FMAX_I(a, b) ((a) >= (b) ? (a) : (b))
-#define CK_X_FMAX_U(a, b) ((a) >= (b) ? (a) : (b))
-#define CK_X_FMAX_F(a, b) (((a) >= (b) || (b) != (b)) ? (a) : (b))
-#define CK_X_FMAX_C(a, b) ((CK_CLE(b, a) || CK_CNAN(b)) ? (a) : (b))
-#define CK_X_FMIN(DT, K, C, a, b) CK_X_FMIN_##K(a, b)
-#define CK_X_FMIN_B(a, b) ((a) & (b))
-#define CK_X_FMIN_I(a, b) ((a) <= (b) ? (a) : (b))
-#define CK_X_FMIN_U(a, b) ((a) <= (b) ? (a) : (b))
-#define CK_X_FMIN_F(a, b) (((a) <= (b) || (b) != (b)) ? (a) : (b))
-#define CK_X_FMIN_C(a, b) ((CK_CLE(a, b) || CK_CNAN(b)) ? (a) : (b))
+/* NumPy's minimum, maximum, fmin and fmax: NaN propagates (minimum,
+ * maximum: the first NaN operand; fmin, fmax: a NaN loses to a number, and
+ * of two NaNs the first stays).  Of two equal operands, which is returned
+ * shows only as the sign of a zero: NumPy's float32 and float64 loops (its
+ * SIMD minps/maxps) return the second, so minimum(-0.0, 0.0) is 0.0; its
+ * float16 and complex loops return the first.  (NumPy's fmin/fmax take
+ * libm's fmin for a scalar and for the ends of a run, so there the sign of
+ * a zero result varies with the length; these are its vector loop's.)
+ * CK_TIES_LATER_<DT> says which (the CPU reductions of
+ * src/backend/cpu/cpu_reduce.c follow it). */
+#define CK_TIES_LATER_FLOAT16 0
+#define CK_TIES_LATER_FLOAT32 1
+#define CK_TIES_LATER_FLOAT64 1
+#define CK_TIES_LATER_CK_FIRST 0   /* for clip */
+#define CK_X_MAXIMUM(DT, K, C, a, b) CK_X_MAXIMUM_##K(DT, a, b)
+#define CK_X_MAXIMUM_B(DT, a, b) ((a) | (b))
+#define CK_X_MAXIMUM_I(DT, a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_MAXIMUM_U(DT, a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_MAXIMUM_F(DT, a, b) (CK_TIES_LATER_##DT ? CK_MAX_LATER_F(a, b) : CK_MAX_FIRST_F(a, b))
+#define CK_X_MAXIMUM_C(DT, a, b) ((CK_CLE(b, a) || CK_CNAN(a)) ? (a) : (b))
+#define CK_X_MINIMUM(DT, K, C, a, b) CK_X_MINIMUM_##K(DT, a, b)
+#define CK_X_MINIMUM_B(DT, a, b) ((a) & (b))
+#define CK_X_MINIMUM_I(DT, a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_MINIMUM_U(DT, a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_MINIMUM_F(DT, a, b) (CK_TIES_LATER_##DT ? CK_MIN_LATER_F(a, b) : CK_MIN_FIRST_F(a, b))
+#define CK_X_MINIMUM_C(DT, a, b) ((CK_CLE(a, b) || CK_CNAN(a)) ? (a) : (b))
+#define CK_X_FMAX(DT, K, C, a, b) CK_X_FMAX_##K(DT, a, b)
+#define CK_X_FMAX_B(DT, a, b) ((a) | (b))
+#define CK_X_FMAX_I(DT, a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_FMAX_U(DT, a, b) ((a) >= (b) ? (a) : (b))
+#define CK_X_FMAX_F(DT, a, b) ((CK_TIES_LATER_##DT ? (a) > (b) : (a) >= (b)) || (b) != (b) ? (a) : (b))
+#define CK_X_FMAX_C(DT, a, b) ((CK_CLE(b, a) || CK_CNAN(b)) ? (a) : (b))
+#define CK_X_FMIN(DT, K, C, a, b) CK_X_FMIN_##K(DT, a, b)
+#define CK_X_FMIN_B(DT, a, b) ((a) & (b))
+#define CK_X_FMIN_I(DT, a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_FMIN_U(DT, a, b) ((a) <= (b) ? (a) : (b))
+#define CK_X_FMIN_F(DT, a, b) ((CK_TIES_LATER_##DT ? (a) < (b) : (a) <= (b)) || (b) != (b) ? (a) : (b))
+#define CK_X_FMIN_C(DT, a, b) ((CK_CLE(a, b) || CK_CNAN(b)) ? (a) : (b))
+/* the NaN-propagating pair, by which equal operand wins */
+#define CK_MIN_LATER_F(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#define CK_MIN_FIRST_F(a, b) (((a) <= (b) || (a) != (a)) ? (a) : (b))
+#define CK_MAX_LATER_F(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+#define CK_MAX_FIRST_F(a, b) (((a) >= (b) || (a) != (a)) ? (a) : (b))
 #define CK_X_COPYSIGN(DT, K, C, a, b) copysign(a, b)
 #define CK_X_HYPOT(DT, K, C, a, b) hypot(a, b)
 #define CK_X_ARCTAN2(DT, K, C, a, b) atan2(a, b)
@@ -338,7 +357,9 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_UABS_U(a) ((uint64_t)(a))
 
 /* ============================================================== ternary */
-#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_MINIMUM_##K(CK_X_MAXIMUM_##K(a, lo), hi)
+/* NumPy's clip keeps a where it equals a bound (clip(-0.0, 0.0, 1.0) is
+ * -0.0), and a NaN bound gives NaN: the first-wins pair, for every dtype */
+#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_MINIMUM_##K(CK_FIRST, CK_X_MAXIMUM_##K(CK_FIRST, a, lo), hi)
 
 /* ================================================================ casts */
 /* Conversion of one value from compute type CF (kind KF) to storage ST of

@@ -112,6 +112,11 @@ static ck_status ew_resolve(ck_op op, int nin, ck_operand *in, ck_dtype out_dtyp
  * temporary of the loop's dtype that is cast into out afterwards. */
 static ck_status ew_output(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given, ew_plan *p)
 {
+    /* NumPy checks the cast to out= before the shapes */
+    if (out_given && out->dtype != p->loop_out && !ck_dtype_can_cast_same_kind(p->loop_out, out->dtype))
+        return ck_error_set(CK_ERR_CAST_OUTPUT, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
+                            "with casting rule 'same_kind'", ck_op_table[op].name,
+                            ck_dtype_get_info(p->loop_out)->name, ck_dtype_get_info(out->dtype)->name);
     int have_dev = 0;
     ck_device dev = ck_device_cpu();
     int ndims[CK_ITER_MAXOPS];
@@ -172,10 +177,6 @@ static ck_status ew_output(ck_op op, int nin, const ck_operand *in, ck_array *ou
     if (!(out->flags & CK_ARRAY_WRITEABLE))
         return ck_error_set(CK_ERR_VALUE, "output array is read-only");
     if (out->dtype != p->loop_out) {
-        if (!ck_dtype_can_cast_same_kind(p->loop_out, out->dtype))
-            return ck_error_set(CK_ERR_TYPE, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
-                                "with casting rule 'same_kind'", ck_op_table[op].name,
-                                ck_dtype_get_info(p->loop_out)->name, ck_dtype_get_info(out->dtype)->name);
         ck_status s = ck_array_empty(&p->tmp_out, p->ndim, p->shape, p->loop_out, dev);
         if (s != CK_OK) return s;
         p->dst = &p->tmp_out;

@@ -103,7 +103,7 @@ ck_status ck_matmul(ck_array *out, const ck_array *a, const ck_array *b, int out
             return ck_error_set(CK_ERR_VALUE, "matmul: Output operand 0 has shape %s, the product has shape %s",
                                 ck_shape_str(out->ndim, out->shape, 0), ck_shape_str(rnd, rshape, 1));
         if (!ck_dtype_can_cast_same_kind(t, out->dtype))
-            return ck_error_set(CK_ERR_TYPE, "Cannot cast ufunc 'matmul' output from dtype('%s') to dtype('%s') "
+            return ck_error_set(CK_ERR_CAST_OUTPUT, "Cannot cast ufunc 'matmul' output from dtype('%s') to dtype('%s') "
                                              "with casting rule 'same_kind'", ck_dtype_get_info(t)->name,
                                 ck_dtype_get_info(out->dtype)->name);
         if (!(out->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "output array is read-only");

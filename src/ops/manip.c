@@ -31,11 +31,9 @@ ck_status ck_array_reshape(ck_array *out, const ck_array *a, int ndim, const int
     int unknown = -1;
     for (int i = 0; i < ndim; i++) {
         shape[i] = shape_in[i];
-        if (shape[i] == -1) {
+        if (shape[i] < 0) {   /* NumPy reads any negative extent as the unknown one */
             if (unknown >= 0) return ck_error_set(CK_ERR_VALUE, "can only specify one unknown dimension");
             unknown = i;
-        } else if (shape[i] < 0) {
-            return ck_error_set(CK_ERR_VALUE, "negative dimensions not allowed");
         } else {
             known *= shape[i];
         }
@@ -73,10 +71,16 @@ ck_status ck_array_broadcast_to(ck_array *out, const ck_array *a, int ndim, cons
 {
     if (ndim < a->ndim)
         return ck_error_set(CK_ERR_VALUE, "input operand has more dimensions than allowed by the axis remapping");
-    int64_t strides[CK_MAXDIMS];
+    int64_t strides[CK_MAXDIMS], nbytes;
     int off = ndim - a->ndim;
-    for (int i = 0; i < ndim; i++) {
+    for (int i = 0; i < ndim; i++)
         if (shape[i] < 0) return ck_error_set(CK_ERR_VALUE, "all elements of broadcast shape must be non-negative");
+    /* a view, but its size must be an array's: NumPy's bound */
+    if (ck_shape_size(ndim, shape) < 0 ||
+        __builtin_mul_overflow(ck_shape_size(ndim, shape), ck_array_itemsize(a), &nbytes))
+        return ck_error_set(CK_ERR_VALUE, "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
+                            "the maximum possible size.");
+    for (int i = 0; i < ndim; i++) {
         if (i < off) { strides[i] = 0; continue; }
         int64_t d = a->shape[i - off];
         if (d == shape[i]) strides[i] = a->strides[i - off];

@@ -145,7 +145,8 @@ ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int
         if (s != CK_OK) return s;
         len = a->shape[ax];
     }
-    for (int i = 0; i < nkth; i++)
+    /* an empty array has no kth to be out of bounds of (as NumPy) */
+    for (int i = 0; i < nkth && a->size; i++)
         if (kth[i] < -len || kth[i] >= len)
             return ck_error_set(CK_ERR_VALUE, "kth(=%lld) out of bounds (%lld)", (long long)kth[i], (long long)len);
     return run_sort(out, a, ax, axis_none, 0, arg);

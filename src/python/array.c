@@ -379,7 +379,7 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (!cp && t == a->dtype && (!has_dev || ck_device_equal(dev, ck_array_device(a)))) return Py_NewRef(self);
     if (ck_dtype_is_complex(a->dtype) && !ck_dtype_is_complex(t) && t != CK_BOOL &&
-        PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1) < 0)
+        PyErr_WarnEx(ck_py_exc(CK_PY_COMPLEX_WARNING), "Casting complex values to real discards the imaginary part", 1) < 0)
         return NULL;
     ck_array out;
     ck_status s = ck_array_astype(&out, a, t, order_f);
@@ -495,10 +495,19 @@ static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw)
     if (PyTuple_GET_SIZE(args) == 0) { PyErr_SetString(PyExc_TypeError, "reshape() missing required argument 'shape'"); return NULL; }
     int nd;
     int64_t shape[CK_MAXDIMS];
-    if (shape_from_args(args, 0, &nd, shape) < 0) return NULL;
+    if (PyTuple_GET_SIZE(args) == 1 && PyTuple_GET_ITEM(args, 0) == Py_None) {   /* NumPy: flatten */
+        nd = 1;
+        shape[0] = -1;
+    } else if (shape_from_args(args, 0, &nd, shape) < 0) {
+        return NULL;
+    }
     int order_f = 0;
     if (order && order != Py_None) {
-        const char *o = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : NULL;
+        if (!PyUnicode_Check(order)) {
+            PyErr_Format(PyExc_TypeError, "order must be str, not %.50s", Py_TYPE(order)->tp_name);
+            return NULL;
+        }
+        const char *o = PyUnicode_AsUTF8(order);
         if (!o || (strcmp(o, "C") && strcmp(o, "F") && strcmp(o, "A"))) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "order must be one of 'C', 'F', 'A'");
             return NULL;
@@ -548,9 +557,7 @@ static PyObject *m_transpose(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = seq ? PySequence_Fast_GET_ITEM(seq, i) : PyTuple_GET_ITEM(args, i);
-        Py_ssize_t v = PyNumber_AsSsize_t(x, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) { Py_XDECREF(seq); return NULL; }
-        perm[i] = (int)v;
+        if (ck_py_axis_int(x, &perm[i]) < 0) { Py_XDECREF(seq); return NULL; }
     }
     Py_XDECREF(seq);
     ck_array v;
@@ -566,11 +573,11 @@ static PyObject *m_swapaxes(PyObject *self, PyObject *args)
     const ck_array *a = CK_ARR(self);
     int o1 = a1, o2 = a2;
     if (ck_axis_normalize(&a1, a->ndim) != CK_OK) {
-        PyErr_Format(ck_py_AxisError, "axis1: axis %d is out of bounds for array of dimension %d", o1, a->ndim);
+        PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "axis1: axis %d is out of bounds for array of dimension %d", o1, a->ndim);
         return NULL;
     }
     if (ck_axis_normalize(&a2, a->ndim) != CK_OK) {
-        PyErr_Format(ck_py_AxisError, "axis2: axis %d is out of bounds for array of dimension %d", o2, a->ndim);
+        PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "axis2: axis %d is out of bounds for array of dimension %d", o2, a->ndim);
         return NULL;
     }
     int perm[CK_MAXDIMS];
@@ -629,6 +636,16 @@ static PyObject *m_flatten(PyObject *self, PyObject *args, PyObject *kw)
 
 static PyObject *m_fill(PyObject *self, PyObject *value)
 {
+    /* fill takes one value, not an array to broadcast (NumPy converts it
+     * with int() or float()) */
+    if (PyList_Check(value) || PyTuple_Check(value) || (CkArray_Check(value) && CK_ARR(value)->size != 1)) {
+        if (ck_dtype_is_inexact(CK_ARR(self)->dtype))
+            PyErr_SetString(PyExc_ValueError, "setting an array element with a sequence.");
+        else
+            PyErr_Format(PyExc_TypeError, "int() argument must be a string, a bytes-like object or a real number, "
+                         "not '%.50s'", Py_TYPE(value)->tp_name);
+        return NULL;
+    }
     if (ck_py_setitem(self, Py_Ellipsis, value) < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -739,7 +756,16 @@ static PyObject *m_copy_to_host(PyObject *self, PyObject *args, PyObject *kw)
 
 static PyObject *m_array_namespace(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self; (void)args; (void)kw;
+    (void)self;
+    static char *kwlist[] = {"api_version", NULL};
+    PyObject *v = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O", kwlist, &v)) return NULL;
+    /* the versions of the standard NumPy 2 names */
+    static const char *const known[] = {"2021.12", "2022.12", "2023.12", "2024.12"};
+    int ok = v == Py_None;
+    const char *s = !ok && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+    for (size_t i = 0; s && i < sizeof known / sizeof *known; i++) ok |= !strcmp(s, known[i]);
+    if (!ok) return PyErr_Format(PyExc_ValueError, "Version \"%S\" of the Array API Standard is not supported.", v);
     return PyImport_ImportModule("cudakit");
 }
 
@@ -857,6 +883,32 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b)
     PyObject *r = PyObject_CallFunctionObjArgs(f, a, b, NULL);
     Py_DECREF(f);
     return r;
+}
+
+/* a @= b writes into a (NumPy's matmul with out=a): the product must have
+ * a's shape and cast to its dtype same_kind. */
+static PyObject *nb_imatmul(PyObject *a, PyObject *b)
+{
+    PyObject *r = nb_matmul(a, b);
+    if (!r || r == Py_NotImplemented || !CkArray_Check(a) || !CkArray_Check(r)) return r;
+    const ck_array *x = CK_ARR(a), *p = CK_ARR(r);
+    if (p->ndim != x->ndim || memcmp(p->shape, x->shape, (size_t)x->ndim * sizeof *x->shape)) {
+        PyErr_Format(PyExc_ValueError, "matmul: the product's shape %s does not match the output operand's %s",
+                     ck_shape_str(p->ndim, p->shape, 0), ck_shape_str(x->ndim, x->shape, 1));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (!ck_dtype_can_cast_same_kind(p->dtype, x->dtype)) {
+        PyErr_Format(ck_py_exc(CK_PY_UFUNC_OUTPUT_CAST), "Cannot cast ufunc 'matmul' output from dtype('%s') to "
+                     "dtype('%s') with casting rule 'same_kind'", ck_dtype_get_info(p->dtype)->name,
+                     ck_dtype_get_info(x->dtype)->name);
+        Py_DECREF(r);
+        return NULL;
+    }
+    ck_status s = ck_array_assign(CK_ARR(a), p);
+    Py_DECREF(r);
+    if (s != CK_OK) return ck_py_raise(s);
+    return Py_NewRef(a);
 }
 
 /* The one element of a size-1 array, on the host. */
@@ -998,6 +1050,7 @@ static PyNumberMethods array_as_number = {
     .nb_inplace_true_divide = nb_itrue_divide,
     .nb_index = nb_index,
     .nb_matrix_multiply = nb_matmul,
+    .nb_inplace_matrix_multiply = nb_imatmul,
 };
 
 static PyObject *array_richcompare(PyObject *a, PyObject *b, int op)

@@ -47,12 +47,29 @@ extern PyTypeObject CkFlags_Type;
 extern CkDTypeObject *ck_py_dtypes[CK_NTYPES];
 
 /* Exceptions of the module. */
-extern PyObject *ck_py_AxisError;        /* ValueError, IndexError */
 extern PyObject *ck_py_CUDAError;        /* RuntimeError: a driver call failed */
 extern PyObject *ck_py_OutOfMemoryError; /* MemoryError: out of GPU memory */
 extern PyObject *ck_py_CompileError;     /* RuntimeError: NVRTC rejected a kernel */
 extern PyMethodDef ck_py_cuda_functions[];
-extern PyObject *ck_py_ComplexWarning;
+
+/* The classes NumPy has of its own (python/cudakit/_exceptions.py:
+ * subclasses of NumPy's where it imports), loaded the first time one is
+ * raised so that `import cudakit` does not import NumPy. */
+typedef enum {
+    CK_PY_AXIS_ERROR,             /* AxisError: ValueError and IndexError */
+    CK_PY_COMPLEX_WARNING,        /* ComplexWarning: RuntimeWarning */
+    CK_PY_PROMOTION_ERROR,        /* DTypePromotionError: TypeError */
+    CK_PY_UFUNC_TYPE_ERROR,       /* UFuncTypeError: TypeError, the base of the three below */
+    CK_PY_UFUNC_NO_LOOP,          /* _UFuncNoLoopError: UFuncTypeError, TypeError */
+    CK_PY_UFUNC_INPUT_CAST,       /* _UFuncInputCastingError */
+    CK_PY_UFUNC_OUTPUT_CAST,      /* _UFuncOutputCastingError */
+    CK_PY_ARRAY_MEMORY_ERROR,     /* _ArrayMemoryError: MemoryError */
+    CK_PY_C_INT_OVERFLOW,         /* OverflowError and ValueError: an int no C int holds */
+    CK_PY_EXC_COUNT
+} ck_py_exc_id;
+/* The class (borrowed; never NULL: the builtin base when the module cannot
+ * be loaded).  A pending exception is kept. */
+PyObject *ck_py_exc(ck_py_exc_id id);
 
 /* ------------------------------------------------------------ errors */
 
@@ -95,14 +112,27 @@ ck_device ck_py_default_device(void);
 /* int or sequence of ints -> shape; -1 with exception. */
 int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape);
 PyObject *ck_py_shape_tuple(int ndim, const int64_t *v);
-/* One axis argument, as NumPy reads it: TypeError for a bool or a
- * non-integer, ValueError for a value no C int holds; not yet checked
- * against an array (the C layer's AxisError names the value given). */
+/* One axis argument, as NumPy's C functions read it: TypeError for a bool
+ * or a non-integer, OverflowError and ValueError at once (NumPy raises
+ * either) for a value no C int holds; not yet checked against an array
+ * (the C layer's AxisError names the value given). */
 int ck_py_axis_int(PyObject *obj, int *axis);
-/* A single axis or None (*none = 1), as ck_py_axis_int. */
+/* Same, as NumPy's Python functions read it (operator.index): a bool is
+ * axis 0 or 1. */
+int ck_py_axis_index(PyObject *obj, int *axis);
+/* A single axis or None (*none = 1), as ck_py_axis_int / ck_py_axis_index. */
 int ck_py_axis_or_none(PyObject *obj, int *axis, int *none);
-/* axis argument: None -> all; int or tuple -> mask.  -1 with AxisError. */
-int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask);
+int ck_py_axis_index_or_none(PyObject *obj, int *axis, int *none);
+/* NumPy's C functions (take, repeat, compress, argsort, cumsum...) read
+ * axis 0 or -1 of a 0-d array as the flattened array's (PyArray_CheckAxis). */
+static inline int ck_py_flat_0d(const ck_array *a, int axis) { return a->ndim == 0 && (axis == 0 || axis == -1); }
+/* axis argument: None -> all; int or tuple -> mask; each as ck_py_axis_int
+ * (or with CK_PY_AXES_BOOL as ck_py_axis_index), AxisError out of range,
+ * ValueError repeated.  A list is TypeError, as for NumPy's reductions,
+ * unless CK_PY_AXES_LIST (its Python functions take one). */
+#define CK_PY_AXES_LIST 1
+#define CK_PY_AXES_BOOL 2
+int ck_py_axis_mask(PyObject *axis, int ndim, int flags, uint64_t *mask);
 /* Element at ptr of dtype t -> Python scalar (bool, int, float, complex). */
 PyObject *ck_py_scalar_to_py(const void *ptr, ck_dtype t);
 /* Python number -> ck_scalar (weak flag set for Python bool/int/float/complex;
@@ -112,6 +142,11 @@ int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak);
  * (through int() / float()): 0, or -1 with OverflowError / TypeError /
  * ValueError for values such a conversion refuses. */
 int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt);
+/* After ck_py_scalar_from_obj failed: a Python int beyond 64 bits as the
+ * weak float closest to it, which NumPy makes of it for a float or complex
+ * destination (the caller knows the destination).  0, or -1 with the
+ * exception (the OverflowError, for anything else). */
+int ck_py_big_int_as_float(PyObject *obj, ck_scalar *s);
 /* obj's values as a NumPy array: a view of a CPU array's memory unless
  * copy; into out when given (which is returned). */
 PyObject *ck_py_to_numpy(PyObject *obj, PyObject *out, int copy);

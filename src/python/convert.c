@@ -24,13 +24,31 @@ PyObject *ck_py_shape_tuple(int ndim, const int64_t *v)
     return t;
 }
 
+/* One extent: NumPy's ValueError for one no index holds. */
+static int shape_item(PyObject *x, int64_t *v)
+{
+    Py_ssize_t n = PyNumber_AsSsize_t(x, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "Maximum allowed dimension exceeded");
+        }
+        return -1;
+    }
+    *v = n;
+    return 0;
+}
+
 int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape)
 {
+    if (PyBool_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, obj == Py_True ? "expected a sequence of integers or a single integer, got 'True'"
+                                                         : "expected a sequence of integers or a single integer, got 'False'");
+        return -1;
+    }
     if (PyLong_Check(obj) || (!PySequence_Check(obj) && PyIndex_Check(obj))) {
-        Py_ssize_t v = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) return -1;
+        if (shape_item(obj, &shape[0]) < 0) return -1;
         *ndim = 1;
-        shape[0] = v;
         return 0;
     }
     PyObject *seq = PySequence_Fast(obj, "expected a sequence of integers or an integer for the shape");
@@ -48,31 +66,54 @@ int ck_py_shape_from_obj(PyObject *obj, int *ndim, int64_t *shape)
             PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer", Py_TYPE(x)->tp_name);
             return -1;
         }
-        Py_ssize_t v = PyNumber_AsSsize_t(x, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
-        shape[i] = v;
+        if (shape_item(x, &shape[i]) < 0) { Py_DECREF(seq); return -1; }
     }
     *ndim = (int)n;
     Py_DECREF(seq);
     return 0;
 }
 
-int ck_py_axis_int(PyObject *obj, int *axis)
+/* One axis: 0, or -1 with TypeError for what is not an integer (a bool
+ * too unless allow_bool), NumPy's OverflowError/ValueError for a value no
+ * C int holds; INT_MIN (the C API's CK_AXIS_FLAT) is out of bounds for
+ * every array, so an AxisError (naming ndim when >= 0). */
+static int axis_conv(PyObject *obj, int allow_bool, int ndim, int *axis)
 {
-    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
+    if ((PyBool_Check(obj) && !allow_bool) || !PyIndex_Check(obj)) {
         if (PyBool_Check(obj)) PyErr_SetString(PyExc_TypeError, "an integer is required for the axis");
         else PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer", Py_TYPE(obj)->tp_name);
         return -1;
     }
-    Py_ssize_t v = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    int overflow;
+    PyObject *i = PyNumber_Index(obj);
+    if (!i) return -1;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
     if (v == -1 && PyErr_Occurred()) return -1;
-    /* INT_MIN is CK_AXIS_FLAT, the C API's "no axis" */
-    if (v <= INT_MIN || v > INT_MAX) {
-        PyErr_SetString(PyExc_ValueError, "integer won't fit into a C int");
+    if (overflow || v < INT_MIN || v > INT_MAX) {
+        /* NumPy's C functions say ValueError, its Python ones OverflowError */
+        PyErr_SetString(ck_py_exc(CK_PY_C_INT_OVERFLOW), "integer won't fit into a C int");
+        return -1;
+    }
+    if (v == INT_MIN) {
+        if (ndim >= 0)
+            PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "axis %d is out of bounds for array of dimension %d", INT_MIN, ndim);
+        else
+            PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "axis %d is out of bounds", INT_MIN);
         return -1;
     }
     *axis = (int)v;
     return 0;
+}
+
+int ck_py_axis_int(PyObject *obj, int *axis)
+{
+    return axis_conv(obj, 0, -1, axis);
+}
+
+int ck_py_axis_index(PyObject *obj, int *axis)
+{
+    return axis_conv(obj, 1, -1, axis);
 }
 
 int ck_py_axis_or_none(PyObject *obj, int *axis, int *none)
@@ -83,7 +124,15 @@ int ck_py_axis_or_none(PyObject *obj, int *axis, int *none)
     return ck_py_axis_int(obj, axis);
 }
 
-int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask)
+int ck_py_axis_index_or_none(PyObject *obj, int *axis, int *none)
+{
+    *none = obj == NULL || obj == Py_None;
+    *axis = 0;
+    if (*none) return 0;
+    return ck_py_axis_index(obj, axis);
+}
+
+int ck_py_axis_mask(PyObject *axis, int ndim, int flags, uint64_t *mask)
 {
     if (!axis || axis == Py_None) {
         *mask = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
@@ -92,24 +141,19 @@ int ck_py_axis_mask(PyObject *axis, int ndim, uint64_t *mask)
     *mask = 0;
     PyObject *seq = NULL;
     Py_ssize_t n = 1;
-    if (PyTuple_Check(axis) || PyList_Check(axis)) {
+    if (PyTuple_Check(axis) || (PyList_Check(axis) && (flags & CK_PY_AXES_LIST))) {
         seq = PySequence_Fast(axis, "axis");
         if (!seq) return -1;
         n = PySequence_Fast_GET_SIZE(seq);
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *x = seq ? PySequence_Fast_GET_ITEM(seq, i) : axis;
-        if (!PyIndex_Check(x) || PyBool_Check(x)) {
+        int ax;
+        if (axis_conv(x, flags & CK_PY_AXES_BOOL, ndim, &ax) < 0) { Py_XDECREF(seq); return -1; }
+        int given = ax;
+        if (ck_axis_normalize(&ax, ndim) != CK_OK) {
             Py_XDECREF(seq);
-            PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer", Py_TYPE(x)->tp_name);
-            return -1;
-        }
-        Py_ssize_t v = PyNumber_AsSsize_t(x, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) { Py_XDECREF(seq); return -1; }
-        int ax = (int)v;
-        if (v < -ndim || v >= ndim || ck_axis_normalize(&ax, ndim) != CK_OK) {
-            Py_XDECREF(seq);
-            PyErr_Format(ck_py_AxisError, "axis %zd is out of bounds for array of dimension %d", v, ndim);
+            PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "axis %d is out of bounds for array of dimension %d", given, ndim);
             return -1;
         }
         if (*mask & ((uint64_t)1 << ax)) {
@@ -280,6 +324,16 @@ static int seq_discover_shape(PyObject *obj, seq_info *si)
         if (n == 0) break;
         cur = PySequence_Fast_GET_ITEM(cur, 0);
     }
+    /* an array among the first elements gives its dimensions, as in
+     * NumPy ([a, [1, 2]] with a of shape (2,) is 2 by 2) */
+    if (CkArray_Check(cur) && si->ndim > 0) {
+        const ck_array *a = CK_ARR(cur);
+        if (si->ndim + a->ndim > CK_MAXDIMS) {
+            PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is %d", CK_MAXDIMS);
+            return -1;
+        }
+        for (int d = 0; d < a->ndim; d++) si->shape[si->ndim++] = a->shape[d];
+    }
     return 0;
 }
 
@@ -290,6 +344,17 @@ static int inhomogeneous(int depth, const seq_info *si)
                  "shape after %d dimensions. The detected shape was %s + inhomogeneous part.",
                  depth, ck_shape_str(depth, si->shape, 0));
     return -1;
+}
+
+int ck_py_big_int_as_float(PyObject *obj, ck_scalar *s)
+{
+    if (!PyLong_Check(obj) || !PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+    PyErr_Clear();
+    double d = PyLong_AsDouble(obj);   /* beyond float64 too: OverflowError, as NumPy's */
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    s->dtype = CK_FLOAT64;
+    s->v.f = d;
+    return 0;
 }
 
 static int leaf_type(PyObject *o, ck_dtype *t)
@@ -479,15 +544,42 @@ done:
     return res;
 }
 
+/* A NumPy array or scalar of a kind cudakit has not (datetime, timedelta,
+ * strings, objects, structured): TypeError naming its dtype, before its
+ * bytes can be read as something else (a datetime64 scalar exports them
+ * as uint8).  0 when obj is none of those. */
+static int refuse_numpy_kind(PyObject *obj)
+{
+    if (!is_numpy_scalar(obj)) return 0;
+    PyObject *d = PyObject_GetAttrString(obj, "dtype");
+    if (!d) { PyErr_Clear(); return 0; }
+    PyObject *k = PyObject_GetAttrString(d, "kind");
+    const char *kc = k && PyUnicode_Check(k) ? PyUnicode_AsUTF8(k) : NULL;
+    int bad = kc && !strchr("biufc", kc[0]);
+    if (bad)
+        PyErr_Format(PyExc_TypeError, "cudakit arrays hold numbers only, not %.100s of dtype %R",
+                     Py_TYPE(obj)->tp_name, d);
+    else if (!kc)
+        PyErr_Clear();
+    Py_XDECREF(k);
+    Py_DECREF(d);
+    return bad ? -1 : 0;
+}
+
 PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck_device dev)
 {
     if (CkArray_Check(obj)) return adjust(obj, dtype, copy, has_dev, dev, 0);
+    if (refuse_numpy_kind(obj) < 0) return NULL;
     ck_device target = has_dev ? dev : ck_py_default_device();
 
     ck_scalar sc;
     int weak;
     int r = ck_py_scalar_from_obj(obj, &sc, &weak);
-    if (r < 0) return NULL;
+    if (r < 0) {
+        if (!(dtype != CK_DTYPE_INVALID && ck_dtype_is_inexact(dtype) && ck_py_big_int_as_float(obj, &sc) == 0))
+            return NULL;
+        r = 0;
+    }
     if (r == 0 || seq_is_container(obj)) {
         /* Python numbers and sequences are always copied */
         if (copy == 0) {
@@ -629,7 +721,7 @@ int ck_py_operand(PyObject *obj, ck_operand *op, PyObject **tmp_obj)
         op->weak = weak;
         return r;
     }
-    if (seq_is_container(obj) || PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array__") ||
+    if (seq_is_container(obj) || PyRange_Check(obj) || PyObject_CheckBuffer(obj) || PyObject_HasAttrString(obj, "__array__") ||
         PyObject_HasAttrString(obj, "__array_interface__") || PyObject_HasAttrString(obj, "__dlpack__")) {
         if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return 1;
         /* host objects on the CPU, GPU objects where they are; ck_py_apply

@@ -164,12 +164,20 @@ static PyObject *make_filled(int nd, const int64_t *sh, ck_dtype t, ck_device de
     PyObject *src = NULL;
     if (value) {
         int r = ck_py_scalar_from_obj(value, &v, &weak);
-        if (r < 0) return NULL;
-        if (r > 0 && !(src = ck_py_asarray(value, t, -1, 1, dev))) return NULL;   /* an array: broadcast it */
+        if (r < 0) {
+            if (!(ck_dtype_is_inexact(t) && ck_py_big_int_as_float(value, &v) == 0)) return NULL;
+            r = 0;
+        }
+        if (r > 0 && !(src = ck_py_asarray(value, CK_DTYPE_INVALID, -1, 1, dev))) return NULL;   /* an array: broadcast it */
         /* a Python int must fit an integer dtype (NumPy 2: OverflowError) */
         if (r == 0 && weak && ck_dtype_is_integer(v.dtype) && ck_dtype_is_integer(t)) {
             ck_status c = ck_check_pyint_fits(&v, t);
             if (c != CK_OK) return ck_py_raise(c);
+        }
+        if (!ck_dtype_is_complex(t) && ck_dtype_is_complex(src ? CK_ARR(src)->dtype : r == 0 ? v.dtype : t) &&
+            PyErr_WarnEx(ck_py_exc(CK_PY_COMPLEX_WARNING), "Casting complex values to real discards the imaginary part", 1) < 0) {
+            Py_XDECREF(src);
+            return NULL;
         }
     }
     ck_array a;
@@ -227,8 +235,16 @@ static PyObject *f_full(PyObject *m, PyObject *args, PyObject *kw)
         int weak;
         int r = ck_py_scalar_from_obj(value, &v, &weak);
         if (r < 0) return NULL;
-        if (r == 0) dflt = v.dtype == CK_UINT64 ? CK_UINT64 : v.dtype;
-        else if (CkArray_Check(value)) dflt = CK_ARR(value)->dtype;
+        if (r == 0) {
+            dflt = v.dtype == CK_UINT64 ? CK_UINT64 : v.dtype;
+        } else if (CkArray_Check(value)) {
+            dflt = CK_ARR(value)->dtype;
+        } else {   /* a list: the dtype asarray gives it */
+            PyObject *va = ck_py_asarray(value, CK_DTYPE_INVALID, -1, 1, ck_device_cpu());
+            if (!va) return NULL;
+            dflt = CK_ARR(va)->dtype;
+            Py_DECREF(va);
+        }
     }
     int nd;
     int64_t sh[CK_MAXDIMS];
@@ -299,6 +315,14 @@ static PyObject *f_arange(PyObject *m, PyObject *args, PyObject *kw)
         if (!present[i]) continue;
         int weak;
         int r = ck_py_scalar_from_obj(vals[i], &sv[i], &weak);
+        if (r < 0 && PyLong_Check(vals[i]) && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            /* beyond 64 bits: NumPy's arange is then too long, or of objects */
+            PyErr_Clear();
+            sv[i].dtype = CK_FLOAT64;
+            sv[i].v.f = PyLong_AsDouble(vals[i]);
+            if (sv[i].v.f == -1.0 && PyErr_Occurred()) return NULL;
+            r = 0;
+        }
         if (r < 0) return NULL;
         if (r > 0) {
             if (CkArray_Check(vals[i]) && CK_ARR(vals[i])->ndim == 0) {
@@ -313,7 +337,10 @@ static PyObject *f_arange(PyObject *m, PyObject *args, PyObject *kw)
                 return NULL;
             }
         }
-        if (ck_dtype_is_complex(sv[i].dtype)) { PyErr_SetString(PyExc_TypeError, "arange() does not support complex arguments"); return NULL; }
+        if (ck_dtype_is_complex(sv[i].dtype)) {
+            PyErr_SetString(PyExc_NotImplementedError, "arange() with complex arguments is not implemented");
+            return NULL;
+        }
         inferred = ck_dtype_promote(inferred, sv[i].dtype == CK_BOOL ? CK_INT64 : sv[i].dtype);
     }
     double v[3];
@@ -333,8 +360,20 @@ static PyObject *f_arange(PyObject *m, PyObject *args, PyObject *kw)
     if (ck_py_dtype_from_obj(dt, inferred, &t) < 0 || ck_py_device_from_obj(device, &dev, &has) < 0) return NULL;
     if (!has) dev = ck_py_default_device();
     double len = ceil((stop - start) / step);
-    if (!(len == len) || isinf(len)) { PyErr_SetString(PyExc_ValueError, "arange: cannot compute length"); return NULL; }
+    if (!(len == len)) { PyErr_SetString(PyExc_ValueError, "arange: cannot compute length"); return NULL; }
+    if (len >= 9223372036854775807.0) { PyErr_SetString(PyExc_ValueError, "Maximum allowed size exceeded"); return NULL; }
     int64_t n = len > 0 ? (int64_t)len : 0;
+    if (t == CK_BOOL && n > 2) {
+        PyErr_SetString(PyExc_TypeError, "arange() is only supported for booleans when the result has at most length 2.");
+        return NULL;
+    }
+    /* Python ints start and stop must fit an integer dtype asked for (NumPy
+     * 2; a negative step of an unsigned range is fine) */
+    for (int i = 0; i < 2 && ck_dtype_is_integer(t); i++) {
+        if (!present[i] || !PyLong_Check(vals[i]) || PyBool_Check(vals[i])) continue;
+        ck_status c = ck_check_pyint_fits(&sv[i], t);
+        if (c != CK_OK) return ck_py_raise(c);
+    }
     ck_array a;
     ck_status s = ck_arange(&a, start, step, n, t, dev);
     if (s != CK_OK) return ck_py_raise(s);
@@ -344,15 +383,36 @@ static PyObject *f_arange(PyObject *m, PyObject *args, PyObject *kw)
 static PyObject *f_linspace(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    double start, stop;
+    double start = 0, stop = 0;
     Py_ssize_t num = 50;
     int endpoint = 1, retstep = 0;
-    PyObject *dt = Py_None, *device = Py_None;
-    int axis = 0;
+    PyObject *start_o, *stop_o, *dt = Py_None, *device = Py_None, *axis_o = NULL;
     static char *kwlist[] = {"start", "stop", "num", "endpoint", "retstep", "dtype", "axis", "device", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "dd|nppOi$O", kwlist, &start, &stop, &num, &endpoint, &retstep,
-                                     &dt, &axis, &device))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|nppOO$O", kwlist, &start_o, &stop_o, &num, &endpoint, &retstep,
+                                     &dt, &axis_o, &device))
         return NULL;
+    for (int i = 0; i < 2; i++) {
+        PyObject *o = i ? stop_o : start_o;
+        double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+                (PySequence_Check(o) || PyObject_HasAttrString(o, "__array__"))) {
+                PyErr_Clear();
+                PyErr_SetString(PyExc_NotImplementedError, "linspace with array start or stop is not implemented");
+            }
+            return NULL;
+        }
+        if (i) stop = v;
+        else start = v;
+    }
+    if (axis_o) {   /* the result is 1-d: axis 0 or -1 */
+        int axis;
+        if (ck_py_axis_index(axis_o, &axis) < 0) return NULL;
+        if (axis < -1 || axis > 0) {
+            PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "destination: axis %d is out of bounds for array of dimension 1", axis);
+            return NULL;
+        }
+    }
     ck_dtype t;
     ck_device dev;
     int has;
@@ -386,15 +446,21 @@ static PyObject *f_linspace(PyObject *m, PyObject *args, PyObject *kw)
 static PyObject *f_eye(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    Py_ssize_t n, k = 0;
-    PyObject *mo = Py_None, *dt = Py_None, *order = Py_None, *device = Py_None;
+    Py_ssize_t k = 0;
+    int64_t n, mm;
+    int nd;
+    PyObject *no, *mo = Py_None, *dt = Py_None, *order = Py_None, *device = Py_None;
     static char *kwlist[] = {"N", "M", "k", "dtype", "order", "device", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "n|OnOO$O", kwlist, &n, &mo, &k, &dt, &order, &device)) return NULL;
-    Py_ssize_t mm = n;
-    if (mo != Py_None) {
-        mm = PyNumber_AsSsize_t(mo, PyExc_OverflowError);
-        if (mm == -1 && PyErr_Occurred()) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OnOO$O", kwlist, &no, &mo, &k, &dt, &order, &device)) return NULL;
+    /* N and M are extents of the shape (a bool is not one) */
+    if (PyBool_Check(no) || PyBool_Check(mo)) { PyErr_SetString(PyExc_TypeError, "an integer is required"); return NULL; }
+    if (!PyIndex_Check(no) || (mo != Py_None && !PyIndex_Check(mo))) {
+        PyErr_Format(PyExc_TypeError, "'%.50s' object cannot be interpreted as an integer",
+                     Py_TYPE(PyIndex_Check(no) ? mo : no)->tp_name);
+        return NULL;
     }
+    if (ck_py_shape_from_obj(no, &nd, &n) < 0 || (mo != Py_None && ck_py_shape_from_obj(mo, &nd, &mm) < 0)) return NULL;
+    if (mo == Py_None) mm = n;
     if (n < 0 || mm < 0) { PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed"); return NULL; }
     ck_dtype t;
     ck_device dev;

@@ -201,7 +201,10 @@ static int classify_other(PyObject *item, ix_item *it)
      * they are. */
     PyObject *conv = ck_py_asarray(item, CK_DTYPE_INVALID, -1, is_seq, ck_device_cpu());
     if (!conv) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError))
+        /* a ragged list is NumPy's ValueError too (it makes the array
+         * first); one of ints beyond 64 bits it holds as objects */
+        if (!PyErr_ExceptionMatches(PyExc_TypeError) && !(PyErr_ExceptionMatches(PyExc_ValueError) && !is_seq) &&
+            !(PyErr_ExceptionMatches(PyExc_OverflowError) && is_seq))
             return -1;
         PyErr_Clear();
         return raise_index_error(is_array ? MSG_ARRAY_TYPE : MSG_INVALID);
@@ -513,7 +516,7 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
 static int warn_complex_store(ck_dtype from, ck_dtype to)
 {
     if (ck_dtype_is_complex(from) && !ck_dtype_is_complex(to) && to != CK_BOOL)
-        return PyErr_WarnEx(ck_py_ComplexWarning, "Casting complex values to real discards the imaginary part", 1);
+        return PyErr_WarnEx(ck_py_exc(CK_PY_COMPLEX_WARNING), "Casting complex values to real discards the imaginary part", 1);
     return 0;
 }
 
@@ -582,6 +585,7 @@ static int store_scalar(PyObject *value, ck_dtype dt, ck_scalar *s)
 {
     int weak = 0;
     int r = ck_py_scalar_from_obj(value, s, &weak);
+    if (r < 0 && ck_dtype_is_inexact(dt)) return ck_py_big_int_as_float(value, s);
     if (r == 0 && weak && ck_py_check_weak_scalar(s, dt) < 0) return -1;
     return r;
 }

@@ -127,6 +127,7 @@ static PyObject *py_take(PyObject *m, PyObject *args, PyObject *kw)
     if (ck_py_axis_or_none(axo, &axis, &none) < 0 || parse_mode(mo, &mode) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
+    if (!none && ck_py_flat_0d(CK_ARR(a), axis)) none = 1;
     PyObject *ind = arg_array(io, ck_array_device(CK_ARR(a)));
     PyObject *res = NULL;
     if (ind) {
@@ -169,7 +170,7 @@ static PyObject *py_take_along_axis(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *ao, *io, *axo = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:take_along_axis", kwlist, &ao, &io, &axo)) return NULL;
     int axis = -1, none = 0;
-    if (axo && ck_py_axis_or_none(axo, &axis, &none) < 0) return NULL;
+    if (axo && ck_py_axis_index_or_none(axo, &axis, &none) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
     PyObject *ind = arg_array(io, ck_array_device(CK_ARR(a)));
@@ -190,7 +191,7 @@ static PyObject *py_put_along_axis(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *ao, *io, *vo, *axo;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO:put_along_axis", kwlist, &ao, &io, &vo, &axo)) return NULL;
     int axis, none;
-    if (ck_py_axis_or_none(axo, &axis, &none) < 0) return NULL;
+    if (ck_py_axis_index_or_none(axo, &axis, &none) < 0) return NULL;
     if (!CkArray_Check(ao)) {
         PyErr_SetString(PyExc_TypeError, "put_along_axis() needs a cudakit array to write into");
         return NULL;
@@ -272,6 +273,7 @@ static PyObject *py_compress(PyObject *m, PyObject *args, PyObject *kw)
     if (ck_py_axis_or_none(axo, &axis, &none) < 0) return NULL;
     PyObject *a = ck_py_asarray(ao, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!a) return NULL;
+    if (!none && ck_py_flat_0d(CK_ARR(a), axis)) none = 1;
     PyObject *c = arg_array(co, ck_array_device(CK_ARR(a)));
     PyObject *res = NULL;
     if (c) {
@@ -411,12 +413,12 @@ static PyObject *py_diag_indices(PyObject *m, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "n|n$O:diag_indices", kwlist, &n, &nd, &devo)) return NULL;
     ck_device dev;
     if (parse_device(devo, &dev) < 0) return NULL;
-    if (n < 0 || nd < 0) {
+    if (nd < 0) {
         PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed");
         return NULL;
     }
-    ck_array r;
-    ck_status s = ck_arange(&r, 0, 1, n, CK_INT64, dev);
+    ck_array r;   /* a negative n has no diagonal (NumPy's arange(n)) */
+    ck_status s = ck_arange(&r, 0, 1, n > 0 ? n : 0, CK_INT64, dev);
     if (s != CK_OK) return ck_py_raise(s);
     PyObject *a = ck_py_wrap(&r, NULL);
     if (!a) return NULL;
@@ -441,8 +443,8 @@ static PyObject *tri_indices(PyObject *args, PyObject *kw, int upper)
     if (mo != Py_None && (mm = PyLong_AsSsize_t(mo)) == -1 && PyErr_Occurred()) return NULL;
     ck_device dev;
     if (parse_device(devo, &dev) < 0) return NULL;
-    ck_array nz;
-    return rows_tuple(ck_tri_indices(&nz, n, mm, k, upper, dev), &nz);
+    ck_array nz;   /* negative sizes select nothing, as NumPy's */
+    return rows_tuple(ck_tri_indices(&nz, n > 0 ? n : 0, mm > 0 ? mm : 0, k, upper, dev), &nz);
 }
 
 static PyObject *py_tril_indices(PyObject *m, PyObject *args, PyObject *kw) { (void)m; return tri_indices(args, kw, 0); }

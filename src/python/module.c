@@ -2,9 +2,8 @@
 #include "ck_python.h"
 
 #include <signal.h>
+#include <string.h>
 
-PyObject *ck_py_AxisError;
-PyObject *ck_py_ComplexWarning;
 PyObject *ck_py_CUDAError;
 PyObject *ck_py_OutOfMemoryError;
 PyObject *ck_py_CompileError;
@@ -14,6 +13,69 @@ int ck_py_array_type_init(void);
 int ck_py_ufuncs_init(PyObject *module);
 int ck_py_creation_init(void);
 int ck_py_kernels_init(PyObject *module);
+
+static const struct {
+    const char *name;
+    int public;             /* also cudakit.<name> and cudakit._core.<name> */
+} exc_rows[CK_PY_EXC_COUNT] = {
+    [CK_PY_AXIS_ERROR] = {"AxisError", 1},
+    [CK_PY_COMPLEX_WARNING] = {"ComplexWarning", 1},
+    [CK_PY_PROMOTION_ERROR] = {"DTypePromotionError", 1},
+    [CK_PY_UFUNC_TYPE_ERROR] = {"UFuncTypeError", 1},
+    [CK_PY_UFUNC_NO_LOOP] = {"_UFuncNoLoopError", 0},
+    [CK_PY_UFUNC_INPUT_CAST] = {"_UFuncInputCastingError", 0},
+    [CK_PY_UFUNC_OUTPUT_CAST] = {"_UFuncOutputCastingError", 0},
+    [CK_PY_ARRAY_MEMORY_ERROR] = {"_ArrayMemoryError", 0},
+    [CK_PY_C_INT_OVERFLOW] = {"_CIntOverflowError", 0},
+};
+static PyObject *exc_classes[CK_PY_EXC_COUNT];
+
+static PyObject *exc_fallback(ck_py_exc_id id)
+{
+    switch (id) {
+    case CK_PY_AXIS_ERROR: return PyExc_ValueError;
+    case CK_PY_COMPLEX_WARNING: return PyExc_RuntimeWarning;
+    case CK_PY_ARRAY_MEMORY_ERROR: return PyExc_MemoryError;
+    case CK_PY_C_INT_OVERFLOW: return PyExc_OverflowError;
+    default: return PyExc_TypeError;
+    }
+}
+
+PyObject *ck_py_exc(ck_py_exc_id id)
+{
+    if (exc_classes[id]) return exc_classes[id];
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyObject *mod = PyImport_ImportModule("cudakit._exceptions");
+    for (int i = 0; mod && i < CK_PY_EXC_COUNT; i++)
+        if (!exc_classes[i]) exc_classes[i] = PyObject_GetAttrString(mod, exc_rows[i].name);
+    Py_XDECREF(mod);
+    PyObject *c = exc_classes[id];
+    if (!c) {
+        /* not cached: the next raise tries again */
+        PyErr_WriteUnraisable(NULL);
+        c = exc_fallback(id);
+    }
+    PyErr_Restore(et, ev, tb);
+    return c;
+}
+
+/* cudakit._core.AxisError and the other public names, made on first
+ * access (PEP 562) */
+static PyObject *core_getattr(PyObject *m, PyObject *name)
+{
+    (void)m;
+    const char *n = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (!n) return NULL;
+    for (int i = 0; i < CK_PY_EXC_COUNT; i++)
+        if (exc_rows[i].public && !strcmp(exc_rows[i].name, n)) return Py_NewRef(ck_py_exc((ck_py_exc_id)i));
+    return PyErr_Format(PyExc_AttributeError, "module 'cudakit._core' has no attribute '%s'", n);
+}
+
+static PyMethodDef core_functions[] = {
+    {"__getattr__", core_getattr, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
 
 /* Ctrl-C ended a wait or a kernel in the core, which Python's handler
  * did not see: a handler of the program's own (signal.signal) gets it as
@@ -45,6 +107,7 @@ static void ck_py_raise_interrupt(const char *msg)
 
 PyObject *ck_py_raise(ck_status s)
 {
+    if (PyErr_Occurred()) return NULL;
     PyObject *exc;
     if (s == CK_ERR_INTERRUPT && !PyErr_Occurred()) {
         ck_py_raise_interrupt(ck_error_message());
@@ -54,8 +117,11 @@ PyObject *ck_py_raise(ck_status s)
     case CK_ERR_VALUE: exc = PyExc_ValueError; break;
     case CK_ERR_TYPE: exc = PyExc_TypeError; break;
     case CK_ERR_INDEX: exc = PyExc_IndexError; break;
-    case CK_ERR_AXIS: exc = ck_py_AxisError; break;
-    case CK_ERR_MEMORY: exc = PyExc_MemoryError; break;
+    case CK_ERR_AXIS: exc = ck_py_exc(CK_PY_AXIS_ERROR); break;
+    case CK_ERR_MEMORY: exc = ck_py_exc(CK_PY_ARRAY_MEMORY_ERROR); break;
+    case CK_ERR_NO_LOOP: exc = ck_py_exc(CK_PY_UFUNC_NO_LOOP); break;
+    case CK_ERR_CAST_INPUT: exc = ck_py_exc(CK_PY_UFUNC_INPUT_CAST); break;
+    case CK_ERR_CAST_OUTPUT: exc = ck_py_exc(CK_PY_UFUNC_OUTPUT_CAST); break;
     case CK_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
     case CK_ERR_ZERO_DIVISION: exc = PyExc_ZeroDivisionError; break;
     case CK_ERR_NOT_IMPLEMENTED: exc = PyExc_NotImplementedError; break;
@@ -64,7 +130,7 @@ PyObject *ck_py_raise(ck_status s)
     case CK_ERR_COMPILE: exc = ck_py_CompileError; break;
     default: exc = PyExc_RuntimeError; break;
     }
-    if (!PyErr_Occurred()) PyErr_SetString(exc, ck_error_message());
+    PyErr_SetString(exc, ck_error_message());
     return NULL;
 }
 
@@ -101,10 +167,6 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     PyObject *m = PyModule_Create(&ck_py_module_def);
     if (!m) return NULL;
-    ck_py_AxisError = PyErr_NewExceptionWithDoc(
-        "cudakit.AxisError", "An axis argument out of range (a ValueError and an IndexError, as NumPy's).",
-        PyTuple_Pack(2, PyExc_ValueError, PyExc_IndexError), NULL);
-    ck_py_ComplexWarning = PyErr_NewException("cudakit.ComplexWarning", PyExc_RuntimeWarning, NULL);
     ck_py_CUDAError = PyErr_NewExceptionWithDoc("cudakit.cuda.CUDAError",
         "A CUDA driver call failed; the message names the call and the driver's error.", PyExc_RuntimeError, NULL);
     /* a CUDAError (every GPU failure is one) and a MemoryError (what
@@ -117,11 +179,9 @@ PyMODINIT_FUNC PyInit__core(void)
     ck_py_CompileError = PyErr_NewExceptionWithDoc("cudakit.CompileError",
         "NVRTC could not compile a kernel; the message has the log and the source lines around the error.",
         PyExc_RuntimeError, NULL);
-    if (!ck_py_AxisError || !ck_py_ComplexWarning || !ck_py_CUDAError || !ck_py_OutOfMemoryError || !ck_py_CompileError)
+    if (!ck_py_CUDAError || !ck_py_OutOfMemoryError || !ck_py_CompileError)
         goto fail;
-    if (PyModule_AddObjectRef(m, "AxisError", ck_py_AxisError) < 0 ||
-        PyModule_AddObjectRef(m, "ComplexWarning", ck_py_ComplexWarning) < 0 ||
-        PyModule_AddObjectRef(m, "CUDAError", ck_py_CUDAError) < 0 ||
+    if (PyModule_AddObjectRef(m, "CUDAError", ck_py_CUDAError) < 0 ||
         PyModule_AddObjectRef(m, "OutOfMemoryError", ck_py_OutOfMemoryError) < 0 ||
         PyModule_AddObjectRef(m, "CompileError", ck_py_CompileError) < 0)
         goto fail;
@@ -131,7 +191,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0 || ck_py_kernels_init(m) < 0 ||
         ck_py_pykernel_init(m) < 0)
         goto fail;
-    if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
+    if (add_functions(m, core_functions) < 0 || add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
         add_functions(m, ck_py_index_functions) < 0 ||
         add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0 ||
         add_functions(m, ck_py_dlpack_functions) < 0 ||

@@ -366,6 +366,10 @@ static PyObject *arr_tolist(PyObject *self, PyObject *Py_UNUSED(ignored)) { retu
 
 static int index_of(PyObject *o, Py_ssize_t *out)
 {
+    if (PyBool_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "an integer is required");
+        return -1;
+    }
     PyObject *i = PyNumber_Index(o);
     if (!i) return -1;
     *out = PyLong_AsSsize_t(i);

@@ -11,12 +11,73 @@ typedef struct red_spec {
     ck_reduce_op op;
 } red_spec;
 
+static int keepdims_from_obj(PyObject *o)
+{
+    if (PyBool_Check(o)) return o == Py_True;
+    PyObject *i = PyNumber_Index(o);
+    if (!i) return -1;
+    int r = PyObject_IsTrue(i);
+    Py_DECREF(i);
+    return r;
+}
+
+/* NumPy's ufunc name of each reduction, for its messages. */
+static const char *ufunc_of(const red_spec *sp)
+{
+    switch (sp->op) {
+    case CK_REDUCE_SUM: return "add";
+    case CK_REDUCE_PROD: return "multiply";
+    case CK_REDUCE_MIN: return "minimum";
+    case CK_REDUCE_MAX: return "maximum";
+    case CK_REDUCE_ALL: return "logical_and";
+    case CK_REDUCE_ANY: return "logical_or";
+    default: return sp->name;
+    }
+}
+
+/* out= must have the result's shape (NumPy does not broadcast a
+ * reduction's out); std's result comes from sqrt, whose out= is cast
+ * same_kind; a complex result into a real out= drops the imaginary part
+ * with a ComplexWarning.  0, or -1 with the exception set. */
+static int check_out(const red_spec *sp, const ck_array *a, const ck_array *res, const ck_array *out)
+{
+    if (out->ndim != res->ndim || memcmp(out->shape, res->shape, (size_t)res->ndim * sizeof *res->shape)) {
+        if (sp->kind == R_ARG)
+            PyErr_Format(PyExc_ValueError, "output array does not match result of np.%s.", sp->name);
+        else if (out->ndim != res->ndim)
+            PyErr_Format(PyExc_ValueError, "output parameter for reduction operation %s has the wrong number of "
+                         "dimensions: Found %d but expected %d", ufunc_of(sp), out->ndim, res->ndim);
+        else
+            PyErr_Format(PyExc_ValueError, "output parameter for reduction operation %s has shape %s, expected %s",
+                         ufunc_of(sp), ck_shape_str(out->ndim, out->shape, 0), ck_shape_str(res->ndim, res->shape, 1));
+        return -1;
+    }
+    if (sp->kind == R_ARG && !ck_dtype_can_cast_safe(out->dtype, CK_INT64)) {
+        /* NumPy writes the indices through an intp view of out */
+        PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('int64') according to the "
+                     "rule 'safe'", ck_dtype_get_info(out->dtype)->name);
+        return -1;
+    }
+    if (sp->kind == R_STD && !ck_dtype_can_cast_same_kind(res->dtype, out->dtype)) {
+        PyErr_Format(ck_py_exc(CK_PY_UFUNC_OUTPUT_CAST), "Cannot cast ufunc 'sqrt' output from dtype('%s') to "
+                     "dtype('%s') with casting rule 'same_kind'", ck_dtype_get_info(res->dtype)->name,
+                     ck_dtype_get_info(out->dtype)->name);
+        return -1;
+    }
+    (void)a;
+    if (ck_dtype_is_complex(res->dtype) && !ck_dtype_is_complex(out->dtype) &&
+        PyErr_WarnEx(ck_py_exc(CK_PY_COMPLEX_WARNING), "Casting complex values to real discards the imaginary part", 1) < 0)
+        return -1;
+    return 0;
+}
+
 /* The array argument (self for methods) and the keywords of each kind. */
 static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args, PyObject *kw)
 {
     PyObject *a_obj = self, *axis = Py_None, *dt = Py_None, *out = Py_None, *initial = NULL, *where = NULL;
     PyObject *correction = Py_None, *ddof_obj = NULL;
     int keepdims = 0;
+    PyObject *keep_obj = NULL;
     double ddof = 0;
     int ok;
     static char *kw_plain[] = {"a", "axis", "dtype", "out", "keepdims", "initial", "where", NULL};
@@ -29,40 +90,47 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
     int m = self != NULL;
     switch (sp->kind) {
     case R_PLAIN: case R_MEAN:
-        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOpOO", kw_plain + 1, &axis, &dt, &out, &keepdims, &initial, &where)
-               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOpOO", kw_plain, &a_obj, &axis, &dt, &out, &keepdims, &initial, &where);
+        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOO", kw_plain + 1, &axis, &dt, &out, &keep_obj, &initial, &where)
+               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOO", kw_plain, &a_obj, &axis, &dt, &out, &keep_obj, &initial, &where);
         break;
     case R_NODTYPE:
-        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOpOO", kw_nodt + 1, &axis, &out, &keepdims, &initial, &where)
-               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOpOO", kw_nodt, &a_obj, &axis, &out, &keepdims, &initial, &where);
+        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO", kw_nodt + 1, &axis, &out, &keep_obj, &initial, &where)
+               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOO", kw_nodt, &a_obj, &axis, &out, &keep_obj, &initial, &where);
         break;
     case R_ARG:
         ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OO$p", kw_arg + 1, &axis, &out, &keepdims)
                : PyArg_ParseTupleAndKeywords(args, kw, "O|OO$p", kw_arg, &a_obj, &axis, &out, &keepdims);
         break;
     case R_VAR: case R_STD:
-        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOOp$OO", kw_var + 1, &axis, &dt, &out, &ddof_obj, &keepdims, &where, &correction)
-               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOp$OO", kw_var, &a_obj, &axis, &dt, &out, &ddof_obj, &keepdims, &where, &correction);
+        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOOOO$OO", kw_var + 1, &axis, &dt, &out, &ddof_obj, &keep_obj, &where, &correction)
+               : PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOO$OO", kw_var, &a_obj, &axis, &dt, &out, &ddof_obj, &keep_obj, &where, &correction);
         break;
     case R_SCAN:
         ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|OOO", kw_scan + 1, &axis, &dt, &out)
                : PyArg_ParseTupleAndKeywords(args, kw, "O|OOO", kw_scan, &a_obj, &axis, &dt, &out);
         break;
     default:
-        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|O$p", kw_count + 1, &axis, &keepdims)
-               : PyArg_ParseTupleAndKeywords(args, kw, "O|O$p", kw_count, &a_obj, &axis, &keepdims);
+        ok = m ? PyArg_ParseTupleAndKeywords(args, kw, "|O$O", kw_count + 1, &axis, &keep_obj)
+               : PyArg_ParseTupleAndKeywords(args, kw, "O|O$O", kw_count, &a_obj, &axis, &keep_obj);
         break;
     }
     if (!ok) return NULL;
+    /* NumPy's reductions take keepdims as an integer (argmin/argmax by
+     * truth, parsed above) */
+    if (keep_obj && (keepdims = keepdims_from_obj(keep_obj)) < 0) return NULL;
     if ((initial && initial != Py_None) || (where && where != Py_True)) {
         PyErr_Format(PyExc_NotImplementedError, "%s(): the initial= and where= arguments are not implemented yet", sp->name);
         return NULL;
     }
-    if (ddof_obj && ddof_obj != Py_None && correction != Py_None) {
+    if (ddof_obj && correction != Py_None) {
         PyErr_SetString(PyExc_ValueError, "ddof and correction can't be provided simultaneously.");
         return NULL;
     }
-    if (ddof_obj && ddof_obj != Py_None) {
+    if (ddof_obj == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "'<=' not supported between instances of 'int' and 'NoneType'");
+        return NULL;
+    }
+    if (ddof_obj) {
         ddof = PyFloat_AsDouble(ddof_obj);
         if (ddof == -1.0 && PyErr_Occurred()) return NULL;
     }
@@ -84,6 +152,12 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
     PyObject *arr = ck_py_asarray(a_obj, CK_DTYPE_INVALID, -1, 0, ck_device_cpu());
     if (!arr) return NULL;
     const ck_array *a = CK_ARR(arr);
+    if (dtype != CK_DTYPE_INVALID && ck_dtype_is_complex(a->dtype) && !ck_dtype_is_complex(dtype) &&
+        (sp->kind == R_PLAIN || sp->kind == R_MEAN || sp->kind == R_SCAN) &&
+        PyErr_WarnEx(ck_py_exc(CK_PY_COMPLEX_WARNING), "Casting complex values to real discards the imaginary part", 1) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
     /* NumPy lets reductions of a 0-d array name axis 0 or -1 (an integer,
      * not a tuple), as if it were 1-d; mean/var/std do not */
     if (a->ndim == 0 && axis != Py_None && PyIndex_Check(axis) && !PyBool_Check(axis) &&
@@ -110,7 +184,7 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
             if (s != CK_OK) { ck_py_raise(s); goto done; }
             src = &flat;
         } else {
-            if (ck_py_axis_mask(axis, a->ndim, &mask) < 0) goto done;
+            if (ck_py_axis_mask(axis, a->ndim, 0, &mask) < 0) goto done;
             ax = __builtin_ctzll(mask);
         }
         Py_BEGIN_ALLOW_THREADS
@@ -122,7 +196,7 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
             PyErr_SetString(PyExc_TypeError, "axis must be an integer or None");
             goto done;
         }
-        if (ck_py_axis_mask(axis, a->ndim, &mask) < 0) goto done;
+        if (ck_py_axis_mask(axis, a->ndim, 0, &mask) < 0) goto done;
         ck_array tmp;
         ck_array *dst = out ? &tmp : &res;
         if (nogil) {
@@ -141,8 +215,10 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
             }
         }
         if (s == CK_OK && out) {
-            s = ck_array_assign(CK_ARR(out), &tmp);
+            int bad = check_out(sp, a, &tmp, CK_ARR(out));
+            if (!bad) s = ck_array_assign(CK_ARR(out), &tmp);
             ck_array_release(&tmp);
+            if (bad) goto done;
         }
     }
     if (s != CK_OK) { ck_py_raise(s); goto done; }

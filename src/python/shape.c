@@ -27,6 +27,21 @@ static PyObject *wrap_view(ck_status s, ck_array *r, PyObject *owner)
 }
 
 /* An int or a sequence of ints -> vals[0..n). */
+/* obj as a sequence of at most CK_SHAPE_MAXLIST items (new reference), or
+ * NULL with an exception. */
+static PyObject *short_seq(PyObject *obj, const char *what, Py_ssize_t *len)
+{
+    PyObject *seq = PySequence_Fast(obj, what);
+    if (!seq) return NULL;
+    *len = PySequence_Fast_GET_SIZE(seq);
+    if (*len > CK_SHAPE_MAXLIST) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: at most %d values are supported", what, CK_SHAPE_MAXLIST);
+        return NULL;
+    }
+    return seq;
+}
+
 static int int_list(PyObject *obj, int64_t *vals, int *n, const char *what)
 {
     if (PyIndex_Check(obj) && !PySequence_Check(obj)) {
@@ -36,14 +51,9 @@ static int int_list(PyObject *obj, int64_t *vals, int *n, const char *what)
         *n = 1;
         return 0;
     }
-    PyObject *seq = PySequence_Fast(obj, what);
+    Py_ssize_t len;
+    PyObject *seq = short_seq(obj, what, &len);
     if (!seq) return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    if (len > CK_SHAPE_MAXLIST) {
-        Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "%s: at most %d values are supported", what, CK_SHAPE_MAXLIST);
-        return -1;
-    }
     for (Py_ssize_t i = 0; i < len; i++) {
         PyObject *x = PySequence_Fast_GET_ITEM(seq, i);
         if (!PyIndex_Check(x)) {
@@ -60,18 +70,34 @@ static int int_list(PyObject *obj, int64_t *vals, int *n, const char *what)
     return 0;
 }
 
-/* A list of axes (or one), each as ck_py_axis_int reads it. */
+/* A list of axes (or one), each as NumPy's normalize_axis_tuple reads it
+ * (ck_py_axis_index). */
 static int axis_list(PyObject *obj, int *axes, int *n, const char *what)
 {
-    int64_t v[CK_SHAPE_MAXLIST];
-    if (int_list(obj, v, n, what) < 0) return -1;
-    for (int i = 0; i < *n; i++) {
-        if (v[i] <= INT_MIN || v[i] > INT_MAX) {
-            PyErr_SetString(PyExc_ValueError, "integer won't fit into a C int");
+    if (PyIndex_Check(obj) && !PySequence_Check(obj)) {
+        *n = 1;
+        return ck_py_axis_index(obj, &axes[0]);
+    }
+    Py_ssize_t len;
+    PyObject *seq = short_seq(obj, what, &len);
+    if (!seq) return -1;
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (ck_py_axis_index(PySequence_Fast_GET_ITEM(seq, i), &axes[i]) < 0) { Py_DECREF(seq); return -1; }
+    *n = (int)len;
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* NumPy's check of each axis of a list against ndim (its message names the
+ * argument: "source: axis 5 is out of bounds ..."). */
+static int axes_in_range(const int *axes, int n, int ndim, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (axes[i] < -ndim || axes[i] >= ndim) {
+            PyErr_Format(ck_py_exc(CK_PY_AXIS_ERROR), "%s: axis %d is out of bounds for array of dimension %d",
+                         what, axes[i], ndim);
             return -1;
         }
-        axes[i] = (int)v[i];
-    }
     return 0;
 }
 
@@ -109,11 +135,10 @@ static PyObject *call_method(PyObject *obj, const char *name, PyObject *args, Py
 static PyObject *f_reshape(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    PyObject *a, *shape = Py_None, *order = Py_None, *newshape = Py_None, *copy = Py_None;
-    static char *kwlist[] = {"a", "shape", "order", "newshape", "copy", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$OO", kwlist, &a, &shape, &order, &newshape, &copy)) return NULL;
-    if (shape == Py_None) shape = newshape;
-    if (shape == Py_None) { PyErr_SetString(PyExc_TypeError, "reshape() missing required argument 'shape'"); return NULL; }
+    PyObject *a, *shape = NULL, *order = Py_None, *copy = Py_None;
+    static char *kwlist[] = {"a", "shape", "order", "copy", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$O", kwlist, &a, &shape, &order, &copy)) return NULL;
+    if (!shape) { PyErr_SetString(PyExc_TypeError, "reshape() missing required argument 'shape'"); return NULL; }
     PyObject *t = PyTuple_Pack(1, shape);
     PyObject *k = t ? Py_BuildValue("{s:O,s:O}", "order", order == Py_None ? Py_None : order, "copy", copy) : NULL;
     PyObject *r = k ? call_method(a, "reshape", t, k) : NULL;
@@ -181,12 +206,18 @@ static PyObject *f_moveaxis(PyObject *m, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO", kwlist, &obj, &src, &dst)) return NULL;
     int s[CK_SHAPE_MAXLIST], d[CK_SHAPE_MAXLIST], ns, nd;
     if (axis_list(src, s, &ns, "source") < 0 || axis_list(dst, d, &nd, "destination") < 0) return NULL;
+    PyObject *a = as_arr(obj);
+    if (!a) return NULL;
+    if (axes_in_range(s, ns, CK_ARR(a)->ndim, "source") < 0 ||
+        axes_in_range(d, nd, CK_ARR(a)->ndim, "destination") < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
     if (ns != nd) {
+        Py_DECREF(a);
         PyErr_SetString(PyExc_ValueError, "`source` and `destination` arguments must have the same number of elements");
         return NULL;
     }
-    PyObject *a = as_arr(obj);
-    if (!a) return NULL;
     ck_array v;
     PyObject *r = wrap_view(ck_array_moveaxis(&v, CK_ARR(a), ns, s, d), &v, a);
     Py_DECREF(a);
@@ -196,7 +227,13 @@ static PyObject *f_moveaxis(PyObject *m, PyObject *args, PyObject *kw)
 static PyObject *squeeze_impl(PyObject *a, PyObject *axis)
 {
     uint64_t mask = 0;
-    if (axis != Py_None && ck_py_axis_mask(axis, CK_ARR(a)->ndim, &mask) < 0) return NULL;
+    if (CK_ARR(a)->ndim == 0 && PyIndex_Check(axis)) {
+        /* NumPy takes an int axis 0 or -1 of a 0-d array (not a tuple) */
+        int ax;
+        if (ck_py_axis_int(axis, &ax) < 0) return NULL;
+        if (ck_py_flat_0d(CK_ARR(a), ax)) axis = Py_None;
+    }
+    if (axis != Py_None && ck_py_axis_mask(axis, CK_ARR(a)->ndim, 0, &mask) < 0) return NULL;
     ck_array v;
     return wrap_view(ck_array_squeeze(&v, CK_ARR(a), mask, axis == Py_None), &v, a);
 }
@@ -240,7 +277,7 @@ static PyObject *f_flip(PyObject *m, PyObject *args, PyObject *kw)
     if (!a) return NULL;
     uint64_t mask;
     PyObject *r = NULL;
-    if (ck_py_axis_mask(axis, CK_ARR(a)->ndim, &mask) == 0) {
+    if (ck_py_axis_mask(axis, CK_ARR(a)->ndim, CK_PY_AXES_LIST | CK_PY_AXES_BOOL, &mask) == 0) {
         ck_array v;
         r = wrap_view(ck_array_flip(&v, CK_ARR(a), mask), &v, a);
     }
@@ -385,17 +422,24 @@ static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_
     static char *kwlist[] = {"arrays", "axis", "out", "dtype", "casting", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$Os", kwlist, &seq_obj, &axis_obj, &out, &dt_obj, &casting))
         return NULL;
-    int axis = 0;
+    int axis = 0, ok;
+    /* concatenate reads its axis in C, np.stack in Python (a bool is an axis) */
     if (axis_obj == Py_None && allow_none_axis) {
         axis = CK_AXIS_FLAT;
-    } else if (axis_obj && ck_py_axis_int(axis_obj, &axis) < 0) {
+    } else if (axis_obj && (allow_none_axis ? ck_py_axis_int(axis_obj, &axis) : ck_py_axis_index(axis_obj, &axis)) < 0) {
         return NULL;
     }
+    if (cast_ok(CK_FLOAT64, CK_FLOAT64, casting, &ok) < 0) return NULL;
     ck_dtype dt;
     if (ck_py_dtype_from_obj(dt_obj, CK_DTYPE_INVALID, &dt) < 0) return NULL;
     if (out != Py_None && !CkArray_Check(out)) { PyErr_SetString(PyExc_TypeError, "out must be a cudakit array"); return NULL; }
     if (out != Py_None && dt != CK_DTYPE_INVALID) {
         PyErr_SetString(PyExc_TypeError, "concatenate() only takes `out` or `dtype` as an argument, but both were provided.");
+        return NULL;
+    }
+    if (!PySequence_Check(seq_obj)) {   /* an iterator: NumPy wants a sequence */
+        PyErr_SetString(PyExc_TypeError, allow_none_axis ? "The first input argument needs to be a sequence"
+                        : "arrays to stack must be passed as a \"sequence\" type such as list or tuple.");
         return NULL;
     }
     PyObject *seq = PySequence_Fast(seq_obj, "arrays must be a sequence of array-likes");
@@ -499,6 +543,7 @@ static PyObject *repeat_impl(PyObject *a, PyObject *repeats, PyObject *axis_obj)
 {
     int axis = CK_AXIS_FLAT;
     if (axis_obj != Py_None && ck_py_axis_int(axis_obj, &axis) < 0) return NULL;
+    if (ck_py_flat_0d(CK_ARR(a), axis)) axis = CK_AXIS_FLAT;
     ck_array reps;
     if (host_int64(repeats, &reps, "repeats") < 0) return NULL;
     if (reps.ndim > 1) {
@@ -567,11 +612,16 @@ static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
     const char *mode = "constant";
     if (mode_obj) {
         if (!PyUnicode_Check(mode_obj)) {
-            PyErr_SetString(PyExc_NotImplementedError, "pad: a callable mode is not implemented");
+            if (PyCallable_Check(mode_obj)) PyErr_SetString(PyExc_NotImplementedError, "pad: a callable mode is not implemented");
+            else PyErr_Format(PyExc_ValueError, "mode '%S' is not supported", mode_obj);
             return NULL;
         }
         mode = PyUnicode_AsUTF8(mode_obj);
         if (!mode) return NULL;
+    }
+    if (PyBool_Check(pw)) {
+        PyErr_SetString(PyExc_TypeError, "`pad_width` must be of integral type.");
+        return NULL;
     }
     ck_pad_mode pm;
     if (!strcmp(mode, "constant")) pm = CK_PAD_CONSTANT;
@@ -582,7 +632,17 @@ static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
     else if (!strcmp(mode, "empty")) pm = CK_PAD_EMPTY;
     else if (!strcmp(mode, "linear_ramp") || !strcmp(mode, "maximum") || !strcmp(mode, "mean") ||
              !strcmp(mode, "median") || !strcmp(mode, "minimum")) {
-        PyErr_Format(PyExc_NotImplementedError, "pad: mode '%s' is not implemented", mode);
+        /* NumPy's error for an empty axis comes first */
+        PyObject *a = as_arr(obj);
+        if (!a) return NULL;
+        int empty = -1;
+        for (int i = 0; i < CK_ARR(a)->ndim && empty < 0; i++)
+            if (CK_ARR(a)->shape[i] == 0) empty = i;
+        Py_DECREF(a);
+        if (empty >= 0)
+            PyErr_Format(PyExc_ValueError, "can't extend empty axis %d using modes other than 'constant' or 'empty'", empty);
+        else
+            PyErr_Format(PyExc_NotImplementedError, "pad: mode '%s' is not implemented", mode);
         return NULL;
     } else {
         PyErr_Format(PyExc_ValueError, "mode '%s' is not supported", mode);

@@ -24,12 +24,46 @@ static int check_kind(PyObject *kind, PyObject *order)
         return -1;
     }
     if (!kind || kind == Py_None) return 0;
-    const char *k = PyUnicode_Check(kind) ? PyUnicode_AsUTF8(kind) : NULL;
+    if (!PyUnicode_Check(kind)) {
+        PyErr_Format(PyExc_TypeError, "sort kind must be str, not %.50s", Py_TYPE(kind)->tp_name);
+        return -1;
+    }
+    const char *k = PyUnicode_AsUTF8(kind);
     if (k && (!strcmp(k, "quicksort") || !strcmp(k, "mergesort") || !strcmp(k, "heapsort") ||
               !strcmp(k, "stable") || !strcmp(k, "introselect")))
         return 0;
     if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "sort kind must be one of 'quick', 'heap', or 'stable' (got %R)", kind);
     return -1;
+}
+
+/* argsort and argpartition flatten a 0-d array for axis 0 or -1 (as
+ * NumPy's C functions do); sort and partition, in Python there, do not. */
+static void flat_0d(const ck_array *a, int arg, int axis, int *none)
+{
+    if (arg && ck_py_flat_0d(a, axis)) *none = 1;
+}
+
+/* One kth, as NumPy reads it. */
+static int kth_item(PyObject *x, int64_t *v)
+{
+    if (PyBool_Check(x)) {
+        PyErr_SetString(PyExc_ValueError, "Booleans unacceptable as partition index");
+        return -1;
+    }
+    if (!PyIndex_Check(x)) {
+        PyErr_SetString(PyExc_TypeError, "Partition index must be integer");
+        return -1;
+    }
+    Py_ssize_t n = PyNumber_AsSsize_t(x, PyExc_OverflowError);
+    if (n == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {   /* out of bounds of any axis */
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "kth(=%S) out of bounds", x);
+        }
+        return -1;
+    }
+    *v = n;
+    return 0;
 }
 
 static PyObject *sort_common(PyObject *args, PyObject *kw, int arg)
@@ -46,10 +80,16 @@ static PyObject *sort_common(PyObject *args, PyObject *kw, int arg)
     }
     if (check_kind(kind, order) < 0) return NULL;
     int axis = -1, none = 0;
-    if (axis_obj && ck_py_axis_or_none(axis_obj, &axis, &none) < 0) return NULL;
+    /* np.sort reads its axis in Python (a bool is an axis), argsort in C */
+    if (axis_obj && axis_obj != Py_None && !arg) {
+        if (ck_py_axis_index(axis_obj, &axis) < 0) return NULL;
+    } else if (axis_obj && ck_py_axis_or_none(axis_obj, &axis, &none) < 0) {
+        return NULL;
+    }
     if (!axis_obj) axis = -1;
     PyObject *a = as_array(a_obj, ck_device_cpu(), 0);
     if (!a) return NULL;
+    flat_0d(CK_ARR(a), arg, axis, &none);
     ck_array out;
     ck_status s;
     Py_BEGIN_ALLOW_THREADS
@@ -71,27 +111,47 @@ static PyObject *partition_common(PyObject *args, PyObject *kw, int arg)
         return NULL;
     if (check_kind(kind, order) < 0) return NULL;
     int axis = -1, none = 0;
-    if (axis_obj && ck_py_axis_or_none(axis_obj, &axis, &none) < 0) return NULL;
+    /* np.partition reads its axis in Python, argpartition in C */
+    if (axis_obj && axis_obj != Py_None && !arg) {
+        if (ck_py_axis_index(axis_obj, &axis) < 0) return NULL;
+    } else if (axis_obj && ck_py_axis_or_none(axis_obj, &axis, &none) < 0) {
+        return NULL;
+    }
     int64_t kth[256];
     int nkth = 0;
-    if (PyLong_Check(kth_obj) || PyIndex_Check(kth_obj)) {
-        Py_ssize_t v = PyNumber_AsSsize_t(kth_obj, PyExc_OverflowError);
-        if (v == -1 && PyErr_Occurred()) return NULL;
-        kth[nkth++] = v;
+    PyObject *k0 = NULL;
+    if (PyIndex_Check(kth_obj) && !PyList_Check(kth_obj) && !PyTuple_Check(kth_obj) &&
+        (!PySequence_Check(kth_obj) || (k0 = PyNumber_Index(kth_obj)) != NULL)) {
+        Py_XDECREF(k0);
+        if (kth_item(kth_obj, &kth[nkth++]) < 0) return NULL;
+    } else if (PyUnicode_Check(kth_obj) || PyBytes_Check(kth_obj)) {
+        PyErr_SetString(PyExc_TypeError, "Partition index must be integer");
+        return NULL;
     } else {
-        PyObject *seq = PySequence_Fast(kth_obj, "kth must be an integer or a sequence of integers");
+        PyErr_Clear();
+        PyObject *seq = PySequence_Fast(kth_obj, "Partition index must be integer");
         if (!seq) return NULL;
         Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
         if (n > 256) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "too many kth values (at most 256)"); return NULL; }
+        if (n == 0) {   /* NumPy's empty kth is a float array */
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "Partition index must be integer");
+            return NULL;
+        }
         for (Py_ssize_t i = 0; i < n; i++) {
-            Py_ssize_t v = PyNumber_AsSsize_t(PySequence_Fast_GET_ITEM(seq, i), PyExc_OverflowError);
-            if (v == -1 && PyErr_Occurred()) { Py_DECREF(seq); return NULL; }
-            kth[nkth++] = v;
+            PyObject *x = PySequence_Fast_GET_ITEM(seq, i);
+            if (PySequence_Check(x) && !PyIndex_Check(x)) {
+                Py_DECREF(seq);
+                PyErr_SetString(PyExc_ValueError, "kth must be an integer or a 1-d sequence of integers");
+                return NULL;
+            }
+            if (kth_item(x, &kth[nkth++]) < 0) { Py_DECREF(seq); return NULL; }
         }
         Py_DECREF(seq);
     }
     PyObject *a = as_array(a_obj, ck_device_cpu(), 0);
     if (!a) return NULL;
+    flat_0d(CK_ARR(a), arg, axis, &none);
     ck_array out;
     ck_status s = ck_partition(&out, CK_ARR(a), kth, nkth, axis, none, arg);
     Py_DECREF(a);
@@ -108,8 +168,12 @@ static PyObject *f_searchsorted(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *a_obj, *v_obj, *side = NULL, *sorter_obj = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OO", kwlist, &a_obj, &v_obj, &side, &sorter_obj)) return NULL;
     int right = 0;
-    if (side && side != Py_None) {
-        const char *sd = PyUnicode_Check(side) ? PyUnicode_AsUTF8(side) : NULL;
+    if (side && !PyUnicode_Check(side)) {
+        PyErr_Format(PyExc_TypeError, "search side must be str, not %.50s", Py_TYPE(side)->tp_name);
+        return NULL;
+    }
+    if (side) {
+        const char *sd = PyUnicode_AsUTF8(side);
         if (sd && !strcmp(sd, "right")) right = 1;
         else if (!sd || strcmp(sd, "left") != 0) {
             if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "side must be 'left' or 'right' (got %R)", side);

@@ -10,6 +10,234 @@ typedef struct {
 
 static int64_t operand_size(const ck_operand *o) { return o->array ? o->array->size : 1; }
 
+/* ------------------------------------------- operands cudakit cannot hold */
+
+/* What NumPy would make of an operand cudakit holds no dtype for: the kind
+ * of its dtype ('U' text, str and bytes and arrays of them; 'M' datetime
+ * and timedelta; 'O' what NumPy keeps as objects, None, a dict...), its
+ * shape and its dtype's name (new reference).  Only for Python's and
+ * NumPy's own types: an object of a class of its own may implement the op
+ * itself, and gets 0 (no exception).  -1 with an exception (NumPy could
+ * not make an array: a ragged list). */
+typedef struct {
+    char kind;
+    int general;   /* an object of a class of its own, which NumPy holds as an object (kind 'O') */
+    int ndim;
+    int64_t shape[CK_MAXDIMS];
+    PyObject *dtype_name;
+} foreign_operand;
+
+static int foreign_kind(PyObject *obj, foreign_operand *f)
+{
+    PyTypeObject *t = Py_TYPE(obj);
+    f->kind = 0;
+    f->general = 0;
+    f->ndim = 0;
+    f->dtype_name = NULL;
+    int plain = obj == Py_None || t == &PyBaseObject_Type || PyUnicode_Check(obj) || PyBytes_Check(obj) ||
+                PyDict_Check(obj) || PyAnySet_Check(obj) || PyList_Check(obj) || PyTuple_Check(obj) ||
+                !strncmp(t->tp_name, "numpy.", 6);
+    if (!plain) return 0;
+    PyObject *np = ck_py_numpy();
+    if (!np) {   /* without NumPy: by the Python type */
+        PyErr_Clear();
+        f->kind = PyUnicode_Check(obj) || PyBytes_Check(obj) ? 'U' : 'O';
+        f->dtype_name = PyUnicode_FromString(t->tp_name);
+        return f->dtype_name ? 0 : -1;
+    }
+    PyObject *arr = PyObject_CallMethod(np, "asarray", "O", obj);
+    if (!arr) return -1;
+    PyObject *d = PyObject_GetAttrString(arr, "dtype");
+    PyObject *k = d ? PyObject_GetAttrString(d, "kind") : NULL;
+    PyObject *shape = PyObject_GetAttrString(arr, "shape");
+    int r = -1;
+    if (k && shape && PyUnicode_Check(k) && ck_py_shape_from_obj(shape, &f->ndim, f->shape) == 0) {
+        const char *kc = PyUnicode_AsUTF8(k);
+        f->kind = strchr("US", kc[0]) ? 'U' : strchr("Mm", kc[0]) ? 'M' : strchr("biufc", kc[0]) ? 0 : 'O';
+        f->dtype_name = PyObject_Str(d);
+        r = f->dtype_name ? 0 : -1;
+    }
+    Py_XDECREF(k);
+    Py_XDECREF(d);
+    Py_XDECREF(shape);
+    Py_DECREF(arr);
+    return r;
+}
+
+/* Ops that take a Python int beyond 64 bits as a float: comparisons, and
+ * those with no integer loop (true_divide, arctan2...). */
+static int big_int_as_float(ck_op op)
+{
+    const ck_op_info *info = &ck_op_table[op];
+    if ((info->flags & CK_OPF_COMPARE) || (info->rule & CK_R_INT_DOUBLE)) return 1;
+    for (int t = 0; t < CK_NTYPES; t++)
+        if ((info->types & (1u << t)) && (ck_dtype_is_integer((ck_dtype)t) || t == CK_BOOL)) return 0;
+    return 1;
+}
+
+/* Whether the loop will be a float or complex one whatever a weak Python
+ * int among the operands: another operand is a float or complex array or
+ * number (a Python int beyond 64 bits then joins as a float, as in NumPy). */
+static int peers_inexact(int nin, PyObject *const *args, int k)
+{
+    for (int j = 0; j < nin; j++) {
+        if (j == k) continue;
+        if (CkArray_Check(args[j])) {
+            if (ck_dtype_is_inexact(CK_ARR(args[j])->dtype)) return 1;
+            continue;
+        }
+        ck_scalar sc;
+        int weak;
+        int r = ck_py_scalar_from_obj(args[j], &sc, &weak);
+        if (r < 0) PyErr_Clear();
+        else if (r == 0 && ck_dtype_is_inexact(sc.dtype)) return 1;
+    }
+    return 0;
+}
+
+/* Whether NumPy's operators defer to o (return NotImplemented, so that
+ * o's reflected method runs): o opts out of ufuncs (__array_ufunc__ =
+ * None) or claims priority (__array_priority__).  Otherwise NumPy runs
+ * its object loop, o's __eq__ with each element. */
+static int numpy_defers_to(PyObject *o)
+{
+    PyObject *u = PyObject_GetAttrString(o, "__array_ufunc__");
+    if (u) {
+        Py_DECREF(u);
+        return u == Py_None;
+    }
+    PyErr_Clear();
+    return PyObject_HasAttrString(o, "__array_priority__");
+}
+
+/* == and != with what NumPy holds as objects ([1, None], a Decimal, a
+ * generator): NumPy's object loop compares element by element, numbers as
+ * numbers; so does NumPy here, on a host copy, and the bool result goes
+ * to the device. */
+static PyObject *object_compare(ck_op op, PyObject *const *args)
+{
+    if (!ck_py_numpy()) return NULL;
+    PyObject *np = ck_py_numpy();
+    if (!np) return NULL;
+    PyObject *host[2] = {NULL, NULL};
+    ck_device dev = ck_py_default_device();
+    for (int i = 0; i < 2; i++) {
+        if (CkArray_Check(args[i])) {
+            dev = ck_array_device(CK_ARR(args[i]));
+            host[i] = ck_py_to_numpy(args[i], NULL, 0);
+        } else {
+            host[i] = Py_NewRef(args[i]);
+        }
+        if (!host[i]) {
+            Py_XDECREF(host[0]);
+            return NULL;
+        }
+    }
+    PyObject *r = PyObject_CallMethod(np, ck_op_table[op].name, "OO", host[0], host[1]);
+    Py_DECREF(host[0]);
+    Py_DECREF(host[1]);
+    if (!r) return NULL;
+    PyObject *res = ck_py_asarray(r, CK_DTYPE_INVALID, -1, 1, dev);
+    Py_DECREF(r);
+    return res;
+}
+
+static PyObject *operand_dtype_name(PyObject *o)
+{
+    if (CkArray_Check(o)) return PyUnicode_FromString(ck_dtype_get_info(CK_ARR(o)->dtype)->name);
+    foreign_operand f;
+    if (foreign_kind(o, &f) == 0 && f.dtype_name) return f.dtype_name;
+    PyErr_Clear();
+    return PyUnicode_FromString(Py_TYPE(o)->tp_name);
+}
+
+/* The answer NumPy gives for op with args[k] of kind f->kind:
+ * == and != as operators (and the ufuncs, for objects) compare unequal
+ * element by element, with broadcasting; text and datetimes have no loop
+ * (_UFuncNoLoopError); objects have no loop that works on numbers
+ * (TypeError), and with out= NumPy fails first at casting the object
+ * result (_UFuncOutputCastingError). */
+static PyObject *foreign_apply(ck_op op, int nin, PyObject *const *args, int k, const foreign_operand *f,
+                               PyObject *out, int is_operator)
+{
+    const char *name = ck_op_table[op].name;
+    int eq = op == CK_OP_EQUAL || op == CK_OP_NOT_EQUAL;
+    /* NumPy casts, then broadcasts, then runs the object loop */
+    if (f->kind == 'O' && out && CkArray_Check(out)) {
+        PyErr_Format(ck_py_exc(CK_PY_UFUNC_OUTPUT_CAST), "Cannot cast ufunc '%s' output from dtype('O') to "
+                     "dtype('%s') with casting rule 'same_kind'", name, ck_dtype_get_info(CK_ARR(out)->dtype)->name);
+        return NULL;
+    }
+    if (f->kind == 'O' && f->ndim > 0) {
+        int nds[CK_UFUNC_MAXIN], na = 0;
+        const int64_t *shs[CK_UFUNC_MAXIN];
+        for (int i = 0; i < nin; i++) {
+            if (i == k) { nds[na] = f->ndim; shs[na++] = f->shape; }
+            else if (CkArray_Check(args[i])) { nds[na] = CK_ARR(args[i])->ndim; shs[na++] = CK_ARR(args[i])->shape; }
+        }
+        int bnd;
+        int64_t bsh[CK_MAXDIMS];
+        ck_status s = ck_broadcast_shapes(na, nds, shs, &bnd, bsh);
+        if (s != CK_OK) return ck_py_raise(s);
+    }
+    if (f->kind == 'O' && (f->ndim > 0 || f->general) && (ck_op_table[op].flags & CK_OPF_COMPARE) && !out &&
+        nin == 2) {
+        PyObject *r = object_compare(op, args);
+        if (r || ck_py_numpy()) return r;
+        PyErr_Clear();   /* without NumPy: unequal, as by identity */
+    }
+    if (eq && (is_operator || f->kind == 'O') && !out && (f->kind != 'O' || f->ndim == 0)) {
+        PyObject *other = args[1 - k];
+        int nds[2] = {f->ndim, 0};
+        const int64_t *shs[2] = {f->shape, NULL};
+        ck_device dev;
+        if (CkArray_Check(other)) {
+            nds[1] = CK_ARR(other)->ndim;
+            shs[1] = CK_ARR(other)->shape;
+            dev = ck_array_device(CK_ARR(other));
+        } else {
+            ck_scalar sc;
+            int weak, r = ck_py_scalar_from_obj(other, &sc, &weak);
+            if (r != 0) {
+                if (r > 0) goto no_loop;
+                return NULL;
+            }
+            dev = ck_py_default_device();
+        }
+        int bnd;
+        int64_t bsh[CK_MAXDIMS];
+        ck_status s = ck_broadcast_shapes(2, nds, shs, &bnd, bsh);
+        if (s != CK_OK) return ck_py_raise(s);
+        ck_scalar v = {.dtype = CK_BOOL};
+        v.v.i = op == CK_OP_NOT_EQUAL;
+        ck_array res;
+        s = ck_full(&res, bnd, bsh, CK_BOOL, &v, dev);
+        return s == CK_OK ? ck_py_wrap(&res, NULL) : ck_py_raise(s);
+    }
+    if (f->kind == 'O') {
+        PyErr_Format(PyExc_TypeError, "ufunc '%s': cudakit arrays hold numbers only, not %.100s", name,
+                     Py_TYPE(args[k])->tp_name);
+        return NULL;
+    }
+no_loop:;
+    PyObject *names = PyTuple_New(nin);
+    for (int i = 0; names && i < nin; i++) {
+        PyObject *n = operand_dtype_name(args[i]);
+        if (!n) { Py_CLEAR(names); break; }
+        PyTuple_SET_ITEM(names, i, n);
+    }
+    if (!names) return NULL;
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
+    if (joined)
+        PyErr_Format(ck_py_exc(CK_PY_UFUNC_NO_LOOP), "ufunc '%s' did not contain a loop with signature matching "
+                     "types (%U) -> None", name, joined);
+    Py_XDECREF(joined);
+    Py_XDECREF(sep);
+    Py_DECREF(names);
+    return NULL;
+}
+
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl)
 {
     ck_operand ops[CK_UFUNC_MAXIN];
@@ -19,8 +247,53 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
     ck_device dev = ck_device_cpu();
     for (int k = 0; k < nin; k++) {
         int r = ck_py_operand(args[k], &ops[k], &tmps[k]);
-        if (r < 0) goto done;
-        if (r > 0) {
+        if (r != 0) {
+            /* text, datetimes, objects: NumPy's answer (slow path only) */
+            PyObject *et = NULL, *ev = NULL, *tb = NULL;
+            if (r < 0 && PyLong_Check(args[k]) && PyErr_ExceptionMatches(PyExc_OverflowError) &&
+                (big_int_as_float(op) || peers_inexact(nin, args, k))) {
+                /* a Python int beyond 64 bits: NumPy compares it, and float
+                 * loops take it, as the float it is closest to */
+                if (ck_py_big_int_as_float(args[k], &ops[k].scalar) < 0) goto done;
+                ops[k].array = NULL;
+                ops[k].weak = 1;
+                continue;
+            }
+            if (r < 0) {
+                /* a list of ints beyond 64 bits is objects to NumPy */
+                if (!PyErr_ExceptionMatches(PyExc_TypeError) &&
+                    !(PyErr_ExceptionMatches(PyExc_OverflowError) && (PyList_Check(args[k]) || PyTuple_Check(args[k]))))
+                    goto done;
+                PyErr_Fetch(&et, &ev, &tb);
+            }
+            foreign_operand f;
+            int fr = foreign_kind(args[k], &f);
+            /* An object of a class of its own that does not take NumPy's
+             * operators over (numpy_defers_to): NumPy compares it through
+             * its object loop, and fails to cast the loop's objects into
+             * out=; any other op is left to its reflected method, which
+             * NumPy's object loop would call element by element. */
+            if (fr == 0 && !f.kind && r > 0 &&
+                ((ck_op_table[op].flags & CK_OPF_COMPARE) || (out && CkArray_Check(out))) &&
+                !numpy_defers_to(args[k])) {
+                f.kind = 'O';
+                f.general = 1;
+                f.dtype_name = PyUnicode_FromString("object");
+                if (!f.dtype_name) goto done;
+            }
+            if (fr == 0 && f.kind) {
+                Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+                result = foreign_apply(op, nin, args, k, &f, out, return_notimpl);
+                Py_DECREF(f.dtype_name);
+                goto done;
+            }
+            Py_XDECREF(f.dtype_name);
+            if (r < 0) {   /* the first error stands */
+                PyErr_Clear();
+                PyErr_Restore(et, ev, tb);
+                goto done;
+            }
+            if (fr < 0) goto done;
             if (return_notimpl) { result = Py_NewRef(Py_NotImplemented); goto done; }
             PyErr_Format(PyExc_TypeError, "ufunc '%s' did not contain a loop for an operand of type '%.50s'",
                          ck_op_table[op].name, Py_TYPE(args[k])->tp_name);
@@ -99,7 +372,13 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
                 dtype_obj = v;
             } else if (!strcmp(k, "casting")) {
                 const char *c = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-                if (!c || strcmp(c, "same_kind")) {
+                if (!c || (strcmp(c, "no") && strcmp(c, "equiv") && strcmp(c, "safe") && strcmp(c, "same_kind") &&
+                           strcmp(c, "unsafe"))) {
+                    PyErr_Format(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                                 "'unsafe' (got %R)", v);
+                    return NULL;
+                }
+                if (strcmp(c, "same_kind")) {
                     PyErr_SetString(PyExc_NotImplementedError, "only casting='same_kind' is implemented for ufuncs");
                     return NULL;
                 }

@@ -355,7 +355,7 @@ int main(void)
         CHECK(ck_matmul(&want, &b, &a, 1) == CK_ERR_VALUE, "out of the wrong shape");
         ck_array oi;
         OK(ck_array_empty(&oi, 2, sr, CK_INT32, G));
-        CHECK(ck_matmul(&oi, &a, &b, 1) == CK_ERR_TYPE, "float64 into an int32 out");
+        CHECK(ck_matmul(&oi, &a, &b, 1) == CK_ERR_CAST_OUTPUT, "float64 into an int32 out");
         CHECK(strstr(ck_error_message(), "same_kind") != NULL, "message: %s", ck_error_message());
         ck_array scratch;
         CHECK(ck_matmul(&scratch, &a, &a, 0) == CK_ERR_VALUE, "(3,4)@(3,4)");

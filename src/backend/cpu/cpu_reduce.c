@@ -94,11 +94,24 @@
 #define CK_LE_F(a, b) ((a) <= (b))
 #define CK_LE_C(a, b) (CK_RE_(a) < CK_RE_(b) || (CK_RE_(a) == CK_RE_(b) && CK_IM_(a) <= CK_IM_(b)))
 
-/* b strictly better than a; KEEP: a (the earlier) stays against b. */
+/* b strictly better than a (argmin/argmax: the first best stays). */
 #define CK_BETTER_MIN(K, b, a) CK_LT_##K(b, a)
 #define CK_BETTER_MAX(K, b, a) CK_LT_##K(a, b)
-#define CK_KEEP_MIN(K, a, b) CK_LE_##K(a, b)
-#define CK_KEEP_MAX(K, a, b) CK_LE_##K(b, a)
+/* min/max: a (the earlier) stays against b.  Of equal values NumPy keeps
+ * the later for float32/float64 and the earlier for float16 and complex
+ * (the ties rule of src/formulas/scalar_ops.h, CK_TIES_LATER_<DT>: it shows
+ * as the sign of a zero); for the other kinds equal values are the same
+ * bits.  In the strict form a lane's update is one minps/maxps. */
+#define CK_LATER_B(DT) 1
+#define CK_LATER_I(DT) 1
+#define CK_LATER_U(DT) 1
+#define CK_LATER_F(DT) CK_LATER_F_##DT
+#define CK_LATER_C(DT) 0
+#define CK_LATER_F_FLOAT16 0
+#define CK_LATER_F_FLOAT32 1
+#define CK_LATER_F_FLOAT64 1
+#define CK_KEEP_MIN(K, DT, a, b) (CK_LATER_##K(DT) ? CK_LT_##K(a, b) : CK_LE_##K(a, b))
+#define CK_KEEP_MAX(K, DT, a, b) (CK_LATER_##K(DT) ? CK_LT_##K(b, a) : CK_LE_##K(b, a))
 
 /* Truthiness of a stored value.  float16 by its bits: the baseline build has
  * no half compare, and NaN is truthy while -0 is not. */
@@ -462,13 +475,13 @@ CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                        
         for (i = NL; i + NL <= n; i += NL)                                        \
             for (int j = 0; j < NL; j++) {                                        \
                 S v = x[i + j];                                                   \
-                m[j] = CK_BETTER_##NAME(K, v, m[j]) ? v : m[j];                   \
+                m[j] = CK_KEEP_##NAME(K, DT, m[j], v) ? m[j] : v;                 \
                 f[j] |= (W)CK_ISNAN_##K(v);                                       \
             }                                                                     \
         r = m[0];                                                                 \
-        for (int j = 0; j < NL; j++) { r = CK_BETTER_##NAME(K, m[j], r) ? m[j] : r; any |= f[j]; } \
+        for (int j = 0; j < NL; j++) { r = CK_KEEP_##NAME(K, DT, r, m[j]) ? r : m[j]; any |= f[j]; } \
     }                                                                             \
-    for (; i < n; i++) { S v = x[i]; r = CK_BETTER_##NAME(K, v, r) ? v : r; any |= (W)CK_ISNAN_##K(v); } \
+    for (; i < n; i++) { S v = x[i]; r = CK_KEEP_##NAME(K, DT, r, v) ? r : v; any |= (W)CK_ISNAN_##K(v); } \
     if (any)                                                                      \
         for (i = 0; i < n; i++)                                                   \
             if (CK_ISNAN_##K(x[i])) return x[i];                                  \
@@ -502,7 +515,7 @@ static inline C ck_sext_##NAME##_##DT(const char *p, int64_t n, int64_t s)      
         p += s;                                                                   \
         C v = (C)*(const S *)p;                                                   \
         if (CK_ISNAN_##K(v)) return v;                                            \
-        if (CK_BETTER_##NAME(K, v, r)) r = v;                                     \
+        if (!CK_KEEP_##NAME(K, DT, r, v)) r = v;                                  \
     }                                                                             \
     return r;                                                                     \
 }
@@ -520,7 +533,7 @@ static void ck_merge_##NAME##_##DT(void *vst, const void *vl)                   
     if (!l->has) return;                                                          \
     if (!st->has) { *st = *l; return; }                                           \
     C a = st->v, b = l->v;                                                        \
-    st->v = (CK_KEEP_##NAME(K, a, b) || CK_ISNAN_##K(a)) ? a : b;                 \
+    st->v = (CK_KEEP_##NAME(K, DT, a, b) || CK_ISNAN_##K(a)) ? a : b;             \
 }                                                                                 \
 static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int64_t s, int64_t idx) \
 {                                                                                 \
@@ -543,7 +556,7 @@ static CK_HOT void ck_row_##NAME##_##DT(void *vacc, int64_t *ix, const char *p, 
     (void)k;                                                                      \
     (void)ix;                                                                     \
     CK_ROWLOOP_(S, acc[j] = (C)x,                                                 \
-                { C a = acc[j]; C v = (C)x; acc[j] = (CK_KEEP_##NAME(K, a, v) | CK_ISNAN_##K(a)) ? a : v; }) \
+                { C a = acc[j]; C v = (C)x; acc[j] = (CK_KEEP_##NAME(K, DT, a, v) | CK_ISNAN_##K(a)) ? a : v; }) \
 }                                                                                 \
 CK_ROWSTORE_(NAME, DT, C, S)
 
