@@ -67,15 +67,46 @@ ck_status ck_function_set_max_dynamic_shared(ck_function *f, int bytes);
 /* The block size with the best occupancy for dyn_shared bytes a block
  * (at most block_limit threads when > 0), and a grid that fills the device. */
 ck_status ck_function_suggest_block(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid, int *block);
-/* The parameter count and each parameter's size (n <= max filled), -1 when
- * the target cannot tell (a GPU's cubin does not say). */
+/* The parameter count and each parameter's size (n <= max filled), from
+ * the compiled kernel; -1 when the target cannot tell (a GPU with a driver
+ * before CUDA 12.4). */
 int ck_function_params(ck_function *f, size_t *sizes, int max);
+
+/* What a kernel's parameter takes, as its declaration in the source says. */
+typedef enum ck_kparam_kind {
+    CK_KPARAM_POINTER = 'p', /* a pointer: an array (of dtype when that is known) or a null pointer */
+    CK_KPARAM_SCALAR = 's',  /* a value of dtype */
+    CK_KPARAM_OPAQUE = 'o',  /* a value of a type cudakit cannot size from the source (a struct, a typedef
+                                it cannot resolve, a template parameter): bytes of exactly its size */
+} ck_kparam_kind;
+
+typedef struct ck_kparam {
+    int kind;            /* ck_kparam_kind */
+    ck_dtype dtype;      /* SCALAR: its dtype; POINTER: the pointee's, CK_DTYPE_INVALID for any array
+                            (void *, char *, a pointer to a template parameter or to a struct) */
+    char name[64];       /* as declared ("" when unnamed; cut at 63 bytes) */
+    char type[96];       /* the declared type, blanks folded ("struct S", "const float *"; cut at 95) */
+} ck_kparam;
+
+/* The parameters of kernel `name` as source declares them: an extern "C"
+ * kernel's name, or a name expression ("scale<float>", "ns::k<int, 4>")
+ * for the parameters of its template (those of a template parameter's
+ * type are OPAQUE).  Typedefs and using-declarations of known types are
+ * resolved (`typedef float real;`), so are object-like #defines and the
+ * -D options.  Returns the count (the first max filled), or -1 when the
+ * source declares no such kernel in a form this reads (a macro making the
+ * declaration, overloads that differ): then nothing is known. */
+int ck_kernel_signature(const char *source, const char *const *options, int noptions, const char *name,
+                        ck_kparam *out, int max);
 
 /* What the launcher knows of one argument, for the CPU's bounds mode. */
 typedef struct ck_launch_arg {
     int is_array;        /* the argument points into an array's memory */
     void *base;          /* the start of that memory (the value may point inside) */
     size_t nbytes;       /* bytes valid from base */
+    void *lo;            /* the bytes the argument's view spans, [lo, lo + extent), within the memory */
+    size_t extent;       /* above (lo NULL: all of [base, base + nbytes)) */
+    size_t itemsize;     /* element size, for the index in messages (0: unknown) */
 } ck_launch_arg;
 
 /* Launch grid x block threads with shmem bytes of dynamic shared memory on
@@ -115,8 +146,10 @@ ck_status ck_cuda_compile(const char *source, const char *name_hint, int arch, c
 void ck_cubin_free(ck_cubin *c);
 
 /* Bounds checking of user kernels on the CPU: every access of an array
- * argument outside its memory is an error naming the kernel, block,
- * thread, argument and index (on when set here or CUDAKIT_BOUNDS=1). */
+ * argument outside the bytes its view spans is an error naming the
+ * kernel, block, thread, argument and index (on when set here or
+ * CUDAKIT_BOUNDS=1; see ck_cpu_launch in src/runtime/cpu_kernels.h for
+ * what exactly is checked). */
 int ck_kernel_bounds_mode(void);
 void ck_kernel_set_bounds_mode(int on);
 

@@ -294,11 +294,12 @@ def test_bounds_mode(kdev):
         pytest.skip("bounds checking is a mode of the CPU target")
     k = ck.RawKernel('extern "C" __global__ void over(float *x, int n) { x[threadIdx.x] = 1.0f; }', "over")
     x = ck.zeros(8, dtype=ck.float32, device=kdev)
+    was = ck._core._cpu_bounds_mode()
     with ck.debug(bounds=True):
         k(1, 8, (x, 8))  # in bounds: fine
         with pytest.raises(IndexError, match="over"):
             k(1, 16, (x, 8))
-    assert not ck._core._cpu_bounds_mode()
+    assert ck._core._cpu_bounds_mode() == was
 
 
 def test_compile_error(kdev):
@@ -312,15 +313,45 @@ def test_compile_error(kdev):
 
 
 def test_signature_parser():
-    from cudakit._kernels import _parse_signature
-    assert _parse_signature(ADD, "add") == [("p", "float32"), ("p", "float32"), ("p", "float32"), ("s", "int32")]
+    """The one reading of kernel signatures (the scanner's, in C)."""
+    from cudakit._kernels import _kernel_signature
+
+    def kinds(src, name, options=()):
+        sig = _kernel_signature(src, name, options)
+        return None if sig is None else [(k, d) for k, d, _, _ in sig]
+
+    assert kinds(ADD, "add") == [("p", "float32"), ("p", "float32"), ("p", "float32"), ("s", "int32")]
+    assert [n for _, _, n, _ in _kernel_signature(ADD, "add")] == ["x", "y", "z", "n"]
     src = 'extern "C" {\n__global__ void f(double *__restrict__ a, const long long n, void *p, unsigned char *b, ' \
           'size_t m, MyStruct s) {}\n}'
-    assert _parse_signature(src, "f") == [("p", "float64"), ("s", "int64"), ("p", None), ("p", "uint8"),
-                                          ("s", "uint64"), ("?", None)]
-    assert _parse_signature("__global__ void g(float *x) {}", "g") is None  # C++ linkage: not known
-    assert _parse_signature('extern "C" __global__ void h() {}', "h") == []
-    assert _parse_signature(ADD, "f<float>") is None
+    assert kinds(src, "f") == [("p", "float64"), ("s", "int64"), ("p", None), ("p", "uint8"), ("s", "uint64"),
+                               ("o", None)]
+    assert kinds('extern "C" __global__ void h() {}', "h") == []
+    assert kinds('extern "C" __global__ void h(void) {}', "h") == []
+    assert kinds(ADD, "f<float>") is None
+    assert kinds(ADD, "missing") is None
+    # typedefs, using, #define and -D of known types resolve; others do not
+    src = r"""
+    typedef float real;
+    using index_t = long unsigned int;
+    #define REAL2 double
+    typedef real *real_ptr;
+    struct S { long long x, y; };
+    typedef struct S S2;
+    extern "C" __global__ void t(real a, index_t b, REAL2 c, real_ptr d, S e, S2 f, struct S g, MYT h, char i,
+                                 char *j, signed char *k, float arr[], int (*fp)(int), float2 v) {}
+    """
+    assert kinds(src, "t") == [("s", "float32"), ("s", "uint64"), ("s", "float64"), ("p", "float32"), ("o", None),
+                               ("o", None), ("o", None), ("o", None), ("s", "int8"), ("p", None), ("p", "int8"),
+                               ("p", "float32"), ("o", None), ("o", None)]
+    assert kinds(src, "t", ["-DMYT=unsigned short"])[7] == ("s", "uint16")
+    # conflicting definitions of a name are not resolved
+    assert kinds("typedef float r;\nnamespace n { typedef double r; }\n"
+                 'extern "C" __global__ void u(r x) {}', "u") == [("o", None)]
+    # a template's parameters: those of its type parameters are not sized
+    src = "template <typename T, int N> __global__ void scale(T *x, T a, int n) {}"
+    assert kinds(src, "scale<float, 4>") == [("p", None), ("o", None), ("s", "int32")]
+    assert kinds(src, "scale") is None
 
 
 # ------------------------------------------------------- ElementwiseKernel

@@ -20,13 +20,22 @@ Arguments of a launch (the rule, checked in C before the launch):
   when the signature is known and the cast is same-kind);
 * a Python scalar passed to a parameter of known type is converted to that
   type (``OverflowError`` if it does not fit; ``TypeError`` for a float into
-  an integer parameter or a complex into a real one); where the type is not
-  known: ``int`` -> ``long long``, ``float`` -> ``double``, ``bool`` ->
-  ``bool``, ``complex`` -> ``complex<double>``;
+  an integer parameter or a complex into a real one);
+* a parameter of a type cudakit cannot size from the source (a struct, a
+  typedef it cannot resolve, a template parameter) takes only a NumPy
+  scalar or structured scalar (``np.void``) of exactly its size in the
+  compiled kernel, else ``TypeError``;
+* where the signature could not be read at all: ``int`` -> ``long long``,
+  ``float`` -> ``double``, ``bool`` -> ``bool``, ``complex`` ->
+  ``complex<double>``, and the value must have the parameter's size where
+  the target reports it;
 * anything else is a ``TypeError``.
 
-The signature is known when the source declares the kernel
-``extern "C" __global__ void name(...)`` with parameters of plain types.
+The signature is read from the source, in C (the scanner of
+src/runtime/cpu_kernels/scanner.c): an ``extern "C" __global__`` kernel by
+its name, a template instance by its template's declaration; typedefs,
+``using``, object-like ``#define`` and ``-D`` names of known types resolve.
+docs/kernels.md has the whole story, bounds mode's included.
 """
 import os
 import re
@@ -44,7 +53,18 @@ _DEBUG = "CUDAKIT_DEBUG" in os.environ
 
 # the dtype of a C type name as signatures spell it (None: not a plain type)
 _ctype_dtype = _core._ukernel_dtype_of_ctype
-_QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b")
+# [(kind, dtype name or None, name, type)] of a kernel as its source declares
+# it (kind 'p' pointer, 's' scalar, 'o' a type cudakit cannot size), or None:
+# the scanner's reading (src/runtime/cpu_kernels/scanner.c), which the
+# launch uses too
+_kernel_signature = _core._kernel_signature
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_identifier(name, what="kernel name"):
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+        raise ValueError(f"{what} {name!r} is not an identifier (letters, digits and _, not starting with a digit): "
+                         "it is pasted into the kernel's source")
 
 
 def _strip_comments(code):
@@ -52,64 +72,16 @@ def _strip_comments(code):
     return re.sub(r"//[^\n]*", " ", code)
 
 
-def _parse_param(p):
-    p = _QUALIFIERS.sub(" ", p)
-    p = re.sub(r"\s*=\s*[^,]*$", "", p)  # default values
-    if "&" in p or "[" in p or "(" in p:
-        return ("?", None)
-    stars = p.count("*")
-    p = p.replace("*", " ")
-    words = p.split()
-    if len(words) >= 2:
-        words = words[:-1]  # the parameter's name
-    base = " ".join(words)
-    base = re.sub(r"\s*<\s*", "<", re.sub(r"\s*>", ">", base))
-    if stars == 1:
-        if base in ("void", "char"):
-            return ("p", None)
-        return ("p", _ctype_dtype(base))
-    if stars > 1:
-        return ("p", None)
-    t = _ctype_dtype(base)
-    if t is None:
-        return ("?", None)
-    return ("s", t)
-
-
-def _parse_signature(code, name):
-    """[(kind, dtype name or None)] of extern "C" kernel `name`, or None."""
-    if not re.fullmatch(r"[A-Za-z_]\w*", name):
-        return None  # a template instance: the declaration does not say
-    src = _strip_comments(code)
-    m = re.search(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?"
-                  + re.escape(name) + r"\s*\(([^)]*)\)", src)
-    if not m:
-        return None
-    before = src[:m.start()]
-    line_start = before.rfind("\n") + 1
-    decl_line = src[line_start:m.start()]
-    # extern "C" on the declaration, or an open extern "C" { block before it
-    ext = 'extern "C"' in decl_line
-    if not ext:
-        for b in re.finditer(r'extern\s+"C"\s*\{', before):
-            depth = before[b.end():].count("{") - before[b.end():].count("}")
-            if depth >= 0:
-                ext = True
-    if not ext or "template" in decl_line:
-        return None
-    params = m.group(1).strip()
-    if not params or params == "void":
-        return []
-    return [_parse_param(p) for p in params.split(",")]
-
-
 class debug:
     """``ck.debug(bounds=True)``: check every access a CUDA C kernel makes to
-    its array arguments on CPU arrays; one out of bounds raises IndexError
-    naming the kernel, block, thread, argument and index (CUDAKIT_BOUNDS=1
-    does the same from the environment).  A call sets the mode; used as a
-    context manager (``with ck.debug(bounds=True): ...``) it restores the
-    previous mode on exit."""
+    its array arguments on CPU arrays; one outside the bytes an argument's
+    view spans raises IndexError naming the kernel, block, thread, argument
+    and element, at any distance (CUDAKIT_BOUNDS=1 does the same from the
+    environment; docs/kernels.md says exactly what is checked).  Without
+    it an out-of-bounds write is undefined behaviour: on the CPU it
+    corrupts the process's memory.  A call sets the mode; used as a context
+    manager (``with ck.debug(bounds=True): ...``) it restores the previous
+    mode on exit."""
 
     def __init__(self, bounds=True):
         self._prev = _core._cpu_bounds_mode(1 if bounds else 0)
@@ -150,12 +122,11 @@ class RawKernel(_core._Kernel):
     """
 
     def __init__(self, code, name, options=(), backend="nvrtc", *, translate_cucomplex=False,
-                 enable_cooperative_groups=False, jitify=False, _module=None, _signature=False):
+                 enable_cooperative_groups=False, jitify=False, _module=None):
         _check_backend(backend, translate_cucomplex, jitify)
         if _module is None:
             _module = _core._Module(code, tuple(options), (), "kernel.cu")
-        sig = _parse_signature(code, name) if _signature is False else _signature
-        self._setup(_module, name, sig)
+        self._setup(_module, name)
         self.code = code
         self.options = tuple(options)
         self.backend = backend
@@ -334,8 +305,7 @@ class _Param:
         if len(words) != 2:
             raise ValueError(f"bad kernel parameter {text!r}: want '[raw] type name'")
         t, self.name = words
-        if not re.fullmatch(r"[A-Za-z_]\w*", self.name):
-            raise ValueError(f"bad parameter name {self.name!r}")
+        _check_identifier(self.name, "parameter name")
         self.dtype = None
         self.placeholder = None
         # a capitalised name is a placeholder; so is any other that is not a dtype
@@ -345,6 +315,7 @@ class _Param:
         except TypeError:
             self.dtype = None
         if self.dtype is None:
+            _check_identifier(t, f"type of parameter {self.name!r}")
             self.placeholder = t
 
 
@@ -425,6 +396,7 @@ class ElementwiseKernel:
 
     def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True, preamble="",
                  no_return=False, return_tuple=False, options=(), loop_prep="", after_loop="", **kwargs):
+        _check_identifier(name)
         self.in_params = _parse_params(in_params)
         self.out_params = _parse_params(out_params)
         self.nin, self.nout = len(self.in_params), len(self.out_params)
@@ -461,8 +433,8 @@ class ElementwiseKernel:
                                         self._uses_ind)
 
     def _kernel(self, key, dts, kinds, ndim, contig):
-        src, sig = self._generate(dts, kinds, ndim, contig)
-        k = RawKernel(src, self.name, self.options, _signature=sig)
+        src, _ = self._generate(dts, kinds, ndim, contig)
+        k = RawKernel(src, self.name, self.options)
         k.generated_source = src
         with self._lock:
             self._cache[key] = k
@@ -596,6 +568,7 @@ class ReductionKernel:
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity, name="reduce_kernel",
                  reduce_type=None, reduce_dims=True, preamble="", options=()):
+        _check_identifier(name)
         self.in_params = _parse_params(in_params)
         self.out_params = _parse_params(out_params)
         if len(self.out_params) != 1:
@@ -701,8 +674,8 @@ class ReductionKernel:
         key = (tuple(dts), kinds, nouter, ninner, block_mode, rtype)
         kern = self._cache.get(key)
         if kern is None:
-            src, sig = self._generate(dts, kinds, rtype, nouter, ninner, block_mode)
-            kern = RawKernel(src, self.name, self.options, _signature=sig)
+            src, _ = self._generate(dts, kinds, rtype, nouter, ninner, block_mode)
+            kern = RawKernel(src, self.name, self.options)
             kern.generated_source = src
             with self._lock:
                 self._cache[key] = kern

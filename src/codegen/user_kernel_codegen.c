@@ -3,6 +3,7 @@
 #include "cudakit_kernelgen.h"
 #include "cuda_codegen.h"
 #include "../array/layout.h"
+#include "../runtime/cpu_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,12 @@ static const char helpers_[] =
     "    __device__ long long size() const { return n_; }\n"
     "    __device__ const long long *get() const { return c_; }\n"
     "};\n"
-    "template <typename T> struct ck_raw_t {\n"
-    "    T *p_; long long n_;\n"
+    "template <typename T, typename P = T *> struct ck_raw_t {\n"
+    "    P p_; long long n_;\n"
     "    __device__ T &operator[](long long k) const { return p_[k]; }\n"
     "    __device__ long long size() const { return n_; }\n"
-    "};\n";
+    "};\n"
+    "template <typename T> __device__ __forceinline__ T &ck_elem(T *p, long long off) { return *(T *)((char *)p + off); }\n";
 
 /* complex<T> for kernels with complex parameters (neither target has one built in) */
 static const char complex_helpers_[] =
@@ -67,30 +69,36 @@ const char *ck_ukernel_ctype(ck_dtype t)
     }
 }
 
-/* The spellings of C types in kernel signatures, and their dtypes. */
-static const struct { const char *name; ck_dtype t; } ctypes_[] = {
-    {"float", CK_FLOAT32}, {"double", CK_FLOAT64},
-    {"int", CK_INT32}, {"signed int", CK_INT32}, {"int32_t", CK_INT32}, {"signed", CK_INT32},
-    {"unsigned int", CK_UINT32}, {"unsigned", CK_UINT32}, {"uint32_t", CK_UINT32},
-    {"long long", CK_INT64}, {"long long int", CK_INT64}, {"signed long long", CK_INT64}, {"int64_t", CK_INT64},
-    {"long", CK_INT64}, {"long int", CK_INT64}, {"ptrdiff_t", CK_INT64}, {"ssize_t", CK_INT64},
-    {"unsigned long long", CK_UINT64}, {"unsigned long long int", CK_UINT64}, {"uint64_t", CK_UINT64},
-    {"unsigned long", CK_UINT64}, {"size_t", CK_UINT64},
-    {"short", CK_INT16}, {"short int", CK_INT16}, {"int16_t", CK_INT16},
-    {"unsigned short", CK_UINT16}, {"unsigned short int", CK_UINT16}, {"uint16_t", CK_UINT16},
-    {"signed char", CK_INT8}, {"int8_t", CK_INT8},
-    {"unsigned char", CK_UINT8}, {"uint8_t", CK_UINT8},
-    {"bool", CK_BOOL},
-    {"__half", CK_FLOAT16}, {"half", CK_FLOAT16},
-    {"complex<float>", CK_COMPLEX64}, {"complex<double>", CK_COMPLEX128},
-    {"ck_c64", CK_COMPLEX64}, {"ck_c128", CK_COMPLEX128},
-};
+/* One table of C type spellings for every reading of kernel source: the
+ * scanner's (ck_kernel_signature reads signatures with it). */
+ck_dtype ck_ukernel_dtype_of_ctype(const char *name) { return ck_cpu_ctype_dtype(name); }
 
-ck_dtype ck_ukernel_dtype_of_ctype(const char *name)
+/* Names pasted into the source must be identifiers (a name such as
+ * "e1(){} extern \"C\" __global__ void e2" would add code). */
+static int is_identifier(const char *s)
 {
-    for (size_t i = 0; i < sizeof ctypes_ / sizeof ctypes_[0]; i++)
-        if (!strcmp(ctypes_[i].name, name)) return ctypes_[i].t;
-    return CK_DTYPE_INVALID;
+    if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return 0;
+    return 1;
+}
+
+static int check_names(const char *name, int n, const ck_ukernel_param *ps)
+{
+    if (!is_identifier(name)) {
+        ck_error_set(CK_ERR_VALUE, "kernel name '%s' is not an identifier (letters, digits and _, not starting with "
+                     "a digit)", name ? name : "(null)");
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        if (!is_identifier(ps[k].name) || (ps[k].placeholder && !is_identifier(ps[k].placeholder))) {
+            ck_error_set(CK_ERR_VALUE, "kernel %s: parameter %d's %s '%s' is not an identifier", name, k,
+                         is_identifier(ps[k].name) ? "type" : "name",
+                         is_identifier(ps[k].name) ? ps[k].placeholder : ps[k].name ? ps[k].name : "(null)");
+            return -1;
+        }
+    return 0;
 }
 
 static int has_text(const char *s) { return s && *s; }
@@ -204,7 +212,7 @@ char *ck_ukernel_ew_source(const ck_ukernel_ew_spec *sp)
     }
     const char *ct[CK_UKERNEL_MAXPARAMS];
     int cplx;
-    if (param_types(np, sp->params, ct, &cplx) < 0) return NULL;
+    if (check_names(sp->name, np, sp->params) < 0 || param_types(np, sp->params, ct, &cplx) < 0) return NULL;
     ck_ukernel_arg args[CK_UKERNEL_MAXARGS];
     int nargs = ck_ukernel_ew_args(sp, args);
     ck_sbuf b = {0};
@@ -223,7 +231,8 @@ char *ck_ukernel_ew_source(const ck_ukernel_ew_spec *sp)
     for (int k = 0; k < np; k++) {
         const ck_ukernel_param *p = &sp->params[k];
         if (p->kind == CK_UKP_RAW) {
-            ck_sbuf_printf(&b, "        ck_raw_t<%s> %s = {_p_%s, _n_%s};\n", ct[k], p->name, p->name, p->name);
+            ck_sbuf_printf(&b, "        ck_raw_t<%s, decltype(_p_%s)> %s = {_p_%s, _n_%s};\n", ct[k], p->name, p->name,
+                           p->name, p->name);
             continue;
         }
         if (p->kind != CK_UKP_ARRAY) continue;
@@ -233,9 +242,9 @@ char *ck_ukernel_ew_source(const ck_ukernel_ew_spec *sp)
             ck_sbuf_printf(&b, "_p_%s[i];\n", p->name);
             continue;
         }
-        ck_sbuf_printf(&b, "*(%s *)((char *)_p_%s + (", ct[k], p->name);
+        ck_sbuf_printf(&b, "ck_elem(_p_%s, ", p->name);
         for (int d = 0; d < D; d++) ck_sbuf_printf(&b, "%s_c[%d] * _st%d_%d", d ? " + " : "", d, k, d);
-        ck_sbuf_printf(&b, "%s));\n", D ? "" : "0");
+        ck_sbuf_printf(&b, "%s);\n", D ? "" : "0");
     }
     ck_sbuf_printf(&b, "        (void)_ind;\n        ");
     statement(&b, sp->operation);
@@ -300,7 +309,7 @@ char *ck_ukernel_red_source(const ck_ukernel_red_spec *sp)
     }
     const char *ct[CK_UKERNEL_MAXPARAMS];
     int cplx;
-    if (param_types(np, sp->params, ct, &cplx) < 0) return NULL;
+    if (check_names(sp->name, np, sp->params) < 0 || param_types(np, sp->params, ct, &cplx) < 0) return NULL;
     cplx |= !strncmp(sp->reduce_type, "complex", 7);
     ck_ukernel_arg args[CK_UKERNEL_MAXARGS];
     int nargs = ck_ukernel_red_args(sp, args);
@@ -343,10 +352,10 @@ char *ck_ukernel_red_source(const ck_ukernel_red_spec *sp)
     for (int k = 0; k < sp->nin; k++) {
         const ck_ukernel_param *p = &sp->params[k];
         if (p->kind == CK_UKP_ARRAY)
-            ck_sbuf_printf(&b, "            const %s %s = *(const %s *)((const char *)_p_%s + _io%d);\n", ct[k], p->name,
-                           ct[k], p->name, k);
+            ck_sbuf_printf(&b, "            const %s %s = ck_elem(_p_%s, _io%d);\n", ct[k], p->name, p->name, k);
         else if (p->kind == CK_UKP_RAW)
-            ck_sbuf_printf(&b, "            ck_raw_t<%s> %s = {_p_%s, _n_%s};\n", ct[k], p->name, p->name, p->name);
+            ck_sbuf_printf(&b, "            ck_raw_t<%s, decltype(_p_%s)> %s = {_p_%s, _n_%s};\n", ct[k], p->name,
+                           p->name, p->name, p->name);
     }
     ck_sbuf_printf(&b, "            _type_reduce _v = (%s);\n", sp->map_expr);
     if (has_id) ck_sbuf_printf(&b, "            _acc = _ck_combine(_acc, _v);\n");
@@ -370,12 +379,12 @@ char *ck_ukernel_red_source(const ck_ukernel_red_spec *sp)
     } else {
         ck_sbuf_printf(&b, "        {\n            _type_reduce a = _acc;\n");
     }
-    ck_sbuf_printf(&b, "            %s &%s = *(%s *)((char *)_p_%s + _oo%d);\n", ct[sp->nin], out->name, ct[sp->nin],
-                   out->name, sp->nin);
+    ck_sbuf_printf(&b, "            %s &%s = ck_elem(_p_%s, _oo%d);\n", ct[sp->nin], out->name, out->name, sp->nin);
     for (int k = 0; k < sp->nin; k++) {
         const ck_ukernel_param *p = &sp->params[k];
         if (p->kind == CK_UKP_RAW)
-            ck_sbuf_printf(&b, "            ck_raw_t<%s> %s = {_p_%s, _n_%s};\n", ct[k], p->name, p->name, p->name);
+            ck_sbuf_printf(&b, "            ck_raw_t<%s, decltype(_p_%s)> %s = {_p_%s, _n_%s};\n", ct[k], p->name,
+                           p->name, p->name, p->name);
     }
     ck_sbuf_printf(&b, "            (void)a;\n            ");
     statement(&b, sp->post_map_expr);

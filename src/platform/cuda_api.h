@@ -131,6 +131,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
                                       const char *name))                                     \
     X(cuFuncGetAttribute, 2020, 1, (int *pi, int attrib, CUfunction f))                      \
     X(cuFuncSetAttribute, 9000, 1, (CUfunction f, int attrib, int value))                    \
+    X(cuFuncGetParamInfo, 12040, 0, (CUfunction f, size_t index, size_t *offset, size_t *size)) \
     X(cuLaunchKernel, 4000, 1, (CUfunction f, unsigned gx, unsigned gy, unsigned gz,         \
                                 unsigned bx, unsigned by, unsigned bz, unsigned shmem,       \
                                 CUstream s, void **params, void **extra))                    \

@@ -13,13 +13,20 @@
  *     it is converted when the cast is same-kind (TypeError otherwise);
  *   - a Python scalar into a parameter of known type is converted to that
  *     type (OverflowError when the value does not fit, TypeError for a float
- *     into an integer or a complex into a real parameter); where the type is
- *     unknown: int -> long long, float -> double, bool -> bool,
- *     complex -> complex<double>;
+ *     into an integer or a complex into a real parameter);
+ *   - a parameter of a type cudakit cannot size from the source (a struct,
+ *     a typedef it cannot resolve, a template parameter) takes only a NumPy
+ *     scalar or structured scalar (np.void) of exactly the size the
+ *     compiled kernel gives it (TypeError otherwise);
+ *   - where the signature is not known at all: int -> long long, float ->
+ *     double, bool -> bool, complex -> complex<double>, and the value must
+ *     have the parameter's size where the target tells it;
  *   - anything else is a TypeError.
- * The per-call path does no string work: the signature is parsed once (by
- * _kernels.py) into kinds and dtypes kept here, and the function and its
- * attributes are cached per device. */
+ * The per-call path does no string work: the signature is read once from
+ * the source (ck_kernel_signature, the scanner's) into kinds and dtypes
+ * kept here, checked against the compiled kernel's parameter sizes where
+ * the target reports them, and the function and its attributes are cached
+ * per device. */
 #include "ck_python.h"
 
 #include <string.h>
@@ -256,7 +263,7 @@ ck_function *ck_py_module_function(PyObject *module, const char *name, ck_device
 
 /* ------------------------------------------------------------- kernels */
 
-enum { PK_UNKNOWN = 0, PK_POINTER = 1, PK_SCALAR = 2 };
+enum { PK_UNKNOWN = 0, PK_POINTER = 1, PK_SCALAR = 2, PK_OPAQUE = 3 };
 
 typedef struct {
     PyObject_HEAD
@@ -266,6 +273,12 @@ typedef struct {
     int nparams;                   /* -1: the signature is not known */
     signed char pkind[CK_KMAXP];
     int pdtype[CK_KMAXP];          /* ck_dtype, or -1 when not told */
+    ck_kparam *params;             /* the source's declarations (NULL when the signature is not known) */
+    int has_opaque;                /* a PK_OPAQUE parameter: sizes needed before marshalling */
+    int sizes_known;               /* psize read from a compiled kernel */
+    unsigned sizes_asked;          /* bit 0: the CPU's, bit 1: a GPU's (it could not tell) */
+    int nsizes;                    /* the compiled kernel's parameter count */
+    int psize[CK_KMAXP];           /* bytes of each parameter in the compiled kernel */
     ck_function *cpu;              /* the function in each device's module, found on first use */
     ck_function *cuda[CK_MAX_GPUS];
     PyObject *dict;
@@ -283,57 +296,87 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return (PyObject *)k;
 }
 
-/* _Kernel._setup(module, name, signature): signature is None or a sequence
- * of (kind, dtype) with kind 'p' (pointer), 's' (scalar) or '?' and dtype a
- * dtype name or None. */
+/* _Kernel._setup(module, name): the signature is read from the module's
+ * source (ck_kernel_signature). */
 static PyObject *kernel_setup(CkKernelObject *k, PyObject *args)
 {
-    PyObject *mod, *sig = Py_None;
+    PyObject *mod;
     const char *name;
-    if (!PyArg_ParseTuple(args, "O!s|O", &CkModule_Type, &mod, &name, &sig)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!s", &CkModule_Type, &mod, &name)) return NULL;
+    CkModuleObject *m = (CkModuleObject *)mod;
     char *nm = dup_str(name);
     if (!nm) return NULL;
-    int np = -1;
-    signed char kinds[CK_KMAXP];
-    int dts[CK_KMAXP];
-    if (sig != Py_None) {
-        PyObject *fast = PySequence_Fast(sig, "signature must be a sequence");
-        if (!fast) { PyMem_Free(nm); return NULL; }
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-        if (n > CK_KMAXP) {
-            Py_DECREF(fast);
-            PyMem_Free(nm);
-            return PyErr_Format(PyExc_ValueError, "kernels with more than %d parameters are not supported", CK_KMAXP);
-        }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            const char *kind;
-            PyObject *dto;
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "sO", &kind, &dto)) {
-                Py_DECREF(fast);
-                PyMem_Free(nm);
-                return NULL;
-            }
-            kinds[i] = kind[0] == 'p' ? PK_POINTER : kind[0] == 's' ? PK_SCALAR : PK_UNKNOWN;
-            ck_dtype t = CK_DTYPE_INVALID;
-            if (dto != Py_None && ck_py_dtype_from_obj(dto, CK_DTYPE_INVALID, &t) < 0) {
-                Py_DECREF(fast);
-                PyMem_Free(nm);
-                return NULL;
-            }
-            dts[i] = (int)t;
-        }
-        Py_DECREF(fast);
-        np = (int)n;
+    ck_kparam *ps = PyMem_Calloc(CK_KMAXP, sizeof *ps);
+    if (!ps) {
+        PyMem_Free(nm);
+        return PyErr_NoMemory();
+    }
+    int np = ck_kernel_signature(m->source, (const char *const *)m->options, m->noptions, name, ps, CK_KMAXP);
+    if (np > CK_KMAXP) {
+        PyMem_Free(ps);
+        PyMem_Free(nm);
+        return PyErr_Format(PyExc_ValueError, "kernels with more than %d parameters are not supported", CK_KMAXP);
     }
     Py_INCREF(mod);
-    Py_XSETREF(k->module, (CkModuleObject *)mod);
+    Py_XSETREF(k->module, m);
     PyMem_Free(k->name);
+    PyMem_Free(k->params);
     k->name = nm;
     k->nparams = np;
-    for (int i = 0; i < np; i++) { k->pkind[i] = kinds[i]; k->pdtype[i] = dts[i]; }
+    k->params = np >= 0 ? ps : NULL;
+    if (np < 0) PyMem_Free(ps);
+    k->has_opaque = 0;
+    for (int i = 0; i < np; i++) {
+        k->pkind[i] = ps[i].kind == CK_KPARAM_POINTER ? PK_POINTER : ps[i].kind == CK_KPARAM_SCALAR ? PK_SCALAR
+                                                                                                    : PK_OPAQUE;
+        k->pdtype[i] = (int)ps[i].dtype;
+        k->has_opaque |= k->pkind[i] == PK_OPAQUE;
+    }
+    k->sizes_known = 0;
+    k->sizes_asked = 0;
     k->cpu = NULL;
     memset(k->cuda, 0, sizeof k->cuda);
     Py_RETURN_NONE;
+}
+
+/* _kernel_signature(code, name, options=()) -> [(kind, dtype name or None,
+ * name, type)] as the scanner reads the source, or None when it declares
+ * no such kernel.  kind: 'p' pointer, 's' scalar, 'o' a type cudakit cannot
+ * size. */
+static PyObject *c_kernel_signature(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *src, *name;
+    PyObject *opts = NULL;
+    if (!PyArg_ParseTuple(args, "ss|O", &src, &name, &opts)) return NULL;
+    char **ov = NULL;
+    int no = 0;
+    if (strv_from_seq(opts, "options", &ov, &no) < 0) return NULL;
+    ck_kparam *ps = PyMem_Calloc(CK_KMAXP, sizeof *ps);
+    if (!ps) {
+        free_strv(ov, no);
+        return PyErr_NoMemory();
+    }
+    int n = ck_kernel_signature(src, (const char *const *)ov, no, name, ps, CK_KMAXP);
+    free_strv(ov, no);
+    PyObject *r = NULL;
+    if (n < 0) {
+        r = Py_NewRef(Py_None);
+    } else if ((r = PyList_New(n < CK_KMAXP ? n : CK_KMAXP))) {
+        for (int i = 0; i < n && i < CK_KMAXP; i++) {
+            const char *dt = ps[i].dtype != CK_DTYPE_INVALID ? ck_dtype_get_info(ps[i].dtype)->name : NULL;
+            PyObject *t = Py_BuildValue("(CzNN)", ps[i].kind, dt, PyUnicode_DecodeUTF8(ps[i].name, strlen(ps[i].name),
+                                                                                      "replace"),
+                                        PyUnicode_DecodeUTF8(ps[i].type, strlen(ps[i].type), "replace"));
+            if (!t) {
+                Py_CLEAR(r);
+                break;
+            }
+            PyList_SET_ITEM(r, i, t);
+        }
+    }
+    PyMem_Free(ps);
+    return r;
 }
 
 static void kernel_dealloc(CkKernelObject *k)
@@ -342,6 +385,7 @@ static void kernel_dealloc(CkKernelObject *k)
     Py_CLEAR(k->module);
     Py_CLEAR(k->dict);
     PyMem_Free(k->name);
+    PyMem_Free(k->params);
     Py_TYPE(k)->tp_free((PyObject *)k);
 }
 
@@ -429,7 +473,7 @@ static const char *param_desc(int t) { return t >= 0 ? ck_dtype_get_info((ck_dty
 
 /* A Python scalar / NumPy scalar into one value slot; t is the declared
  * dtype or -1.  0, or -1 with an exception. */
-static int marshal_scalar(PyObject *o, int t, ck_kval *v, int argi)
+static int marshal_scalar(PyObject *o, int t, ck_kval *v, int argi, int *size)
 {
     ck_scalar s;
     int weak = 0;
@@ -448,6 +492,7 @@ static int marshal_scalar(PyObject *o, int t, ck_kval *v, int argi)
             return -1;
         }
         ck_scalar_store(&s, s.dtype, v);
+        *size = ck_dtype_get_info(s.dtype)->itemsize;
         return 0;
     }
     ck_dtype dt = (ck_dtype)t;
@@ -484,7 +529,106 @@ static int marshal_scalar(PyObject *o, int t, ck_kval *v, int argi)
         return -1;
     }
     ck_scalar_store(&s, dt, v);
+    *size = ck_dtype_get_info(dt)->itemsize;
     return 0;
+}
+
+/* "argument 2 ('n')" */
+static const char *arg_name(const CkKernelObject *k, Py_ssize_t i, char *buf, size_t n)
+{
+    if (k->params && i < k->nparams && k->params[i].name[0])
+        snprintf(buf, n, "argument %zd ('%s')", i, k->params[i].name);
+    else
+        snprintf(buf, n, "argument %zd", i);
+    return buf;
+}
+
+/* A NumPy scalar's bytes (a 0-d buffer), or -1 when o is not one. */
+static Py_ssize_t numpy_scalar_bytes(PyObject *o, Py_buffer *view)
+{
+    if (strncmp(Py_TYPE(o)->tp_name, "numpy.", 6) || !PyObject_CheckBuffer(o)) return -1;
+    if (PyObject_GetBuffer(o, view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (view->ndim != 0) {
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return view->len;
+}
+
+/* A parameter of a type cudakit cannot size: a NumPy scalar of exactly
+ * its size, copied into v (or, larger than v, into *owned, which the
+ * caller frees after the launch); *param points at the bytes. */
+static int marshal_opaque(const CkKernelObject *k, Py_ssize_t i, PyObject *o, ck_kval *v, void **param, void **owned)
+{
+    int size = k->sizes_known && i < k->nsizes ? k->psize[i] : -1;
+    Py_buffer view;
+    Py_ssize_t got = numpy_scalar_bytes(o, &view);
+    if (got >= 0 && (size < 0 || got == size)) {
+        /* size not known (a GPU that does not tell): zeros past the value, so
+         * a larger parameter never reads outside this buffer */
+        size_t n = size >= 0 ? (size_t)got : (size_t)(got > 4096 ? got : 4096);
+        unsigned char *dst = v->raw;
+        if (n > sizeof v->raw) {
+            if (!(dst = *owned = PyMem_Calloc(1, n))) {
+                PyBuffer_Release(&view);
+                PyErr_NoMemory();
+                return -1;
+            }
+        } else {
+            memset(v->raw, 0, sizeof v->raw);
+        }
+        memcpy(dst, view.buf, (size_t)got);
+        PyBuffer_Release(&view);
+        *param = dst;
+        return 0;
+    }
+    if (got >= 0) PyBuffer_Release(&view);
+    char an[96], sz[48] = "";
+    if (size >= 0) snprintf(sz, sizeof sz, " of exactly %d bytes", size);
+    if (got >= 0)
+        PyErr_Format(PyExc_TypeError, "kernel '%s': %s: the parameter is '%s' (%d bytes), a type cudakit cannot size "
+                     "from the source, and the %.100s passed has %zd bytes: pass a NumPy scalar or structured scalar "
+                     "(np.void)%s", k->name, arg_name(k, i, an, sizeof an), k->params[i].type, size,
+                     Py_TYPE(o)->tp_name, got, sz);
+    else
+        PyErr_Format(PyExc_TypeError, "kernel '%s': %s: the parameter is '%s', a type cudakit cannot size from the "
+                     "source, so it takes only a NumPy scalar or structured scalar (np.void)%s, not %.100s", k->name,
+                     arg_name(k, i, an, sizeof an), k->params[i].type, sz, Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* The compiled kernel's parameter sizes, asked once per kind of device
+ * until one tells.  Where they contradict the source as the scan read it
+ * (a macro making the declaration, a type it misread), the compiled
+ * kernel wins: a parameter whose size differs is one cudakit cannot size. */
+static void kernel_sizes(CkKernelObject *k, ck_function *f, ck_device dev)
+{
+    unsigned bit = dev.type == CK_DEVICE_CPU ? 1u : 2u;
+    if (k->sizes_known || (k->sizes_asked & bit)) return;
+    k->sizes_asked |= bit;
+    size_t sz[CK_KMAXP];
+    int n = ck_function_params(f, sz, CK_KMAXP);
+    if (n < 0 || n > CK_KMAXP) return;
+    for (int i = 0; i < n; i++) k->psize[i] = (int)sz[i];
+    k->nsizes = n;
+    k->sizes_known = 1;
+    if (k->nparams >= 0 && k->nparams != n) {
+        k->nparams = -1;
+        k->has_opaque = 0;
+        return;
+    }
+    for (int i = 0; i < k->nparams; i++) {
+        int want = k->pkind[i] == PK_POINTER  ? (int)sizeof(void *)
+                   : k->pkind[i] == PK_SCALAR ? ck_dtype_get_info((ck_dtype)k->pdtype[i])->itemsize
+                                              : -1;
+        if (want >= 0 && want != k->psize[i]) {
+            k->pkind[i] = PK_OPAQUE;
+            k->has_opaque = 1;
+        }
+    }
 }
 
 static PyObject *s_shared_mem, *s_stream, *s_shared;
@@ -529,8 +673,6 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
         return PyErr_Format(PyExc_TypeError, "kernel args must be a tuple, got %.100s", Py_TYPE(argso)->tp_name);
     Py_ssize_t na = PyTuple_Check(argso) ? PyTuple_GET_SIZE(argso) : PyList_GET_SIZE(argso);
     PyObject *const *items = PyTuple_Check(argso) ? &PyTuple_GET_ITEM(argso, 0) : &PyList_GET_ITEM(argso, 0);
-    if (k->nparams >= 0 && na != k->nparams)
-        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, got %zd", k->name, k->nparams, na);
     if (na > CK_KMAXP)
         return PyErr_Format(PyExc_ValueError, "kernels with more than %d arguments are not supported", CK_KMAXP);
 
@@ -540,13 +682,25 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
     for (Py_ssize_t i = 0; i < na; i++)
         if (CkArray_Check(items[i])) { dev = ck_array_device(CK_ARR(items[i])); have_dev = 1; break; }
     if (!have_dev) dev = ck_py_default_device();
+    ck_function *f = kernel_function(k, dev);
+    if (!f) return NULL;
+    kernel_sizes(k, f, dev);
+    if (k->nparams >= 0 && na != k->nparams)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, got %zd", k->name, k->nparams, na);
+    if (k->nparams < 0 && k->sizes_known && na != k->nsizes)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, got %zd", k->name, k->nsizes, na);
 
     ck_kval vals[CK_KMAXP];
     void *params[CK_KMAXP];
+    void *owned[CK_KMAXP];   /* values larger than a slot */
+    int nowned = 0;
+    PyObject *ret = NULL;
+    char an[96];
     for (Py_ssize_t i = 0; i < na; i++) {
         PyObject *o = items[i];
         int kind = k->nparams >= 0 ? k->pkind[i] : PK_UNKNOWN;
         int t = k->nparams >= 0 ? k->pdtype[i] : -1;
+        params[i] = &vals[i];
         if (CkArray_Check(o)) {
             ck_array *a = CK_ARR(o);
             ck_device ad = ck_array_device(a);
@@ -554,31 +708,45 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
                 char da[32], dl[32];
                 ck_device_str(ad, da, sizeof da);
                 ck_device_str(dev, dl, sizeof dl);
-                return PyErr_Format(PyExc_ValueError, "kernel '%s': argument %zd is an array on %s but the launch "
-                                    "is on %s (the device of the first array argument)", k->name, i, da, dl);
+                PyErr_Format(PyExc_ValueError, "kernel '%s': %s is an array on %s but the launch is on %s (the device "
+                             "of the first array argument)", k->name, arg_name(k, i, an, sizeof an), da, dl);
+                goto out;
             }
-            if (kind == PK_SCALAR)
-                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd is an array but the parameter is a "
-                                    "%s value", k->name, i, param_desc(t));
-            if (t >= 0 && (ck_dtype)t != a->dtype)
-                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd is a %s array but the parameter "
-                                    "points to %s", k->name, i, ck_dtype_get_info(a->dtype)->name, param_desc(t));
+            if (kind == PK_SCALAR || kind == PK_OPAQUE) {
+                PyErr_Format(PyExc_TypeError, "kernel '%s': %s is an array but the parameter is a %s value", k->name,
+                             arg_name(k, i, an, sizeof an), kind == PK_SCALAR ? param_desc(t) : k->params[i].type);
+                goto out;
+            }
+            if (t >= 0 && (ck_dtype)t != a->dtype) {
+                PyErr_Format(PyExc_TypeError, "kernel '%s': %s is a %s array but the parameter points to %s", k->name,
+                             arg_name(k, i, an, sizeof an), ck_dtype_get_info(a->dtype)->name, param_desc(t));
+                goto out;
+            }
             vals[i].p = a->data;
-        } else if (o == Py_None && kind != PK_SCALAR) {
+        } else if (o == Py_None && kind != PK_SCALAR && kind != PK_OPAQUE) {
             vals[i].p = NULL;   /* None: a null pointer */
+        } else if (kind == PK_POINTER) {
+            PyErr_Format(PyExc_TypeError, "kernel '%s': %s must be an array or None (the parameter is a pointer), "
+                         "got %.100s", k->name, arg_name(k, i, an, sizeof an), Py_TYPE(o)->tp_name);
+            goto out;
+        } else if (kind == PK_OPAQUE) {
+            if (marshal_opaque(k, i, o, &vals[i], &params[i], &owned[nowned]) < 0) goto out;
+            if (params[i] != (void *)&vals[i]) nowned++;
         } else {
-            if (kind == PK_POINTER)
-                return PyErr_Format(PyExc_TypeError, "kernel '%s': argument %zd must be an array or None (the "
-                                    "parameter is a pointer), got %.100s", k->name, i, Py_TYPE(o)->tp_name);
-            if (marshal_scalar(o, t, &vals[i], (int)i) < 0) return NULL;
+            int size = 0;
+            if (marshal_scalar(o, t, &vals[i], (int)i, &size) < 0) goto out;
+            if (kind == PK_UNKNOWN && k->sizes_known && size != k->psize[i]) {
+                PyErr_Format(PyExc_TypeError, "kernel '%s': %s: the parameter takes %d bytes and the %.100s passed "
+                             "%d: pass a NumPy scalar of exactly %d bytes (the kernel's signature could not be read "
+                             "from its source)", k->name, arg_name(k, i, an, sizeof an), k->psize[i],
+                             Py_TYPE(o)->tp_name, size, k->psize[i]);
+                goto out;
+            }
         }
-        params[i] = &vals[i];
     }
 
     ck_stream st;
-    if (ck_py_parse_stream(streamo, dev, &st) < 0) return NULL;
-    ck_function *f = kernel_function(k, dev);
-    if (!f) return NULL;
+    if (ck_py_parse_stream(streamo, dev, &st) < 0) goto out;
     ck_launch_arg info[CK_KMAXP];
     ck_launch_arg *infop = NULL;
     if (dev.type == CK_DEVICE_CPU && ck_kernel_bounds_mode()) {
@@ -586,9 +754,16 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
             memset(&info[i], 0, sizeof info[i]);
             if (CkArray_Check(items[i])) {
                 ck_array *a = CK_ARR(items[i]);
+                int64_t lo, hi, isz = ck_array_itemsize(a);
+                ck_layout_extent(a->ndim, a->shape, a->strides, isz, &lo, &hi);
                 info[i].is_array = 1;
                 info[i].base = a->buf->ptr;
                 info[i].nbytes = a->buf->nbytes;
+                /* the view's own bytes: an access outside them changes memory the
+                 * kernel was not given, even when it is inside the buffer */
+                info[i].lo = (char *)a->data + lo;
+                info[i].extent = (size_t)(hi - lo);
+                info[i].itemsize = (size_t)isz;
             }
         }
         infop = info;
@@ -601,8 +776,11 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
     } else {
         s = ck_function_launch(f, grid, block, shmem, st, (int)na, params, infop);
     }
-    if (s != CK_OK) return ck_py_raise(s);
-    Py_RETURN_NONE;
+    if (s != CK_OK) ck_py_raise(s);
+    else ret = Py_NewRef(Py_None);
+out:
+    for (int i = 0; i < nowned; i++) PyMem_Free(owned[i]);
+    return ret;
 }
 
 static PyObject *kernel_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -824,6 +1002,7 @@ static PyObject *c_cpu_bounds(PyObject *m, PyObject *args)
 
 PyMethodDef ck_py_kernel_functions[] = {
     {"_cpu_kernels_available", c_cpu_kernels_available, METH_NOARGS, NULL},
+    {"_kernel_signature", c_kernel_signature, METH_VARARGS, NULL},
     {"_cpu_bounds_mode", c_cpu_bounds, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -134,6 +134,7 @@ typedef struct pk_spec {
     int grid_sync;           /* the translator's: 0, 1, 2 (a GPU only) */
     pk_gridws *ws;           /* grid_sync on a GPU: one a stream */
     int nws;
+    int checked;             /* compiled for bounds mode: with debug's index checks */
 } pk_spec;
 
 /* The object is the base of cudakit.cuda's Dispatcher, whose methods it
@@ -199,17 +200,20 @@ static PyObject *pk_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 }
 
 /* The specialisation for these codes on dev, compiled through the
- * dispatcher on a miss. */
-static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint32_t *codes)
+ * dispatcher on a miss.  checked: bounds mode on the CPU, whose
+ * specialisations check every index as debug=True ones do. */
+static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint32_t *codes, int checked)
 {
     if (k->last >= 0) {
         pk_spec *s = &k->specs[k->last];
-        if (s->nargs == n && ck_device_equal(s->dev, dev) && !memcmp(s->codes, codes, (size_t)n * sizeof *codes))
+        if (s->nargs == n && s->checked == checked && ck_device_equal(s->dev, dev) &&
+            !memcmp(s->codes, codes, (size_t)n * sizeof *codes))
             return s;
     }
     for (int i = 0; i < k->nspecs; i++) {
         pk_spec *s = &k->specs[i];
-        if (s->nargs == n && ck_device_equal(s->dev, dev) && !memcmp(s->codes, codes, (size_t)n * sizeof *codes)) {
+        if (s->nargs == n && s->checked == checked && ck_device_equal(s->dev, dev) &&
+            !memcmp(s->codes, codes, (size_t)n * sizeof *codes)) {
             k->last = i;
             return s;
         }
@@ -226,7 +230,9 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
         PyTuple_SET_ITEM(types, i, t);
     }
     PyObject *devo = ck_py_device_new(dev);
-    PyObject *r = devo ? PyObject_CallMethod((PyObject *)k, "_compile", "(OO)", types, devo) : NULL;
+    PyObject *r = devo ? PyObject_CallMethod((PyObject *)k, "_compile", "(OOO)", types, devo,
+                                             checked ? Py_True : Py_False)
+                       : NULL;
     Py_XDECREF(devo);
     Py_DECREF(types);
     if (!r) return NULL;
@@ -269,6 +275,7 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
     s->nparams = nparams;
     s->debug = debug;
     s->grid_sync = grid_sync;
+    s->checked = checked;
     Py_DECREF(r);
     k->last = k->nspecs++;
     return s;
@@ -357,7 +364,7 @@ static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n
         return res;
     }
     if (!have_dev) dev = ck_py_default_device();
-    pk_spec *s = find_spec(k, dev, (int)n, codes);
+    pk_spec *s = find_spec(k, dev, (int)n, codes, dev.type == CK_DEVICE_CPU && ck_kernel_bounds_mode());
     if (!s) return NULL;
     if (s->nparams > CK_MAX_KERNEL_PARAMS)
         return PyErr_Format(PyExc_ValueError, "the kernel's %d parameters (an array counts 1 + 2 x ndim) exceed %d",

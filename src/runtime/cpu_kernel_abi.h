@@ -15,8 +15,9 @@
 #define CK_CPU_KERNEL_ABI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-#define CK__ABI_VERSION 2
+#define CK__ABI_VERSION 3
 
 /* The index triple: CUDA's uint3 in the kernel's C++, the same three
  * unsigned ints for the runtime's C. */
@@ -27,12 +28,20 @@ typedef uint3 ck__u3;
 typedef struct ck__u3 { unsigned int x, y, z; } ck__u3;
 #endif
 
+/* Bounds mode: the bytes [lo, hi) an array argument may be accessed in
+ * (lo = hi = 0: a null pointer; param -1: anything, not checked). */
+typedef struct ck__span_t {
+    uintptr_t lo, hi;
+    int param;
+} ck__span_t;
+
 /* One per OS thread of the library (thread_local there): the runtime
  * writes it before it runs a thread or a block of the kernel. */
 typedef struct ck__ctx_t {
     ck__u3 tid, bid, bdim, gdim; /* threadIdx, blockIdx, blockDim, gridDim */
     void *dyn_smem; /* this block's extern __shared__ memory */
     void *sched;    /* the worker's fiber scheduler; NULL when threads run without fibers */
+    const ck__span_t *spans; /* bounds mode: one per parameter; NULL otherwise */
 } ck__ctx_t;
 
 /* The runtime's callbacks, filled in right after dlopen. */
@@ -42,6 +51,9 @@ typedef struct ck__api_t {
     unsigned long long (*sync)(void *sched, int op, unsigned mask, unsigned long long val, int arg, int width);
     /* A trap or failed assert: ends the launch with an error; never returns. */
     void (*fail)(const char *what, const char *file, int line);
+    /* Bounds mode: an access of size bytes at addr outside span; ends the
+     * launch with an error naming the argument; never returns. */
+    void (*oob)(const ck__span_t *span, const void *addr, size_t size);
     /* Nonzero while some launch may have to stop (Ctrl-C, the kernel time
      * limit): the kernel reads it at every loop back-edge and then calls
      * poll, which ends the running thread's part of the launch when its

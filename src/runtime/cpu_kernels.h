@@ -64,8 +64,10 @@ typedef struct ck_cpu_arg_info {
     int is_array;        /* the argument is a pointer to an array's data */
     void *base;          /* the array's allocation start (the value passed may point inside) */
     size_t nbytes;       /* bytes valid from base */
-    const char *name;    /* parameter name when known (may be NULL) */
+    const char *name;    /* parameter name (NULL: the source's) */
     size_t itemsize;     /* element size in bytes, for the index in messages (0: unknown) */
+    void *lo;            /* the bytes the argument's view spans, [lo, lo + extent) (NULL: [base, base + nbytes)) */
+    size_t extent;
 } ck_cpu_arg_info;
 
 /* Limits of the CPU target, mirroring a GPU's. */
@@ -111,12 +113,20 @@ ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **pt
  * bounds-checking mode.  Returns when every block is done.  CK_ERR_VALUE
  * for a bad configuration (zero grid, more than
  * CK_CPU_MAX_THREADS_PER_BLOCK threads, more than 227 KiB of dynamic
- * shared memory); in bounds mode an access outside an array argument
- * gives CK_ERR_INDEX naming the kernel, block, thread, argument and index.
- * Bounds mode runs the kernel on copies of the array arguments that end
- * at a PROT_NONE page (another page before their start); results are
- * copied back after a clean run.  An access just before an array's start
- * (in the slack of its first page) is only seen as a write, after the run.
+ * shared memory); in bounds mode an access outside an array argument's
+ * extent (info's lo/extent: a view's own bytes) gives CK_ERR_INDEX naming
+ * the kernel, block, thread, argument and element.
+ * Bounds mode (guard.c) runs bounds mode's build of the module, whose
+ * pointer parameters are checked pointers (cuda_compat.hpp's ck__ptr):
+ * every access through one is checked against its argument's extent, at
+ * any distance, before it happens.  The kernel runs on copies of the
+ * array arguments that end at a PROT_NONE region (another before their
+ * start, each 2^31 elements up to 32 GiB), so that an access through a
+ * raw pointer made from an argument faults there and is named too;
+ * results are copied back after a clean run.  A raw-pointer access just
+ * before an array's start (in the slack of its first page) is only seen
+ * as a write, after the run.  CK_ERR_COMPILE when the source does not
+ * compile with checked pointers (a template deducing T from T *).
  * A trap or failed assert() in a kernel gives CK_ERR_RUNTIME naming the
  * kernel, block and thread; threads of a block that wait at different
  * barriers forever, CK_ERR_RUNTIME too.  A fault in a kernel (SIGSEGV,
@@ -125,9 +135,18 @@ ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **pt
  * loop does not say which thread it was at); the process and later
  * launches go on.  Ctrl-C stops a launch between blocks or at a loop
  * back-edge (CK_ERR_INTERRUPT), the kernel time limit likewise
- * (CK_ERR_DEVICE); outputs are then partly written. */
+ * (CK_ERR_DEVICE); outputs are then partly written.  Outside bounds mode
+ * a wild write in a kernel corrupts the process's memory (or, where
+ * nothing is mapped, is CK_ERR_DEVICE), as on the GPU it would corrupt
+ * or kill the context. */
 ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsigned block[3], size_t dyn_shared,
                         void **args, const ck_cpu_arg_info *info);
+
+/* The dtype of a C type as kernel sources spell it ("unsigned int",
+ * "long unsigned", "int64_t", "std::size_t", "complex<float>", "char" is
+ * int8); CK_DTYPE_INVALID when it is not one.  The table every reading of
+ * kernel source uses (ck_kernel_signature, RawModule.get_global). */
+ck_dtype ck_cpu_ctype_dtype(const char *name);
 
 /* Bounds checking: on when set here or CUDAKIT_BOUNDS=1 in the environment. */
 int ck_cpu_bounds_mode(void);

@@ -510,6 +510,146 @@ template <typename T> static inline void __stcs(T *p, T v) { *p = v; }
 template <typename T> static inline void __stwb(T *p, T v) { *p = v; }
 template <typename T> static inline void __stwt(T *p, T v) { *p = v; }
 
+/* ------------------------------------------------------- bounds mode */
+/* With CK__BOUNDS (bounds mode's build of a module) the scan has made
+ * every pointer parameter of a __global__ function a ck__ptr<T>: a
+ * pointer with the span of the argument it came from, that checks each
+ * access through it (p[i], *p, p->m, and through p + i, p++, ck__rcast)
+ * and calls ck__api.oob for one outside, before it happens.  It converts
+ * to T * where a T * is wanted (a __device__ function's parameter, a
+ * variable); accesses through that raw pointer are not checked here (the
+ * runtime's guard pages around the argument's copy catch those). */
+#ifdef CK__BOUNDS
+static const ck__span_t ck__span_any = {0, ~(uintptr_t)0, -1};
+
+template <typename T> struct ck__ptr {
+    T *p_;
+    const ck__span_t *s_;
+
+    ck__ptr() : p_(nullptr), s_(&ck__span_any) {}
+    ck__ptr(std::nullptr_t) : p_(nullptr), s_(&ck__span_any) {}
+    ck__ptr(T *p, const ck__span_t *s) : p_(p), s_(s) {}
+    explicit ck__ptr(T *p) : p_(p), s_(&ck__span_any) {}
+    template <typename U, typename = std::enable_if_t<std::is_convertible<U *, T *>::value>>
+    ck__ptr(const ck__ptr<U> &o) : p_(o.p_), s_(o.s_) {}
+    ck__ptr &operator=(T *p)
+    {
+        p_ = p;
+        s_ = &ck__span_any;
+        return *this;
+    }
+
+    /* The element i places on, checked (computed as an integer: a wild
+     * index must not be undefined behaviour before the check). */
+    T *ck__at(std::ptrdiff_t i) const
+    {
+        uintptr_t a = (uintptr_t)p_ + (uintptr_t)i * (uintptr_t)sizeof(T);
+        if (__builtin_expect(a < s_->lo || a > s_->hi || s_->hi - a < sizeof(T), 0))
+            ck__api.oob(s_, (const void *)a, sizeof(T));
+        return (T *)a;
+    }
+    /* The same for a byte offset (the generated kernels' strided access). */
+    T *ck__at_bytes(long long off) const
+    {
+        uintptr_t a = (uintptr_t)p_ + (uintptr_t)off;
+        if (__builtin_expect(a < s_->lo || a > s_->hi || s_->hi - a < sizeof(T), 0))
+            ck__api.oob(s_, (const void *)a, sizeof(T));
+        return (T *)a;
+    }
+    template <typename I, std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value, int> = 0>
+    T &operator[](I i) const { return *ck__at((std::ptrdiff_t)i); }
+    T &operator*() const { return *ck__at(0); }
+    T *operator->() const { return ck__at(0); }
+
+    operator T *() const { return p_; }
+    explicit operator bool() const { return p_ != nullptr; }
+    template <typename U, std::enable_if_t<!std::is_same<U, T>::value, int> = 0> explicit operator U *() const
+    {
+        return (U *)p_;
+    }
+    template <typename I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
+    explicit operator I() const
+    {
+        return (I)(uintptr_t)p_;
+    }
+
+    template <typename I, std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value, int> = 0>
+    ck__ptr operator+(I i) const { return ck__ptr((T *)((uintptr_t)p_ + (uintptr_t)(std::ptrdiff_t)i * sizeof(T)), s_); }
+    template <typename I, std::enable_if_t<std::is_integral<I>::value || std::is_enum<I>::value, int> = 0>
+    ck__ptr operator-(I i) const { return ck__ptr((T *)((uintptr_t)p_ - (uintptr_t)(std::ptrdiff_t)i * sizeof(T)), s_); }
+    std::ptrdiff_t operator-(const ck__ptr &o) const { return p_ - o.p_; }
+    std::ptrdiff_t operator-(T *o) const { return p_ - o; }
+    template <typename I> ck__ptr &operator+=(I i) { return *this = *this + i; }
+    template <typename I> ck__ptr &operator-=(I i) { return *this = *this - i; }
+    ck__ptr &operator++() { return *this = *this + 1; }
+    ck__ptr &operator--() { return *this = *this - 1; }
+    ck__ptr operator++(int)
+    {
+        ck__ptr o = *this;
+        ++*this;
+        return o;
+    }
+    ck__ptr operator--(int)
+    {
+        ck__ptr o = *this;
+        --*this;
+        return o;
+    }
+};
+template <typename I, typename T, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+static inline ck__ptr<T> operator+(I i, const ck__ptr<T> &p) { return p + i; }
+
+template <typename T> struct ck__is_ptr : std::false_type {};
+template <typename T> struct ck__is_ptr<ck__ptr<T>> : std::true_type {};
+
+/* reinterpret_cast<U *>(p) of a checked pointer stays checked. */
+template <typename To, typename From, std::enable_if_t<!ck__is_ptr<std::decay_t<From>>::value, int> = 0>
+static inline To ck__rcast(From &&f) { return reinterpret_cast<To>(f); }
+template <typename To, typename T,
+          std::enable_if_t<std::is_pointer<To>::value && std::is_object<std::remove_pointer_t<To>>::value, int> = 0>
+static inline ck__ptr<std::remove_pointer_t<To>> ck__rcast(const ck__ptr<T> &p)
+{
+    return ck__ptr<std::remove_pointer_t<To>>(reinterpret_cast<To>(p.p_), p.s_);
+}
+template <typename To, typename T,
+          std::enable_if_t<!(std::is_pointer<To>::value && std::is_object<std::remove_pointer_t<To>>::value), int> = 0>
+static inline To ck__rcast(const ck__ptr<T> &p) { return reinterpret_cast<To>(p.p_); }
+
+/* The generated kernels' strided element (user_kernel_codegen.c). */
+template <typename T> static inline T &ck_elem(const ck__ptr<T> &p, long long off) { return *p.ck__at_bytes(off); }
+
+/* The atomics and cache-hinted accesses on a checked pointer check the
+ * element they touch. */
+#define CK__ATOMIC_CHECKED(f)                                                                                   \
+    template <typename T, typename... A>                                                                        \
+    static inline auto f(const ck__ptr<T> &p, A... a)->decltype(f(static_cast<T *>(nullptr), a...))             \
+    {                                                                                                           \
+        return f(p.ck__at(0), a...);                                                                            \
+    }
+CK__ATOMIC_CHECKED(atomicAdd)
+CK__ATOMIC_CHECKED(atomicSub)
+CK__ATOMIC_CHECKED(atomicExch)
+CK__ATOMIC_CHECKED(atomicAnd)
+CK__ATOMIC_CHECKED(atomicOr)
+CK__ATOMIC_CHECKED(atomicXor)
+CK__ATOMIC_CHECKED(atomicCAS)
+CK__ATOMIC_CHECKED(atomicMax)
+CK__ATOMIC_CHECKED(atomicMin)
+CK__ATOMIC_CHECKED(atomicInc)
+CK__ATOMIC_CHECKED(atomicDec)
+CK__ATOMIC_CHECKED(__ldg)
+CK__ATOMIC_CHECKED(__ldcg)
+CK__ATOMIC_CHECKED(__ldca)
+CK__ATOMIC_CHECKED(__ldcs)
+CK__ATOMIC_CHECKED(__ldlu)
+CK__ATOMIC_CHECKED(__ldcv)
+CK__ATOMIC_CHECKED(__stcg)
+CK__ATOMIC_CHECKED(__stcs)
+CK__ATOMIC_CHECKED(__stwb)
+CK__ATOMIC_CHECKED(__stwt)
+#undef CK__ATOMIC_CHECKED
+#endif
+
 #define CUDART_PI_F 3.141592654f
 #define CUDART_PI 3.1415926535897931e+0
 #define CUDART_INF_F __builtin_inff()
@@ -522,18 +662,35 @@ template <typename T> static inline void __stwt(T *p, T v) { *p = v; }
  * pointer type so no parameter list is ever parsed: `thread` runs the
  * current thread (ck__ctx.threadIdx set by the caller), `block` runs every
  * thread of the current block in a loop (modules without barriers). */
-template <typename T> static inline T ck__arg(void *p)
-{
-    T v;
-    std::memcpy((void *)&v, p, sizeof(T));
-    return v;
-}
+template <typename T, std::size_t I> struct ck__argv {
+    static T get(void *p)
+    {
+        T v;
+        std::memcpy((void *)&v, p, sizeof(T));
+        return v;
+    }
+    static constexpr std::size_t size = sizeof(T);
+};
+#ifdef CK__BOUNDS
+/* A checked pointer parameter: the argument is a plain pointer, its span
+ * the runtime's for parameter I. */
+template <typename T, std::size_t I> struct ck__argv<ck__ptr<T>, I> {
+    static ck__ptr<T> get(void *p)
+    {
+        T *v;
+        std::memcpy((void *)&v, p, sizeof v);
+        return ck__ptr<T>(v, ck__ctx.spans ? &ck__ctx.spans[I] : &ck__span_any);
+    }
+    static constexpr std::size_t size = sizeof(T *);
+};
+#endif
+template <typename T, std::size_t I> static inline T ck__arg(void *p) { return ck__argv<T, I>::get(p); }
 template <typename F, F K> struct ck__entry_impl;
 template <typename... P, void (*K)(P...)> struct ck__entry_impl<void (*)(P...), K> {
     template <std::size_t... I> static void thread_i(void **a, std::index_sequence<I...>)
     {
         (void)a;
-        K(ck__arg<std::decay_t<P>>(a[I])...);
+        K(ck__arg<std::decay_t<P>, I>(a[I])...);
     }
     static void thread(void **a) { thread_i(a, std::index_sequence_for<P...>{}); }
     static void loop(std::decay_t<P>... v)
@@ -550,14 +707,14 @@ template <typename... P, void (*K)(P...)> struct ck__entry_impl<void (*)(P...), 
     template <std::size_t... I> static void block_i(void **a, std::index_sequence<I...>)
     {
         (void)a;
-        loop(ck__arg<std::decay_t<P>>(a[I])...);
+        loop(ck__arg<std::decay_t<P>, I>(a[I])...);
     }
     static void block(void **a) { block_i(a, std::index_sequence_for<P...>{}); }
     /* A function, not a static data member: those become STB_GNU_UNIQUE
      * symbols, which would keep the library from ever being unloaded. */
     static int params(std::size_t *sizes, int max)
     {
-        const std::size_t s[sizeof...(P) + 1] = {sizeof(std::decay_t<P>)..., 0};
+        const std::size_t s[sizeof...(P) + 1] = {ck__argv<std::decay_t<P>, 0>::size..., 0};
         for (int i = 0; i < (int)sizeof...(P) && i < max; i++) sizes[i] = s[i];
         return (int)sizeof...(P);
     }

@@ -394,7 +394,7 @@ static void test_bounds(void)
     for (int i = 0; i < N; i++) x[i] = (float)i;
     float *px = x, *py = y;
     int n = N;
-    ck_cpu_arg_info info[3] = {{1, x, sizeof x, "x", sizeof(float)}, {0, NULL, 0, "n", 0}, {0}};
+    ck_cpu_arg_info info[3] = {{1, x, sizeof x, "x", sizeof(float), NULL, 0}, {0, NULL, 0, "n", 0, NULL, 0}, {0}};
     void *args[] = {&px, &n};
     unsigned grid[3] = {4, 1, 1}, block[3] = {32, 1, 1};
     ck_status s = ck_cpu_launch(get(m, "oob"), grid, block, 0, args, info);
@@ -405,15 +405,16 @@ static void test_bounds(void)
           "oob message: %s", msg);
     CHECK(x[5] == 5.0f, "a failed bounds-mode launch leaves the arrays alone");
 
-    /* Through fibers, the read side, an unnamed argument. */
-    ck_cpu_arg_info info2[3] = {{1, x, sizeof x, NULL, sizeof(float)}, {1, y, sizeof y, "y", sizeof(float)}, {0}};
+    /* Through fibers, the read side, an argument the launch does not name. */
+    ck_cpu_arg_info info2[3] = {{1, x, sizeof x, NULL, sizeof(float), NULL, 0},
+                                {1, y, sizeof y, "y", sizeof(float), NULL, 0}, {0}};
     void *args2[] = {&px, &py, &n};
     unsigned block2[3] = {64, 1, 1}, grid2[3] = {2, 1, 1};
     s = ck_cpu_launch(get(m, "oob_sync"), grid2, block2, 0, args2, info2);
     msg = ck_error_message();
     CHECK(s == CK_ERR_INDEX && strstr(msg, "block (1, 0, 0)") && strstr(msg, "thread (36, 0, 0)") &&
-              strstr(msg, "argument 0 ") && strstr(msg, "element 100"),
-          "oob_sync: %d %s", (int)s, msg);
+              strstr(msg, "argument 0 ('x')") && strstr(msg, "element 100"),
+          "oob_sync (the source's name for the argument): %d %s", (int)s, msg);
 
     /* A clean run writes its results back; aliasing arguments share a copy. */
     void *args3[] = {&px, &n};
@@ -425,7 +426,8 @@ static void test_bounds(void)
     ck_cpu_module *mv = load(k_vadd, NULL, 0);
     float *pa = x;
     int n101 = N + 1;
-    ck_cpu_arg_info iv[4] = {{1, x, sizeof x, "a", 4}, {1, x, sizeof x, "b", 4}, {1, y, sizeof y, "c", 4}, {0}};
+    ck_cpu_arg_info iv[4] = {{1, x, sizeof x, "a", 4, NULL, 0}, {1, x, sizeof x, "b", 4, NULL, 0},
+                             {1, y, sizeof y, "c", 4, NULL, 0}, {0}};
     void *av[] = {&pa, &pa, &py, &n101};
     s = ck_cpu_launch(get(mv, "vadd"), grid, block, 0, av, iv);
     msg = ck_error_message();
@@ -456,6 +458,86 @@ static void test_bounds(void)
     CHECK(s == CK_ERR_DEVICE && strstr(msg, "kernel wild: illegal memory access") && strstr(msg, "thread (0, 0, 0)"),
           "wild access: %d %s", (int)s, msg);
     ck_cpu_module_free(m);
+}
+
+/* Bounds mode at any distance, in views, through pointers made from an
+ * argument, and the source's parameter names in messages. */
+static const char *k_far =
+    "__device__ void put(float *p, long long i) { p[i] = 1.0f; }\n"
+    "extern \"C\" __global__ void far(float *x, long long i) { if (threadIdx.x == 2) x[i] = 1.0f; }\n"
+    "extern \"C\" __global__ void far_raw(float *x, long long i) { if (threadIdx.x == 2) put(x, i); }\n";
+
+static void test_bounds_far_and_views(void)
+{
+    ck_cpu_set_bounds_mode(1);
+    ck_cpu_module *m = load(k_far, NULL, 0);
+    enum { N = 64 };
+    float base[N];
+    for (int i = 0; i < N; i++) base[i] = (float)i;
+    /* the view base[8:16]: its own bytes, inside the buffer */
+    float *view = base + 8;
+    ck_cpu_arg_info info[2] = {{1, base, sizeof base, NULL, sizeof(float), view, 8 * sizeof(float)}, {0}};
+    unsigned grid[3] = {1, 1, 1}, block[3] = {4, 1, 1};
+    static const long long idx[] = {8, -1, -5000, -1000000, 1ll << 30, 1ll << 40};
+    for (size_t k = 0; k < sizeof idx / sizeof *idx; k++) {
+        long long i = idx[k];
+        void *args[] = {&view, &i};
+        ck_status s = ck_cpu_launch(get(m, "far"), grid, block, 0, args, info);
+        const char *msg = ck_error_message();
+        char want[64];
+        snprintf(want, sizeof want, "element %lld ", i);
+        CHECK(s == CK_ERR_INDEX && strstr(msg, "kernel far: block (0, 0, 0), thread (2, 0, 0)") &&
+                  strstr(msg, "argument 0 ('x')") && strstr(msg, want) && strstr(msg, "[0, 8)"),
+              "far %lld: %d %s", i, (int)s, msg);
+    }
+    for (size_t k = 0; k < 4; k++) {
+        long long i = idx[k];
+        void *args[] = {&view, &i};
+        ck_status s = ck_cpu_launch(get(m, "far_raw"), grid, block, 0, args, info);
+        const char *msg = ck_error_message();
+        CHECK(s == CK_ERR_INDEX && strstr(msg, "argument 0 ('x')") &&
+                  (strstr(msg, "through a pointer made from it") || strstr(msg, "wrote before the start")),
+              "far_raw %lld: %d %s", i, (int)s, msg);
+    }
+    int same = 1;
+    for (int i = 0; i < N; i++) same &= base[i] == (float)i;
+    CHECK(same, "no out-of-bounds write reached the buffer");
+    long long in = 7;
+    void *args[] = {&view, &in};
+    OK(ck_cpu_launch(get(m, "far"), grid, block, 0, args, info));
+    CHECK(base[15] == 1.0f && base[16] == 16.0f, "an access inside the view lands");
+    ck_cpu_module_free(m);
+    ck_cpu_set_bounds_mode(0);
+}
+
+/* ck_kernel_signature: the one reading of kernel parameters. */
+static void test_signature(void)
+{
+    const char *src = "typedef float real;\n#define IDX unsigned long\nstruct S { int a; };\n"
+                      "template <typename T> __global__ void t(T *x, T a, real r);\n"
+                      "extern \"C\" __global__ void k(const float *__restrict__ x, real r, IDX i, S s, char c, "
+                      "void *p, MY m) {}\n";
+    ck_kparam ps[8];
+    const char *opts[] = {"-DMY=double"};
+    int n = ck_kernel_signature(src, opts, 1, "k", ps, 8);
+    CHECK(n == 7, "k has %d parameters", n);
+    if (n == 7) {
+        CHECK(ps[0].kind == CK_KPARAM_POINTER && ps[0].dtype == CK_FLOAT32 && !strcmp(ps[0].name, "x"), "x");
+        CHECK(ps[1].kind == CK_KPARAM_SCALAR && ps[1].dtype == CK_FLOAT32 && !strcmp(ps[1].type, "real"), "real");
+        CHECK(ps[2].kind == CK_KPARAM_SCALAR && ps[2].dtype == CK_UINT64, "IDX");
+        CHECK(ps[3].kind == CK_KPARAM_OPAQUE && !strcmp(ps[3].type, "S"), "a struct");
+        CHECK(ps[4].kind == CK_KPARAM_SCALAR && ps[4].dtype == CK_INT8, "char");
+        CHECK(ps[5].kind == CK_KPARAM_POINTER && ps[5].dtype == CK_DTYPE_INVALID, "void *");
+        CHECK(ps[6].kind == CK_KPARAM_SCALAR && ps[6].dtype == CK_FLOAT64, "-D");
+    }
+    n = ck_kernel_signature(src, NULL, 0, "t<int>", ps, 8);
+    CHECK(n == 3 && ps[0].kind == CK_KPARAM_POINTER && ps[1].kind == CK_KPARAM_OPAQUE &&
+              ps[2].kind == CK_KPARAM_SCALAR,
+          "a template's parameters: %d", n);
+    CHECK(ck_kernel_signature(src, NULL, 0, "missing", ps, 8) == -1, "no such kernel");
+    CHECK(ck_cpu_ctype_dtype("long unsigned int") == CK_UINT64 && ck_cpu_ctype_dtype("std::int16_t") == CK_INT16 &&
+              ck_cpu_ctype_dtype("MyType") == CK_DTYPE_INVALID,
+          "C type names");
 }
 
 static void test_bad_config(void)
@@ -826,6 +908,8 @@ int main(void)
     test_template_and_globals();
     test_compile_error();
     test_bounds();
+    test_bounds_far_and_views();
+    test_signature();
     test_bad_config();
     test_deadlock();
     test_faults();

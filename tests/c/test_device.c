@@ -204,7 +204,7 @@ static void module_on_cpu(void)
     /* bounds mode: the argument's memory is known to the launch */
     int was = ck_kernel_bounds_mode();
     ck_kernel_set_bounds_mode(1);
-    ck_launch_arg info[3] = {{1, x.buf->ptr, x.buf->nbytes}, {0, NULL, 0}, {0, NULL, 0}};
+    ck_launch_arg info[3] = {{1, x.buf->ptr, x.buf->nbytes, NULL, 0, 4}, {0, NULL, 0, NULL, 0, 0}, {0, NULL, 0, NULL, 0, 0}};
     int too_many = (int)n + 100;
     void *bad[3] = {&ptr, &a, &too_many};
     CHECK(ck_function_launch(f, grid, block, 0, NULL, 3, bad, info) == CK_ERR_INDEX, "bounds mode: %s",

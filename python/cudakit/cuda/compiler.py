@@ -181,6 +181,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         self._module = None
         self._modules = {}        # source -> _core._Module
         self._sources = {}        # argument types -> (source, kernel name, parameters, grid sync)
+        self._checked = {}        # the same, translated with index checks for bounds mode on the CPU
         self._raises = []
         if self._sigs:
             for s in self._sigs:
@@ -219,14 +220,16 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             opts.append(f"-maxrregcount={int(o['max_registers'])}")
         return tuple(opts)
 
-    def _translate(self, argtypes):
+    def _translate(self, argtypes, checked=False):
         key = tuple(tuple(t) for t in argtypes)
-        if key in self._sources:
-            return self._sources[key]
+        debug = bool(self._options.get("debug"))
+        cache = self._checked if checked and not debug else self._sources
+        if key in cache:
+            return cache[key]
         lb = self._options.get("launch_bounds")
         if isinstance(lb, (tuple, list)):
             lb = lb[0] if lb else None
-        opts = {"debug": int(bool(self._options.get("debug"))), "lineinfo": int(bool(self._options.get("lineinfo"))),
+        opts = {"debug": int(debug or checked), "lineinfo": int(bool(self._options.get("lineinfo"))),
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
                 "filename": self._source().filename}
         try:
@@ -235,8 +238,8 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             if getattr(exc, "lineno", None) is None:
                 raise
             _raise_translation_error(exc, self)
-        self._sources[key] = (src, name, nparams, grid_sync)
-        return self._sources[key]
+        cache[key] = (src, name, nparams, grid_sync)
+        return cache[key]
 
     def _match_signature(self, argtypes):
         """The declared signature these argument types convert to, and each scalar's dtype to store as."""
@@ -268,15 +271,18 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         k, dt, nd, lay, ro = t
         return f"array({dt}, {nd}d, {lay})" if k else dt
 
-    def _compile(self, argtypes, device):
-        """Called by _PyKernel on a new list of argument types: (module, kernel name, parameter count, debug, store dtypes)."""
+    def _compile(self, argtypes, device, checked=False):
+        """Called by _PyKernel on a new list of argument types: (module, kernel name, parameter count, debug, store dtypes).
+        checked (bounds mode on the CPU, ck.debug(bounds=True)): compiled as with debug=True, so that every index of an
+        array is checked and an out-of-bounds one raises IndexError naming the argument, block and thread."""
         argtypes = tuple(tuple(t) for t in argtypes)
         store = (None,) * len(argtypes)
         if self._sigs:
             decl, store = self._match_signature(argtypes)
             argtypes = tuple(decl)
-        src, name, nparams, grid_sync = self._translate(argtypes)
-        return self._module_of(src), name, nparams, bool(self._options.get("debug")), store, grid_sync
+        src, name, nparams, grid_sync = self._translate(argtypes, checked)
+        return (self._module_of(src), name, nparams, bool(self._options.get("debug")) or bool(checked), store,
+                grid_sync)
 
     def _module_of(self, src):
         mod = self._modules.get(src)
@@ -291,11 +297,12 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         resident at once), on device (the default one when None): on a GPU the blocks a
         multiprocessor holds at once times its multiprocessors, on the CPU its own bound.
         Over several specialisations, the smallest."""
-        if not self._sources:
+        versions = list(self._sources.values()) + list(self._checked.values())
+        if not versions:
             raise ValueError(f"kernel {self.__name__!r} is not compiled yet: launch it once, or declare a "
                              f"signature, before asking for its cooperative grid size")
         return min(_core._pyk_max_cooperative_blocks(self._module_of(src), name, device, blockdim, int(dynsmemsize))
-                   for src, name, _, _ in self._sources.values())
+                   for src, name, _, _ in versions)
 
     # ---------------------------------------------------------- launches
     def _launch_converting(self, launch, args):
@@ -389,7 +396,8 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         if signature is not None:
             sig = _types.parse(signature)
             return shown(self._translate(tuple(self._signature_types(sig)))[0])
-        return {tuple(self._describe(t) for t in k): shown(v[0]) for k, v in self._sources.items()}
+        done = {**self._checked, **self._sources}
+        return {tuple(self._describe(t) for t in k): shown(v[0]) for k, v in done.items()}
 
     inspect_code = inspect_cuda
 
@@ -400,7 +408,8 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
 
     @property
     def signatures(self):
-        return list(self._sigs) if self._sigs else [tuple(self._describe(t) for t in k) for k in self._sources]
+        return list(self._sigs) if self._sigs else [tuple(self._describe(t) for t in k)
+                                                  for k in {**self._checked, **self._sources}]
 
     def __repr__(self):
         return f"<cudakit kernel {self.__qualname__}>"

@@ -149,6 +149,9 @@ ck_status ck_cpu_function_launch(ck_function *f, const unsigned grid[3], const u
             ai[i].is_array = info[i].is_array;
             ai[i].base = info[i].base;
             ai[i].nbytes = info[i].nbytes;
+            ai[i].lo = info[i].lo;
+            ai[i].extent = info[i].extent;
+            ai[i].itemsize = info[i].itemsize;
         }
         aip = ai;
     }

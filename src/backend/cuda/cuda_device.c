@@ -121,7 +121,7 @@ const ck_backend_iface ck_backend_cuda = {
     .function_attributes = ck_cuda_function_attributes,
     .function_set_max_dynamic_shared = ck_cuda_function_set_max_dynamic_shared,
     .function_suggest_block = ck_cuda_function_suggest_block,
-    .function_params = NULL,   /* a cubin does not say */
+    .function_params = ck_cuda_function_params,
     .function_launch = ck_cuda_function_launch,
     .function_max_cooperative_blocks = ck_cuda_function_max_cooperative_blocks,
 

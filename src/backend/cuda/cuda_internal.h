@@ -146,6 +146,9 @@ ck_status ck_cuda_function_new(ck_module *m, const char *name, ck_function **out
 void ck_cuda_function_free(ck_function *f);
 ck_status ck_cuda_function_attributes(ck_function *f, ck_function_attrs *out);
 ck_status ck_cuda_function_set_max_dynamic_shared(ck_function *f, int bytes);
+/* Parameter count and sizes from the cubin (cuFuncGetParamInfo, CUDA 12.4);
+ * -1 with an older driver. */
+int ck_cuda_function_params(ck_function *f, size_t *sizes, int max);
 ck_status ck_cuda_function_suggest_block(ck_function *f, size_t dyn_shared, int block_limit, int *min_grid,
                                          int *block);
 ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,

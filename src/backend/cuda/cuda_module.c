@@ -216,11 +216,31 @@ ck_status ck_cuda_function_max_cooperative_blocks(ck_function *f, const unsigned
     return cooperative_limit(cf, (unsigned long long)block[0] * block[1] * block[2], shmem, &per_sm, out);
 }
 
+int ck_cuda_function_params(ck_function *f, size_t *sizes, int max)
+{
+    if (ck_cuda_use(f->module->dev.index) != CK_OK) {
+        ck_error_clear();
+        return -1;
+    }
+    CUfunction cf = ((cuda_function *)f)->f;
+    for (int i = 0; i <= CK_MAX_KERNEL_PARAMS; i++) {
+        size_t off = 0, size = 0;
+        CUresult r = ck_cu.cuFuncGetParamInfo(cf, (size_t)i, &off, &size);
+        if (r == CUDA_ERROR_INVALID_VALUE) return i; /* past the last parameter */
+        if (r != CUDA_SUCCESS) {
+            ck_error_clear(); /* a driver before 12.4: the cubin's sizes cannot be read */
+            return -1;
+        }
+        if (sizes && i < max) sizes[i] = size;
+    }
+    return -1;
+}
+
 ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
                                   ck_stream stream, unsigned flags, int nparams, void **args,
                                   const ck_launch_arg *info)
 {
-    (void)nparams; (void)info;   /* a cubin does not say its parameters; bounds mode is the CPU's */
+    (void)nparams; (void)info;   /* the Python layer checks the parameters; bounds mode is the CPU's */
     static const char xyz[] = "xyz";
     const cuda_function *cf = (const cuda_function *)f;
     const char *kname = f->name;

@@ -3,7 +3,9 @@
  * ../cpu_kernels.h; what the runtime and a compiled kernel library agree
  * on is ../cpu_kernel_abi.h.  One job a file:
  *
- *   scanner.c   reads the CUDA C source once: kernel names, extern __shared__, barriers
+ *   scanner.c   reads the CUDA C source once: kernel names, extern __shared__, barriers, the
+ *               kernels' parameters and the source's type names (ck_kernel_signature), and
+ *               for bounds mode rewrites pointer parameters as checked pointers
  *   compiler.c  the system C++ compiler: finding it, mapping options, running it, its errors
  *   pch.c       the precompiled cuda_compat.hpp kept in the cache folder
  *   module.c    ck_cpu_module_*: the translation unit, the cache key, load and look-ups
@@ -12,7 +14,8 @@
  *   fibers.c    a worker's state: fiber stacks sized from the library's frames, context
  *               switches, barriers and warp functions
  *   frames.c    the frames of a library's functions, from its unwind tables
- *   guard.c     bounds mode: the array arguments copied between guard pages
+ *   guard.c     bounds mode: the spans checked pointers check against, the array arguments'
+ *               copies between guard regions, the reports
  *   faults.c    traps, failed asserts, faults and stack overflows inside a kernel: the
  *               signal handler, its alternate stack, the reports
  *   watch.c     launches under way: the watchdog that catches Ctrl-C for long ones and
@@ -33,7 +36,9 @@
 #include "../cpu_kernel_abi.h"
 #include "../interrupt.h"
 #include "../../base/sbuf.h"
+#include "cudakit_module.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -56,6 +61,8 @@ struct ck_cpu_function {
     int nparams;
     size_t *sizes;
     size_t static_shared; /* bytes of the kernel's own __shared__ variables */
+    char (*pnames)[64];   /* the parameters' names in the source (NULL when the scan did not read them) */
+    _Atomic(ck_cpu_function *) bounds_fn; /* this kernel in the module's bounds-mode build, once made */
 };
 
 struct ck_cpu_module {
@@ -69,21 +76,67 @@ struct ck_cpu_module {
     double load_ms;
     int nfuncs;
     ck_cpu_function *funcs;
+    /* Bounds mode runs a build of its own (ck_cpu_function_bounds), made
+     * at the first bounds-mode launch from what the plain one was made of. */
+    int checked;                 /* this is that build */
+    char *source, **options, **exprs;
+    int noptions, nexprs;
+    pthread_mutex_t bounds_mu;
+    ck_cpu_module *bounds;
+    ck_status bounds_status;     /* with bounds_err: why it could not be made */
+    char *bounds_err;
+    /* The variables get_global handed out: the bounds build has its own
+     * copies, kept equal around each bounds-mode launch. */
+    struct ck_cpu_global { char *name; void *ptr, *bptr; size_t size; } *globals;
+    int nglobals, capglobals;
 };
+
+/* f in bounds mode's build of its module, made on first use; NULL with
+ * the error set when the source does not compile so.  (A module loaded
+ * while bounds mode is on is that build already.) */
+ck_cpu_function *ck_cpu_function_bounds(ck_cpu_function *f);
+/* Copy the variables get_global handed out of f's module into its bounds
+ * build (back = 0, before a bounds-mode launch) or back (after it). */
+void ck_cpu_bounds_sync(const ck_cpu_function *f, int back);
 
 /* ------------------------------------------------------------ scanner.c */
 
+/* A __global__ function's declaration as the scan found it. */
+typedef struct ck_scan_kernel {
+    char *name;       /* unqualified */
+    char *params;     /* the parameter list's text, comments dropped and blanks folded */
+    char **tparams;   /* the type parameters of its template */
+    int ntparams;
+    int is_template;
+} ck_scan_kernel;
+
+/* A name for a type: typedef, using or an object-like #define (or -D). */
+typedef struct ck_scan_alias {
+    char *name, *type;
+    int ambiguous;    /* declared twice as different types: not resolved */
+} ck_scan_alias;
+
 typedef struct ck_srcscan {
+    int bounds;       /* set before the scan: rewrite for bounds mode (see scanner.c) */
     ck_sbuf out;      /* the source with extern __shared__ rewritten, same lines */
     char **names;     /* extern "C" __global__ functions */
     int nnames, capnames;
+    ck_scan_kernel *kernels; /* every __global__ declaration, templates and C++ linkage too */
+    int nkernels, capkernels;
+    ck_scan_alias *aliases;
+    int naliases, capaliases;
     int barriers;     /* mentions a barrier, a warp function, token pasting or a local include */
     int uses_printf;
+    int failed;       /* out of memory */
 } ck_srcscan;
 
 /* 0, or -1 when out of memory; free s with ck_cpu_scan_free either way. */
 int ck_cpu_scan_source(const char *src, ck_srcscan *s);
 void ck_cpu_scan_free(ck_srcscan *s);
+/* The -D options among opts (nvcc/NVRTC spelling) as aliases of s. */
+void ck_cpu_scan_defines(ck_srcscan *s, const char *const *opts, int n);
+/* ck_kernel_signature over a scanned source. */
+int ck_cpu_scan_signature(const ck_srcscan *s, const char *name, ck_kparam *out, int max);
 
 /* ----------------------------------------------------------- compiler.c */
 
@@ -233,6 +286,7 @@ struct ck_launch {
     ck_guard *guards;
     int nguards;
     int *param_guard; /* per parameter: its guard, or -1 */
+    ck__span_t *spans; /* per parameter: what a checked pointer may access (NULL outside bounds mode) */
 };
 
 /* launch.c: the launch's first error wins; later ones are dropped. */
@@ -276,8 +330,10 @@ unsigned long long ck_cpu_api_sync(void *sched, int op, unsigned mask, unsigned 
 ck_status ck_cpu_guards_make(ck_launch *L, int np, void **newargs, void **newvals);
 ck_status ck_cpu_guards_finish(ck_launch *L);
 void ck_cpu_guards_free(ck_launch *L);
-/* 1 when addr is in a guard page of L (the error then reported). */
+/* 1 when addr is in a guard region of L (the error then reported). */
 int ck_cpu_guards_report(ck_launch *L, const char *addr, const char *where);
+/* ck__api_t.oob */
+void ck_cpu_api_oob(const ck__span_t *span, const void *addr, size_t size);
 
 /* faults.c */
 /* Install the fault handler (once; not with CUDAKIT_CPU_CATCH=0). */

@@ -96,6 +96,7 @@ static void ck_launch_chunk(void *arg, int64_t b, int64_t e, int worker)
     c->gdim = (ck__u3){L->grid[0], L->grid[1], L->grid[2]};
     c->dyn_smem = W->smem;
     c->sched = L->mode == CK_MODE_FIBERS ? &W->B : NULL;
+    c->spans = L->spans;
     if (L->mode == CK_MODE_FIBERS) ck_cpu_worker_fit_stacks(W, L->stack);
     W->ctx = c;
     W->L = L;
@@ -143,6 +144,10 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
     if (f->nparams > 0 && !args)
         return ck_error_set(CK_ERR_VALUE, "kernel %s takes %d arguments but none were given", f->name, f->nparams);
 
+    int bounds = info && ck_cpu_bounds_mode();
+    const ck_cpu_function *plain = f;
+    if (bounds && !(f = ck_cpu_function_bounds(f))) return ck_error_status();
+
     ck_launch L;
     memset(&L, 0, sizeof L);
     L.fn = f;
@@ -152,7 +157,7 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
     L.dyn = dyn_shared;
     L.args = args;
     atomic_init(&L.failed, 0);
-    L.bounds = info && ck_cpu_bounds_mode();
+    L.bounds = bounds;
     L.mode = f->mod->fibers ? CK_MODE_FIBERS : L.bounds ? CK_MODE_THREADS : CK_MODE_BLOCK;
     if (L.mode == CK_MODE_FIBERS) L.stack = ck_cpu_module_fiber_stack(f->mod);
     int64_t nblocks = (int64_t)grid[0] * grid[1] * grid[2];
@@ -174,7 +179,9 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
         if (s == CK_OK) {
             void **orig = L.args;
             L.args = newargs;
+            ck_cpu_bounds_sync(plain, 0);
             ck_parallel_for(nblocks, grain, ck_launch_chunk, &L);
+            ck_cpu_bounds_sync(plain, 1);
             L.args = orig;
             if (!atomic_load(&L.failed)) s = ck_cpu_guards_finish(&L);
         }

@@ -7,6 +7,8 @@
 #include "../kcache_disk.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
@@ -69,17 +71,24 @@ static void ck_module_tu(ck_sbuf *tu, const ck_srcscan *sc, const char *const *n
     ck_sbuf_printf(tu, "{0, 0, 0, 0}};\n}\n");
 }
 
-ck_status ck_cpu_module_load(const char *source, const char *const *options, int noptions,
-                             const char *const *name_exprs, int nexprs, ck_cpu_module **out)
+/* The parameter names the source gives each kernel, for messages. */
+static void ck_module_param_names(ck_cpu_module *m, const ck_srcscan *sc)
 {
-    if (!out) return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: out is NULL");
-    *out = NULL;
-    if (!source) return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: source is NULL");
-    if (noptions < 0 || (noptions > 0 && !options) || nexprs < 0 || (nexprs > 0 && !name_exprs))
-        return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: bad option or name-expression list");
-    for (int i = 0; i < nexprs; i++)
-        if (!name_exprs[i] || !*name_exprs[i])
-            return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: name expression %d is empty", i);
+    ck_kparam ps[CK_MAX_KERNEL_PARAMS];
+    for (int i = 0; i < m->nfuncs; i++) {
+        ck_cpu_function *f = &m->funcs[i];
+        if (ck_cpu_scan_signature(sc, f->name, ps, CK_MAX_KERNEL_PARAMS) != f->nparams || f->nparams <= 0) continue;
+        f->pnames = calloc((size_t)f->nparams, sizeof *f->pnames);
+        for (int j = 0; f->pnames && j < f->nparams; j++) memcpy(f->pnames[j], ps[j].name, sizeof f->pnames[j]);
+    }
+}
+
+/* Load or compile one build of a module: the plain one, or bounds mode's
+ * (checked: the scan rewrites the kernels' pointer parameters and
+ * cuda_compat.hpp is read with CK__BOUNDS). */
+static ck_status ck_module_build(const char *source, const char *const *options, int noptions,
+                                 const char *const *name_exprs, int nexprs, int checked, ck_cpu_module **out)
+{
     double t0 = ck_cpu_now_ms();
     const ck_cxx *cxx = ck_cpu_cxx();
     if (!cxx->argv)
@@ -87,6 +96,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
                                             "clang++, or set CXX");
 
     ck_srcscan sc = {0};
+    sc.bounds = checked;
     ck_sbuf tu = {0};
     ck_kc_key key = {0};
     const char **flags = calloc((size_t)(2 * noptions + 16), sizeof *flags);
@@ -116,6 +126,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     }
     if (!has_std) all[nflags++] = "-std=c++17";
     for (size_t i = 0; i < sizeof ours / sizeof *ours; i++) all[nflags++] = ours[i];
+    if (checked) all[nflags++] = "-DCK__BOUNDS=1";
 #if defined(__x86_64__)
     /* TLS descriptors: reading threadIdx (thread-local in a dlopen'd
      * library) costs a few cycles instead of a __tls_get_addr call; plain
@@ -151,6 +162,8 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
         goto done;
     }
     m->memfd = -1;
+    m->checked = checked;
+    pthread_mutex_init(&m->bounds_mu, NULL);
     const char *force = getenv("CUDAKIT_CPU_FIBERS");
     m->fibers = sc.barriers || local || (force && *force == '1');
     m->uses_printf = sc.uses_printf;
@@ -194,10 +207,15 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     }
     s = ck_cpu_module_bind(m, dl, so, so_size);
 loaded:
+    if (s == CK_OK) {
+        ck_cpu_scan_defines(&sc, options, noptions);
+        ck_module_param_names(m, &sc);
+    }
     m->load_ms = ck_cpu_now_ms() - t0;
     if (s == CK_OK && ck_debug_kernels())
-        fprintf(stderr, "[cudakit] CPU kernel module: %s in %.2f ms (%s, %s)%s%s\n",
-                m->from_disk ? "from the disk cache" : "compiled", m->load_ms, cxx->argv[0],
+        fprintf(stderr, "[cudakit] CPU kernel module%s: %s in %.2f ms (%s, %s)%s%s\n",
+                checked ? " (bounds mode's build)" : "", m->from_disk ? "from the disk cache" : "compiled",
+                m->load_ms, cxx->argv[0],
                 m->fibers ? "fibers" : "no barriers: plain loops", path ? ", cache " : ", disk cache off",
                 path ? path : "");
 done:
@@ -217,12 +235,150 @@ done:
     return s;
 }
 
+/* Why bounds mode's build failed: the compile error, with what bounds
+ * mode changes (malloc'd; NULL when out of memory). */
+static char *ck_bounds_failure(void)
+{
+    char *msg = NULL;
+    if (asprintf(&msg,
+                 "bounds mode compiles each pointer parameter of a __global__ function as a checked pointer "
+                 "(ck__ptr<T>, see cuda_compat.hpp), and this source does not compile so (a function template that "
+                 "deduces T from a T * parameter cannot take one: give its template argument, or pass (T *)p); "
+                 "without bounds mode it runs unchecked.\n%s",
+                 ck_error_message()) < 0)
+        msg = NULL;
+    return msg;
+}
+
+static char **ck_strv_dup(const char *const *v, int n)
+{
+    char **c = calloc((size_t)n + 1, sizeof *c);
+    for (int i = 0; c && i < n; i++)
+        if (!(c[i] = strdup(v[i]))) {
+            for (int j = 0; j < i; j++) free(c[j]);
+            free(c);
+            return NULL;
+        }
+    return c;
+}
+
+static void ck_strv_free(char **v, int n)
+{
+    for (int i = 0; v && i < n; i++) free(v[i]);
+    free(v);
+}
+
+ck_status ck_cpu_module_load(const char *source, const char *const *options, int noptions,
+                             const char *const *name_exprs, int nexprs, ck_cpu_module **out)
+{
+    if (!out) return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: out is NULL");
+    *out = NULL;
+    if (!source) return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: source is NULL");
+    if (noptions < 0 || (noptions > 0 && !options) || nexprs < 0 || (nexprs > 0 && !name_exprs))
+        return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: bad option or name-expression list");
+    for (int i = 0; i < noptions; i++)
+        if (!options[i]) return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: option %d is NULL", i);
+    for (int i = 0; i < nexprs; i++)
+        if (!name_exprs[i] || !*name_exprs[i])
+            return ck_error_set(CK_ERR_VALUE, "ck_cpu_module_load: name expression %d is empty", i);
+    /* Loaded in bounds mode: its one build is the checked one, so that every
+     * launch and get_global see the same variables. */
+    ck_cpu_module *m = NULL;
+    int checked = ck_cpu_bounds_mode();
+    ck_status s = ck_module_build(source, options, noptions, name_exprs, nexprs, checked, &m);
+    if (s == CK_ERR_COMPILE && checked) {
+        char *msg = ck_bounds_failure();
+        if (msg) ck_error_set(s, "%s", msg);
+        free(msg);
+    }
+    if (s != CK_OK) return s;
+    if (m->checked) {
+        *out = m;
+        return CK_OK;
+    }
+    /* what bounds mode's build needs, should a bounds-mode launch come */
+    m->source = strdup(source);
+    m->options = ck_strv_dup(options, noptions);
+    m->exprs = ck_strv_dup(name_exprs, nexprs);
+    m->noptions = noptions;
+    m->nexprs = nexprs;
+    if (!m->source || !m->options || !m->exprs) {
+        ck_cpu_module_free(m);
+        return ck_error_set(CK_ERR_MEMORY, "out of memory");
+    }
+    *out = m;
+    return CK_OK;
+}
+
+ck_cpu_function *ck_cpu_function_bounds(ck_cpu_function *f)
+{
+    ck_cpu_module *m = f->mod;
+    if (m->checked) return f;
+    ck_cpu_function *bf = atomic_load_explicit(&f->bounds_fn, memory_order_acquire);
+    if (bf) return bf;
+    pthread_mutex_lock(&m->bounds_mu);
+    ck_status s = CK_OK;
+    if (!m->bounds && !m->bounds_err) {
+        s = ck_module_build(m->source, (const char *const *)m->options, m->noptions, (const char *const *)m->exprs,
+                            m->nexprs, 1, &m->bounds);
+        if (s != CK_OK) {
+            /* kept: the next bounds-mode launch says the same without compiling again */
+            m->bounds_status = s;
+            m->bounds_err = s == CK_ERR_COMPILE ? ck_bounds_failure() : strdup(ck_error_message());
+        }
+    }
+    if (m->bounds_err) {
+        s = ck_error_set(m->bounds_status, "%s", m->bounds_err);
+    } else if (m->bounds) {
+        for (int i = 0; i < m->bounds->nfuncs && !bf; i++)
+            if (!strcmp(m->bounds->funcs[i].name, f->name)) bf = &m->bounds->funcs[i];
+        if (bf) atomic_store_explicit(&f->bounds_fn, bf, memory_order_release);
+        else s = ck_error_set(CK_ERR_RUNTIME, "bounds mode's build of the module has no kernel '%s'", f->name);
+    }
+    pthread_mutex_unlock(&m->bounds_mu);
+    (void)s;
+    return bf;
+}
+
+void ck_cpu_bounds_sync(const ck_cpu_function *f, int back)
+{
+    ck_cpu_module *m = f->mod;
+    if (m->checked || !m->bounds) return;
+    pthread_mutex_lock(&m->bounds_mu);
+    for (int i = 0; i < m->nglobals; i++) {
+        struct ck_cpu_global *g = &m->globals[i];
+        if (!g->bptr) {
+            void *q = NULL;
+            size_t n = 0;
+            if (ck_cpu_module_get_global(m->bounds, g->name, &q, &n) != CK_OK || n != g->size) {
+                ck_error_clear();
+                continue;
+            }
+            g->bptr = q;
+        }
+        if (back) memcpy(g->ptr, g->bptr, g->size);
+        else memcpy(g->bptr, g->ptr, g->size);
+    }
+    pthread_mutex_unlock(&m->bounds_mu);
+}
+
 void ck_cpu_module_free(ck_cpu_module *m)
 {
     if (!m) return;
+    for (int i = 0; i < m->nglobals; i++) free(m->globals[i].name);
+    free(m->globals);
+    ck_cpu_module_free(m->bounds);
     ck_cpu_module_unload(m);
-    for (int i = 0; i < m->nfuncs; i++) free(m->funcs[i].sizes);
+    for (int i = 0; i < m->nfuncs; i++) {
+        free(m->funcs[i].sizes);
+        free(m->funcs[i].pnames);
+    }
     free(m->funcs);
+    free(m->source);
+    ck_strv_free(m->options, m->noptions);
+    ck_strv_free(m->exprs, m->nexprs);
+    free(m->bounds_err);
+    pthread_mutex_destroy(&m->bounds_mu);
     free(m);
 }
 
@@ -273,5 +429,22 @@ ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **pt
         return ck_error_set(CK_ERR_VALUE, "no __device__ or __constant__ variable named '%s' in the module", name);
     *ptr = p;
     *nbytes = (size_t)sym->st_size;
+    if (m->checked || !m->source) return CK_OK;
+    pthread_mutex_lock(&m->bounds_mu);
+    int known = 0;
+    for (int i = 0; i < m->nglobals && !known; i++) known = m->globals[i].ptr == p;
+    if (!known && m->nglobals == m->capglobals) {
+        int cap = m->capglobals ? 2 * m->capglobals : 4;
+        struct ck_cpu_global *g = realloc(m->globals, sizeof *g * (size_t)cap);
+        if (g) {
+            m->globals = g;
+            m->capglobals = cap;
+        }
+    }
+    if (!known && m->nglobals < m->capglobals) {
+        char *nm = strdup(name);
+        if (nm) m->globals[m->nglobals++] = (struct ck_cpu_global){nm, p, NULL, *nbytes};
+    }
+    pthread_mutex_unlock(&m->bounds_mu);
     return CK_OK;
 }
