@@ -52,6 +52,7 @@ extern PyObject *ck_py_CUDAError;        /* RuntimeError: a driver call failed *
 extern PyObject *ck_py_OutOfMemoryError; /* MemoryError: out of GPU memory */
 extern PyObject *ck_py_CompileError;     /* RuntimeError: NVRTC rejected a kernel */
 extern PyMethodDef ck_py_cuda_functions[];
+extern PyMethodDef ck_py_profiler_functions[];
 extern PyObject *ck_py_ComplexWarning;
 
 /* ------------------------------------------------------------ errors */

@@ -1,0 +1,620 @@
+/* The profiler at the door to a device: while a profile, the NVTX op
+ * ranges or the sync debug mode are on, ck_backend_for hands out a copy of
+ * each backend's table whose op, copy and library slots record the call
+ * (name, shapes, dtypes, host time, and on a GPU device time from a pair
+ * of the backend's own events on the call's stream) around the real slot.
+ * Off, the plain tables are handed out again: the ops pay nothing.  User
+ * kernel launches, which reach a module's table directly, are recorded by
+ * ck_function_launch (backend.c) through ck_backend_obs_launch. */
+#include "backend.h"
+#include "cudakit_ops.h"
+#include "cudakit_profiler.h"
+#include "../runtime/profiler.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ck_backend_iface decorated_[2];
+static const ck_backend_iface *real_[2];
+
+/* ------------------------------------------------------ device events */
+
+/* Free timing events of each GPU, reused from profile to profile. */
+typedef struct ev_pool { ck_event *ev; int n, cap; } ev_pool;
+static ev_pool pools_[CK_MAX_GPUS];
+static pthread_mutex_t pool_mu_ = PTHREAD_MUTEX_INITIALIZER;
+
+static ck_event pool_get(ck_device dev)
+{
+    ck_event e = NULL;
+    pthread_mutex_lock(&pool_mu_);
+    ev_pool *p = &pools_[dev.index];
+    if (p->n) e = p->ev[--p->n];
+    pthread_mutex_unlock(&pool_mu_);
+    if (!e && real_[CK_DEVICE_CUDA]->event_create(dev, 1, &e) != CK_OK) e = NULL;
+    return e;
+}
+
+static void pool_put(ck_device dev, ck_event e)
+{
+    if (!e) return;
+    pthread_mutex_lock(&pool_mu_);
+    ev_pool *p = &pools_[dev.index];
+    if (p->n == p->cap) {
+        int nc = p->cap ? p->cap * 2 : 64;
+        ck_event *t = realloc(p->ev, (size_t)nc * sizeof *t);
+        if (!t) {
+            pthread_mutex_unlock(&pool_mu_);
+            real_[CK_DEVICE_CUDA]->event_destroy(dev, e);
+            return;
+        }
+        p->ev = t;
+        p->cap = nc;
+    }
+    p->ev[p->n++] = e;
+    pthread_mutex_unlock(&pool_mu_);
+}
+
+static void time_begin(ck_prof_slot *r, ck_stream st)
+{
+    ck_device dev = r->pub.dev;
+    if (dev.type != CK_DEVICE_CUDA || dev.index < 0 || dev.index >= CK_MAX_GPUS || !real_[CK_DEVICE_CUDA]) return;
+    r->pub.stream = (uint64_t)(uintptr_t)st;
+    r->ev[0] = pool_get(dev);
+    r->ev[1] = r->ev[0] ? pool_get(dev) : NULL;
+    if (r->ev[1] && real_[CK_DEVICE_CUDA]->event_record(dev, r->ev[0], st) == CK_OK) {
+        r->timer = CK_TIMER_BACKEND;
+        return;
+    }
+    pool_put(dev, r->ev[0]);
+    pool_put(dev, r->ev[1]);
+    r->ev[0] = r->ev[1] = NULL;
+    ck_error_clear();   /* an untimed record, not a failed op */
+}
+
+static void time_end(ck_prof_slot *r, ck_status s)
+{
+    if (r->timer != CK_TIMER_BACKEND) return;
+    ck_stream st = (ck_stream)(uintptr_t)r->pub.stream;
+    if (s == CK_OK && real_[CK_DEVICE_CUDA]->event_record(r->pub.dev, r->ev[1], st) == CK_OK) return;
+    pool_put(r->pub.dev, r->ev[0]);
+    pool_put(r->pub.dev, r->ev[1]);
+    r->ev[0] = r->ev[1] = NULL;
+    r->timer = CK_TIMER_NONE;
+}
+
+/* --------------------------------------------------------- a call */
+
+typedef struct obs_scope { int flags; ck_prof_slot *r; } obs_scope;
+
+static void obs_begin(obs_scope *sc, ck_prof_kind kind, const char *name, ck_device dev)
+{
+    sc->flags = __atomic_load_n(&ck_obs_flags_, __ATOMIC_ACQUIRE);
+    sc->r = NULL;
+    ck_obs_op_push(name);
+    if (sc->flags & CK_OBS_NVTX) ck_nvtx_range_push(name);
+    if (sc->flags & CK_OBS_PROFILE) sc->r = ck_prof_open(kind, name, dev);
+}
+
+/* Time on the device from here (the shapes are written first: the host
+ * time of writing them is not the op's). */
+static void obs_start_timer(obs_scope *sc, ck_stream st)
+{
+    if (!sc->r) return;
+    time_begin(sc->r, st);
+    sc->r->pub.host_start_ns = ck_prof_now_ns();
+}
+
+static ck_stream current_stream(ck_device dev)
+{
+    const ck_backend_iface *be = real_[dev.type];
+    return be && be->stream_current ? be->stream_current(dev) : NULL;
+}
+
+static ck_status obs_end(obs_scope *sc, ck_status s)
+{
+    if (sc->r) {
+        time_end(sc->r, s);
+        ck_prof_close(sc->r);
+    }
+    if (sc->flags & CK_OBS_NVTX) ck_nvtx_range_pop();
+    ck_obs_op_pop();
+    return s;
+}
+
+/* ------------------------------------------------------ shapes, dtypes */
+
+typedef struct fmt { char *p; size_t n, len; } fmt;
+
+static void put(fmt *f, const char *fmtstr, long long v)
+{
+    if (f->len >= f->n) return;
+    int w = snprintf(f->p + f->len, f->n - f->len, fmtstr, v);
+    if (w > 0) f->len += (size_t)w;
+    if (f->len >= f->n) f->len = f->n - 1;
+}
+
+static void put_s(fmt *f, const char *s)
+{
+    if (f->len >= f->n) return;
+    int w = snprintf(f->p + f->len, f->n - f->len, "%s", s);
+    if (w > 0) f->len += (size_t)w;
+    if (f->len >= f->n) f->len = f->n - 1;
+}
+
+/* "[a, b, c]": dims given innermost first when reversed is set. */
+static void put_shape(fmt *f, int ndim, const int64_t *shape, int reversed)
+{
+    put_s(f, "[");
+    for (int i = 0; i < ndim; i++) put(f, i ? ", %lld" : "%lld", (long long)shape[reversed ? ndim - 1 - i : i]);
+    put_s(f, "]");
+}
+
+static void put_dtype(fmt *f, int first, ck_dtype t)
+{
+    if (!first) put_s(f, ", ");
+    put_s(f, ck_dtype_get_info(t)->name);
+}
+
+#define SHAPES(r) fmt sh = {(r)->pub.shapes, sizeof (r)->pub.shapes, 0}
+#define DTYPES(r) fmt dt = {(r)->pub.dtypes, sizeof (r)->pub.dtypes, 0}
+
+static void ew_args(ck_prof_slot *r, const ck_ew_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    int nops = d->it.nops;
+    put_s(&sh, "[");
+    /* the inputs, then the output, as PyTorch lists an op's arguments */
+    for (int k = 1; k <= nops; k++) {
+        int op = k % nops;
+        if (k > 1) put_s(&sh, ", ");
+        if (d->scalar_mask >> op & 1) put_s(&sh, "[]");
+        else put_shape(&sh, d->it.ndim, d->it.shape, 1);
+        put_dtype(&dt, k == 1, d->types[op]);
+    }
+    put_s(&sh, "]");
+}
+
+static const char *const reduce_names_[CK_REDUCE_COUNT] = {
+    "sum", "prod", "min", "max", "all", "any", "argmin", "argmax", "count_nonzero",
+};
+
+static const char *reduce_name(ck_reduce_op op) { return (unsigned)op < CK_REDUCE_COUNT ? reduce_names_[op] : "reduce"; }
+
+/* ------------------------------------------------------------ slots */
+
+#define REAL(dev) real_[(dev).type]
+
+static ck_status obs_elementwise(const ck_ew_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, ck_op_table[d->op].name, d->dev);
+    if (sc.r) ew_args(sc.r, d);
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->elementwise(d));
+}
+
+static ck_status obs_cast(const ck_ew_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "astype", d->dev);
+    if (sc.r) ew_args(sc.r, d);
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->cast(d));
+}
+
+static ck_status obs_fill(const ck_ew_desc *d, const void *value)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "fill", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        put_s(&sh, "[");
+        put_shape(&sh, d->it.ndim, d->it.shape, 1);
+        put_s(&sh, "]");
+        put_dtype(&dt, 1, d->types[0]);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->fill(d, value));
+}
+
+static ck_status obs_reduce(const ck_reduce_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, reduce_name(d->op), d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        int64_t in[2 * CK_MAXDIMS];
+        int n = 0;
+        for (int i = d->n_outer - 1; i >= 0; i--) in[n++] = d->outer_shape[i];
+        for (int i = d->n_inner - 1; i >= 0; i--) in[n++] = d->inner_shape[i];
+        put_s(&sh, "[");
+        put_shape(&sh, n, in, 0);
+        put_s(&sh, ", ");
+        put_shape(&sh, d->n_outer, d->outer_shape, 1);
+        put_s(&sh, "]");
+        put_dtype(&dt, 1, d->in_type);
+        put_dtype(&dt, 0, d->out_type);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->reduce(d));
+}
+
+static ck_status obs_scan(const ck_scan_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, d->op == CK_REDUCE_PROD ? "cumprod" : "cumsum", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        int64_t in[CK_MAXDIMS + 1];
+        int n = 0;
+        for (int i = d->n_outer - 1; i >= 0; i--) in[n++] = d->outer_shape[i];
+        in[n++] = d->len;
+        put_s(&sh, "[");
+        put_shape(&sh, n, in, 0);
+        put_s(&sh, "]");
+        put_dtype(&dt, 1, d->type);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->scan(d));
+}
+
+static ck_status obs_iota(ck_array *out, double start, double step)
+{
+    ck_device dev = ck_array_device(out);
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "arange", dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        put_s(&sh, "[");
+        put_shape(&sh, out->ndim, out->shape, 0);
+        put_s(&sh, "]");
+        put_dtype(&dt, 1, out->dtype);
+    }
+    obs_start_timer(&sc, current_stream(dev));
+    return obs_end(&sc, REAL(dev)->iota(out, start, step));
+}
+
+static void gather_args(ck_prof_slot *r, const ck_gather_desc *d)
+{
+    SHAPES(r);
+    put_s(&sh, "[");
+    put_shape(&sh, d->ndim, d->shape, 0);
+    for (int k = 0; k < d->nidx; k++) {
+        put_s(&sh, ", ");
+        put(&sh, "[%lld]", (long long)d->idx_size[k]);
+    }
+    put_s(&sh, "]");
+    put(&(fmt){r->pub.dtypes, sizeof r->pub.dtypes, 0}, "%lld-byte elements", d->itemsize);
+}
+
+static ck_status obs_gather(const ck_gather_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "gather", d->dev);
+    if (sc.r) gather_args(sc.r, d);
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->gather(d));
+}
+
+static ck_status obs_scatter(const ck_gather_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "scatter", d->dev);
+    if (sc.r) gather_args(sc.r, d);
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->scatter(d));
+}
+
+static ck_status obs_nonzero(const ck_nonzero_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "nonzero", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        put_s(&sh, "[");
+        put_shape(&sh, d->ndim, d->shape, 0);
+        put(&sh, ", [%lld]]", (long long)d->count);
+        snprintf(sc.r->pub.dtypes, sizeof sc.r->pub.dtypes, "bool, int64");
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->nonzero(d));
+}
+
+static ck_status obs_compress(const ck_compress_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, d->expand ? "mask_assign" : "mask_select", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        put_s(&sh, "[");
+        put_shape(&sh, d->ndim, d->shape, 0);
+        put(&sh, ", [%lld]]", (long long)d->count);
+        put(&(fmt){sc.r->pub.dtypes, sizeof sc.r->pub.dtypes, 0}, "%lld-byte elements", d->itemsize);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->compress(d));
+}
+
+static ck_status obs_sort(const ck_sort_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, d->idx ? "argsort" : "sort", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        int64_t shape[2] = {d->nrows, d->len};
+        put_s(&sh, "[");
+        put_shape(&sh, 2, shape, 0);
+        put_s(&sh, "]");
+        put_dtype(&dt, 1, d->type);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->sort(d));
+}
+
+static ck_status obs_searchsorted(const ck_searchsorted_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "searchsorted", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        put(&sh, "[[%lld], ", (long long)d->na);
+        put(&sh, "[%lld]]", (long long)d->nv);
+        put_dtype(&dt, 1, d->type);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->searchsorted(d));
+}
+
+static ck_status obs_random(const ck_random_desc *d)
+{
+    static const char *const names[] = {"random_bits", "random_uniform", "random_normal", "random_exponential",
+                                        "random_integers"};
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, (unsigned)d->dist < sizeof names / sizeof *names ? names[d->dist] : "random", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        put(&sh, "[[%lld]]", (long long)d->n);
+        put_dtype(&dt, 1, d->type);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->random(d));
+}
+
+static ck_status obs_copy_pieces(const ck_pieces_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "concatenate", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        put_s(&sh, "[");
+        put_shape(&sh, d->ndim, d->shape, 0);
+        put(&sh, ", %lld pieces]", d->npieces);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->copy_pieces(d));
+}
+
+static ck_status obs_matmul(const ck_matmul_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "matmul", d->dev);
+    if (sc.r) {
+        SHAPES(sc.r);
+        DTYPES(sc.r);
+        put_s(&sh, "[[");
+        for (int i = 0; i < d->nbatch; i++) put(&sh, "%lld, ", (long long)d->batch_shape[i]);
+        put(&sh, "%lld, ", (long long)d->m);
+        put(&sh, "%lld], [", (long long)d->k);
+        for (int i = 0; i < d->nbatch; i++) put(&sh, "%lld, ", (long long)d->batch_shape[i]);
+        put(&sh, "%lld, ", (long long)d->k);
+        put(&sh, "%lld]]", (long long)d->n);
+        put_dtype(&dt, 1, d->type);
+    }
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->matmul(d));
+}
+
+static ck_status obs_fft(const ck_fft_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "fft", d->dev);
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->fft(d));
+}
+
+static ck_status obs_solver(const ck_solver_desc *d)
+{
+    obs_scope sc;
+    obs_begin(&sc, CK_PROF_OP, "solver", d->dev);
+    obs_start_timer(&sc, current_stream(d->dev));
+    return obs_end(&sc, REAL(d->dev)->solver(d));
+}
+
+/* copies: the device's side names the direction */
+static ck_status copy_scope(obs_scope *sc, const char *name, ck_device dev, size_t n)
+{
+    obs_begin(sc, CK_PROF_COPY, name, dev);
+    if (sc->r) {
+        sc->r->pub.bytes = n;
+        put(&(fmt){sc->r->pub.shapes, sizeof sc->r->pub.shapes, 0}, "[[%lld]]", (long long)n);
+        snprintf(sc->r->pub.dtypes, sizeof sc->r->pub.dtypes, "uint8");
+    }
+    obs_start_timer(sc, current_stream(dev));
+    return CK_OK;
+}
+
+static ck_status obs_copy_to_host(ck_device dev, void *dst, const void *src, size_t n)
+{
+    obs_scope sc;
+    copy_scope(&sc, "memcpy DtoH", dev, n);
+    return obs_end(&sc, REAL(dev)->copy_to_host(dev, dst, src, n));
+}
+
+static ck_status obs_copy_from_host(ck_device dev, void *dst, const void *src, size_t n)
+{
+    obs_scope sc;
+    copy_scope(&sc, "memcpy HtoD", dev, n);
+    return obs_end(&sc, REAL(dev)->copy_from_host(dev, dst, src, n));
+}
+
+static ck_status obs_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n)
+{
+    obs_scope sc;
+    copy_scope(&sc, "memcpy PtoP", dst_dev, n);
+    return obs_end(&sc, REAL(dst_dev)->copy_peer(dst_dev, dst, src_dev, src, n));
+}
+
+/* ------------------------------------------------------ user kernels */
+
+ck_status ck_backend_obs_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                ck_stream stream, int nparams, void **params, const ck_launch_arg *info)
+{
+    obs_scope sc;
+    ck_device dev = f->module->dev;
+    obs_begin(&sc, CK_PROF_KERNEL, f->name, dev);
+    if (sc.r) {
+        memcpy(sc.r->pub.grid, grid, sizeof sc.r->pub.grid);
+        memcpy(sc.r->pub.block, block, sizeof sc.r->pub.block);
+        sc.r->pub.shared_mem = shmem;
+    }
+    obs_start_timer(&sc, stream);
+    return obs_end(&sc, f->module->be->function_launch(f, grid, block, shmem, stream, nparams, params, info));
+}
+
+/* ------------------------------------------------------------ tables */
+
+const ck_backend_iface *ck_backend_decorate(int type, const ck_backend_iface *real)
+{
+    real_[type] = real;
+    ck_backend_iface *t = &decorated_[type];
+    *t = *real;
+#define CK_OBS_WRAP_(slot) if (real->slot) t->slot = obs_##slot
+    CK_OBS_WRAP_(copy_to_host);
+    CK_OBS_WRAP_(copy_from_host);
+    CK_OBS_WRAP_(copy_peer);
+    CK_OBS_WRAP_(elementwise);
+    CK_OBS_WRAP_(cast);
+    CK_OBS_WRAP_(fill);
+    CK_OBS_WRAP_(reduce);
+    CK_OBS_WRAP_(scan);
+    CK_OBS_WRAP_(iota);
+    CK_OBS_WRAP_(gather);
+    CK_OBS_WRAP_(scatter);
+    CK_OBS_WRAP_(nonzero);
+    CK_OBS_WRAP_(compress);
+    CK_OBS_WRAP_(sort);
+    CK_OBS_WRAP_(searchsorted);
+    CK_OBS_WRAP_(random);
+    CK_OBS_WRAP_(copy_pieces);
+    CK_OBS_WRAP_(matmul);
+    CK_OBS_WRAP_(fft);
+    CK_OBS_WRAP_(solver);
+#undef CK_OBS_WRAP_
+    return t;
+}
+
+/* ---------------------------------------------------- start and stop */
+
+static pthread_mutex_t obs_mu_ = PTHREAD_MUTEX_INITIALIZER;
+
+static void obs_set(int flag, int on)
+{
+    pthread_mutex_lock(&obs_mu_);
+    int before = ck_obs_flags_ != 0;
+    int flags = on ? (ck_obs_flags_ | flag) : (ck_obs_flags_ & ~flag);
+    __atomic_store_n(&ck_obs_flags_, flags, __ATOMIC_RELEASE);
+    if (before != (flags != 0)) ck_backend_observe(flags != 0);
+    pthread_mutex_unlock(&obs_mu_);
+}
+
+void ck_sync_set_debug_mode(ck_sync_mode mode)
+{
+    __atomic_store_n(&ck_sync_mode_, (int)mode, __ATOMIC_RELEASE);
+    obs_set(CK_OBS_SYNC, mode != CK_SYNC_DEFAULT);
+}
+
+ck_status ck_profiler_start(unsigned flags)
+{
+    ck_status s = ck_prof_store_start(flags);
+    if (s != CK_OK) return s;
+    ck_prof_observe_launches(1);
+    obs_set(CK_OBS_NVTX, (flags & CK_PROF_NVTX) != 0);
+    obs_set(CK_OBS_PROFILE, 1);
+    return CK_OK;
+}
+
+/* The backend-timed records of GPU d their device times: its work is done
+ * (the caller waited); an event recorded now marks the host clock's now. */
+static ck_status resolve_backend_events(int d)
+{
+    const ck_backend_iface *be = real_[CK_DEVICE_CUDA];
+    ck_device dev = {CK_DEVICE_CUDA, d};
+    ck_event end = NULL;
+    ck_status s = be->event_create(dev, 1, &end);
+    if (s == CK_OK) s = be->event_record(dev, end, NULL);
+    if (s == CK_OK) s = be->event_synchronize(dev, end);
+    double now_us = (double)ck_prof_now_ns() / 1e3;
+    int64_t n = ck_prof_store_count();
+    for (int64_t i = 0; i < n; i++) {
+        ck_prof_slot *r = ck_prof_store_at(i);
+        if (r->timer != CK_TIMER_BACKEND || r->pub.dev.type != CK_DEVICE_CUDA || r->pub.dev.index != d) continue;
+        float ms = 0, back = 0;
+        if (s == CK_OK && r->closed && be->event_elapsed_ms(dev, r->ev[0], r->ev[1], &ms) == CK_OK &&
+            be->event_elapsed_ms(dev, r->ev[0], end, &back) == CK_OK) {
+            r->pub.dev_us = ms * 1e3;
+            r->pub.dev_start_us = now_us - back * 1e3;
+        }
+        pool_put(dev, r->ev[0]);
+        pool_put(dev, r->ev[1]);
+        r->ev[0] = r->ev[1] = NULL;
+        r->timer = CK_TIMER_NONE;
+    }
+    if (end) be->event_destroy(dev, end);
+    return s;
+}
+
+ck_status ck_profiler_stop(void)
+{
+    if (!ck_profiler_enabled()) return ck_error_set(CK_ERR_RUNTIME, "no profile is on");
+    ck_prof_store_stop();
+    ck_prof_observe_launches(0);
+    obs_set(CK_OBS_PROFILE | CK_OBS_NVTX, 0);
+    unsigned backend_gpus = 0, any_gpus = 0;
+    int64_t n = ck_prof_store_count();
+    for (int64_t i = 0; i < n; i++) {
+        const ck_prof_slot *r = ck_prof_store_at(i);
+        if (r->timer == CK_TIMER_NONE || r->pub.dev.index < 0 || r->pub.dev.index >= CK_MAX_GPUS) continue;
+        any_gpus |= 1u << r->pub.dev.index;
+        if (r->timer == CK_TIMER_BACKEND) backend_gpus |= 1u << r->pub.dev.index;
+    }
+    ck_status st = CK_OK;
+    /* the backend's waits poll: Ctrl-C ends them */
+    for (int d = 0; d < CK_MAX_GPUS; d++) {
+        if (!(any_gpus >> d & 1)) continue;
+        ck_device dev = {CK_DEVICE_CUDA, d};
+        ck_status s = real_[CK_DEVICE_CUDA]->synchronize(dev);
+        if (s != CK_OK && st == CK_OK) st = s;
+    }
+    if (st != CK_OK) {
+        /* the records keep their host times; the error is the wait's */
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", ck_error_message());
+        for (int64_t i = 0; i < n; i++) ck_prof_store_at(i)->timer = CK_TIMER_NONE;
+        return ck_error_set(st, "%s", msg);
+    }
+    for (int d = 0; d < CK_MAX_GPUS && st == CK_OK; d++)
+        if (backend_gpus >> d & 1) st = resolve_backend_events(d);
+    if (st == CK_OK && any_gpus) st = ck_prof_resolve_driver_events();
+    return st;
+}
