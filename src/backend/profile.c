@@ -138,10 +138,12 @@ static void put(fmt *f, const char *fmtstr, long long v)
 
 static void put_s(fmt *f, const char *s)
 {
-    if (f->len >= f->n) return;
-    int w = snprintf(f->p + f->len, f->n - f->len, "%s", s);
-    if (w > 0) f->len += (size_t)w;
-    if (f->len >= f->n) f->len = f->n - 1;
+    size_t k = strlen(s);
+    if (f->len + 1 >= f->n) return;
+    if (k > f->n - 1 - f->len) k = f->n - 1 - f->len;
+    memcpy(f->p + f->len, s, k);
+    f->len += k;
+    f->p[f->len] = 0;
 }
 
 /* "[a, b, c]": dims given innermost first when reversed is set. */
