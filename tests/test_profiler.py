@@ -276,8 +276,9 @@ def test_sync_debug_mode_api():
         cuda.set_sync_debug_mode(0)
 
 
-def _sync_cases(x):
+def _sync_cases(x, idx):
     yield "asnumpy", "a copy to the host", lambda: ck.asnumpy(x)
+    yield "take", "bounds check of integer indices", lambda: x[idx]
     yield "item", "a copy to the host", lambda: x[3].item()
     yield "nonzero", "number of true elements", lambda: ck.nonzero(x > 3)
     yield "mask", "number of true elements", lambda: x[x > 3]
@@ -286,9 +287,10 @@ def _sync_cases(x):
 
 def test_sync_debug_mode_reports_the_op(device):
     x = ck.arange(8, dtype=ck.float32, device=device)
+    idx = ck.asarray([1, 5, 2], device=device)
     try:
         cuda.set_sync_debug_mode("warn")
-        for name, why, fn in _sync_cases(x):
+        for name, why, fn in _sync_cases(x, idx):
             with warnings.catch_warnings(record=True) as w:
                 warnings.simplefilter("always")
                 fn()
@@ -357,3 +359,27 @@ def test_an_asynchronous_fault_names_the_kernel(device):
     assert "RAISED |" in r.stdout, r.stdout + r.stderr
     msg = r.stdout.split("RAISED |", 1)[1]
     assert "sticky" in msg and "'write_nowhere'" in msg and "on stream 0x" in msg, msg
+
+
+def test_example_profile(device, tmp_path):
+    if device == "cpu" and not ck._core._cpu_kernels_available():
+        pytest.skip("CUDA C kernels on the CPU are not available in this build")
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "profile.py")
+    spec = importlib.util.spec_from_file_location("example_profile", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    trace = str(tmp_path / "trace.json")
+    host, x, result, prof, written = mod.main(device, rows=8, cols=1000, trace=trace)
+    want_x, want_e = mod.reference(host)
+    assert_same(x, want_x.astype(np.float32), rtol=1e-4, atol=1e-5)
+    assert_same(result, want_e.astype(np.float32), rtol=1e-4)
+    avg = {a.key: a for a in prof.key_averages()}
+    assert avg["step"].count == 3 and avg["clip"].count == 3 and avg["clip"].kind == "kernel"
+    assert written == trace and json.load(open(trace))["traceEvents"]
+    run = subprocess.run([sys.executable, path, "--device", device, "--trace", str(tmp_path / "t2.json")],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert f"on {device}" in run.stdout and "agree with NumPy: True" in run.stdout, run.stdout
+    assert "# of Calls" in run.stdout
