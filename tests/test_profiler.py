@@ -341,10 +341,10 @@ bad = ck.RawKernel(r"""extern "C" __global__ void write_nowhere(float *p) {
 }""", "write_nowhere")
 x = ck.zeros(16, dtype=ck.float32, device="cuda")
 s = ck.cuda.Stream()
-with s:
-    bad((1,), (1,), (x,))
-    y = x + 1                    # queued behind it
 try:
+    with s:
+        bad((1,), (1,), (x,))
+        y = x + 1                # queued behind it (or refused, if the fault is known by then)
     ck.cuda.synchronize()
     print("NO ERROR")
 except ck.cuda.CUDAError as e:

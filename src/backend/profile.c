@@ -180,33 +180,161 @@ static void ew_args(ck_prof_slot *r, const ck_ew_desc *d)
     put_s(&sh, "]");
 }
 
+static void reduce_args(ck_prof_slot *r, const ck_reduce_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    int64_t in[2 * CK_MAXDIMS];
+    int n = 0;
+    for (int i = d->n_outer - 1; i >= 0; i--) in[n++] = d->outer_shape[i];
+    for (int i = d->n_inner - 1; i >= 0; i--) in[n++] = d->inner_shape[i];
+    put_s(&sh, "[");
+    put_shape(&sh, n, in, 0);
+    put_s(&sh, ", ");
+    put_shape(&sh, d->n_outer, d->outer_shape, 1);
+    put_s(&sh, "]");
+    put_dtype(&dt, 1, d->in_type);
+    put_dtype(&dt, 0, d->out_type);
+}
+
+static void scan_args(ck_prof_slot *r, const ck_scan_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    int64_t in[CK_MAXDIMS + 1];
+    int n = 0;
+    for (int i = d->n_outer - 1; i >= 0; i--) in[n++] = d->outer_shape[i];
+    in[n++] = d->len;
+    put_s(&sh, "[");
+    put_shape(&sh, n, in, 0);
+    put_s(&sh, "]");
+    put_dtype(&dt, 1, d->type);
+}
+
+static void gather_args(ck_prof_slot *r, const ck_gather_desc *d)
+{
+    SHAPES(r);
+    put_s(&sh, "[");
+    put_shape(&sh, d->ndim, d->shape, 0);
+    for (int k = 0; k < d->nidx; k++) {
+        put_s(&sh, ", ");
+        put(&sh, "[%lld]", (long long)d->idx_size[k]);
+    }
+    put_s(&sh, "]");
+    put(&(fmt){r->pub.dtypes, sizeof r->pub.dtypes, 0}, "%lld-byte elements", d->itemsize);
+}
+
+static void nonzero_args(ck_prof_slot *r, const ck_nonzero_desc *d)
+{
+    SHAPES(r);
+    put_s(&sh, "[");
+    put_shape(&sh, d->ndim, d->shape, 0);
+    put(&sh, ", [%lld]]", (long long)d->count);
+    snprintf(r->pub.dtypes, sizeof r->pub.dtypes, "bool, int64");
+}
+
+static void compress_args(ck_prof_slot *r, const ck_compress_desc *d)
+{
+    SHAPES(r);
+    put_s(&sh, "[");
+    put_shape(&sh, d->ndim, d->shape, 0);
+    put(&sh, ", [%lld]]", (long long)d->count);
+    put(&(fmt){r->pub.dtypes, sizeof r->pub.dtypes, 0}, "%lld-byte elements", d->itemsize);
+}
+
+static void sort_args(ck_prof_slot *r, const ck_sort_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    int64_t shape[2] = {d->nrows, d->len};
+    put_s(&sh, "[");
+    put_shape(&sh, 2, shape, 0);
+    put_s(&sh, "]");
+    put_dtype(&dt, 1, d->type);
+}
+
+static void searchsorted_args(ck_prof_slot *r, const ck_searchsorted_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    put(&sh, "[[%lld], ", (long long)d->na);
+    put(&sh, "[%lld]]", (long long)d->nv);
+    put_dtype(&dt, 1, d->type);
+}
+
+static void random_args(ck_prof_slot *r, const ck_random_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    put(&sh, "[[%lld]]", (long long)d->n);
+    put_dtype(&dt, 1, d->type);
+}
+
+static void pieces_args(ck_prof_slot *r, const ck_pieces_desc *d)
+{
+    SHAPES(r);
+    put_s(&sh, "[");
+    put_shape(&sh, d->ndim, d->shape, 0);
+    put(&sh, ", %lld pieces]", d->npieces);
+}
+
+static void matmul_args(ck_prof_slot *r, const ck_matmul_desc *d)
+{
+    SHAPES(r);
+    DTYPES(r);
+    int64_t a[CK_MAXDIMS + 2], b[CK_MAXDIMS + 2];
+    int n = d->nbatch;
+    for (int i = 0; i < n; i++) a[i] = b[i] = d->batch_shape[i];
+    a[n] = d->m, a[n + 1] = d->k;
+    b[n] = d->k, b[n + 1] = d->n;
+    put_s(&sh, "[");
+    put_shape(&sh, n + 2, a, 0);
+    put_s(&sh, ", ");
+    put_shape(&sh, n + 2, b, 0);
+    put_s(&sh, "]");
+    put_dtype(&dt, 1, d->type);
+}
+
+static void no_args(ck_prof_slot *r, const void *d) { (void)r; (void)d; }
+
 static const char *const reduce_names_[CK_REDUCE_COUNT] = {
     "sum", "prod", "min", "max", "all", "any", "argmin", "argmax", "count_nonzero",
 };
-
-static const char *reduce_name(ck_reduce_op op) { return (unsigned)op < CK_REDUCE_COUNT ? reduce_names_[op] : "reduce"; }
-
-/* ------------------------------------------------------------ slots */
+static const char *const random_names_[] = {"random_bits", "random_uniform", "random_normal",
+                                            "random_exponential", "random_integers"};
 
 #define REAL(dev) real_[(dev).type]
 
-static ck_status obs_elementwise(const ck_ew_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, ck_op_table[d->op].name, d->dev);
-    if (sc.r) ew_args(sc.r, d);
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->elementwise(d));
-}
+/* A slot that takes one descriptor: its record, named by name_expr (of d),
+ * its arguments written by args_fn, timed on the device's current stream. */
+#define CK_OBS_SLOT_(slot, desc_t, name_expr, args_fn)                     \
+    static ck_status obs_##slot(const desc_t *d)                           \
+    {                                                                      \
+        obs_scope sc;                                                      \
+        obs_begin(&sc, CK_PROF_OP, (name_expr), d->dev);                   \
+        if (sc.r) args_fn(sc.r, d);                                        \
+        obs_start_timer(&sc, current_stream(d->dev));                      \
+        return obs_end(&sc, REAL(d->dev)->slot(d));                        \
+    }
 
-static ck_status obs_cast(const ck_ew_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "astype", d->dev);
-    if (sc.r) ew_args(sc.r, d);
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->cast(d));
-}
+CK_OBS_SLOT_(elementwise, ck_ew_desc, ck_op_table[d->op].name, ew_args)
+CK_OBS_SLOT_(cast, ck_ew_desc, "astype", ew_args)
+CK_OBS_SLOT_(reduce, ck_reduce_desc, (unsigned)d->op < CK_REDUCE_COUNT ? reduce_names_[d->op] : "reduce",
+             reduce_args)
+CK_OBS_SLOT_(scan, ck_scan_desc, d->op == CK_REDUCE_PROD ? "cumprod" : "cumsum", scan_args)
+CK_OBS_SLOT_(gather, ck_gather_desc, "gather", gather_args)
+CK_OBS_SLOT_(scatter, ck_gather_desc, "scatter", gather_args)
+CK_OBS_SLOT_(nonzero, ck_nonzero_desc, "nonzero", nonzero_args)
+CK_OBS_SLOT_(compress, ck_compress_desc, d->expand ? "mask_assign" : "mask_select", compress_args)
+CK_OBS_SLOT_(sort, ck_sort_desc, d->idx ? "argsort" : "sort", sort_args)
+CK_OBS_SLOT_(searchsorted, ck_searchsorted_desc, "searchsorted", searchsorted_args)
+CK_OBS_SLOT_(random, ck_random_desc,
+             (unsigned)d->dist < sizeof random_names_ / sizeof *random_names_ ? random_names_[d->dist] : "random",
+             random_args)
+CK_OBS_SLOT_(copy_pieces, ck_pieces_desc, "concatenate", pieces_args)
+CK_OBS_SLOT_(matmul, ck_matmul_desc, "matmul", matmul_args)
+CK_OBS_SLOT_(fft, ck_fft_desc, "fft", no_args)
+CK_OBS_SLOT_(solver, ck_solver_desc, "solver", no_args)
 
 static ck_status obs_fill(const ck_ew_desc *d, const void *value)
 {
@@ -224,49 +352,6 @@ static ck_status obs_fill(const ck_ew_desc *d, const void *value)
     return obs_end(&sc, REAL(d->dev)->fill(d, value));
 }
 
-static ck_status obs_reduce(const ck_reduce_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, reduce_name(d->op), d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        DTYPES(sc.r);
-        int64_t in[2 * CK_MAXDIMS];
-        int n = 0;
-        for (int i = d->n_outer - 1; i >= 0; i--) in[n++] = d->outer_shape[i];
-        for (int i = d->n_inner - 1; i >= 0; i--) in[n++] = d->inner_shape[i];
-        put_s(&sh, "[");
-        put_shape(&sh, n, in, 0);
-        put_s(&sh, ", ");
-        put_shape(&sh, d->n_outer, d->outer_shape, 1);
-        put_s(&sh, "]");
-        put_dtype(&dt, 1, d->in_type);
-        put_dtype(&dt, 0, d->out_type);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->reduce(d));
-}
-
-static ck_status obs_scan(const ck_scan_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, d->op == CK_REDUCE_PROD ? "cumprod" : "cumsum", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        DTYPES(sc.r);
-        int64_t in[CK_MAXDIMS + 1];
-        int n = 0;
-        for (int i = d->n_outer - 1; i >= 0; i--) in[n++] = d->outer_shape[i];
-        in[n++] = d->len;
-        put_s(&sh, "[");
-        put_shape(&sh, n, in, 0);
-        put_s(&sh, "]");
-        put_dtype(&dt, 1, d->type);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->scan(d));
-}
-
 static ck_status obs_iota(ck_array *out, double start, double step)
 {
     ck_device dev = ck_array_device(out);
@@ -282,165 +367,6 @@ static ck_status obs_iota(ck_array *out, double start, double step)
     }
     obs_start_timer(&sc, current_stream(dev));
     return obs_end(&sc, REAL(dev)->iota(out, start, step));
-}
-
-static void gather_args(ck_prof_slot *r, const ck_gather_desc *d)
-{
-    SHAPES(r);
-    put_s(&sh, "[");
-    put_shape(&sh, d->ndim, d->shape, 0);
-    for (int k = 0; k < d->nidx; k++) {
-        put_s(&sh, ", ");
-        put(&sh, "[%lld]", (long long)d->idx_size[k]);
-    }
-    put_s(&sh, "]");
-    put(&(fmt){r->pub.dtypes, sizeof r->pub.dtypes, 0}, "%lld-byte elements", d->itemsize);
-}
-
-static ck_status obs_gather(const ck_gather_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "gather", d->dev);
-    if (sc.r) gather_args(sc.r, d);
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->gather(d));
-}
-
-static ck_status obs_scatter(const ck_gather_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "scatter", d->dev);
-    if (sc.r) gather_args(sc.r, d);
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->scatter(d));
-}
-
-static ck_status obs_nonzero(const ck_nonzero_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "nonzero", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        put_s(&sh, "[");
-        put_shape(&sh, d->ndim, d->shape, 0);
-        put(&sh, ", [%lld]]", (long long)d->count);
-        snprintf(sc.r->pub.dtypes, sizeof sc.r->pub.dtypes, "bool, int64");
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->nonzero(d));
-}
-
-static ck_status obs_compress(const ck_compress_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, d->expand ? "mask_assign" : "mask_select", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        put_s(&sh, "[");
-        put_shape(&sh, d->ndim, d->shape, 0);
-        put(&sh, ", [%lld]]", (long long)d->count);
-        put(&(fmt){sc.r->pub.dtypes, sizeof sc.r->pub.dtypes, 0}, "%lld-byte elements", d->itemsize);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->compress(d));
-}
-
-static ck_status obs_sort(const ck_sort_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, d->idx ? "argsort" : "sort", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        DTYPES(sc.r);
-        int64_t shape[2] = {d->nrows, d->len};
-        put_s(&sh, "[");
-        put_shape(&sh, 2, shape, 0);
-        put_s(&sh, "]");
-        put_dtype(&dt, 1, d->type);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->sort(d));
-}
-
-static ck_status obs_searchsorted(const ck_searchsorted_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "searchsorted", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        DTYPES(sc.r);
-        put(&sh, "[[%lld], ", (long long)d->na);
-        put(&sh, "[%lld]]", (long long)d->nv);
-        put_dtype(&dt, 1, d->type);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->searchsorted(d));
-}
-
-static ck_status obs_random(const ck_random_desc *d)
-{
-    static const char *const names[] = {"random_bits", "random_uniform", "random_normal", "random_exponential",
-                                        "random_integers"};
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, (unsigned)d->dist < sizeof names / sizeof *names ? names[d->dist] : "random", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        DTYPES(sc.r);
-        put(&sh, "[[%lld]]", (long long)d->n);
-        put_dtype(&dt, 1, d->type);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->random(d));
-}
-
-static ck_status obs_copy_pieces(const ck_pieces_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "concatenate", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        put_s(&sh, "[");
-        put_shape(&sh, d->ndim, d->shape, 0);
-        put(&sh, ", %lld pieces]", d->npieces);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->copy_pieces(d));
-}
-
-static ck_status obs_matmul(const ck_matmul_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "matmul", d->dev);
-    if (sc.r) {
-        SHAPES(sc.r);
-        DTYPES(sc.r);
-        put_s(&sh, "[[");
-        for (int i = 0; i < d->nbatch; i++) put(&sh, "%lld, ", (long long)d->batch_shape[i]);
-        put(&sh, "%lld, ", (long long)d->m);
-        put(&sh, "%lld], [", (long long)d->k);
-        for (int i = 0; i < d->nbatch; i++) put(&sh, "%lld, ", (long long)d->batch_shape[i]);
-        put(&sh, "%lld, ", (long long)d->k);
-        put(&sh, "%lld]]", (long long)d->n);
-        put_dtype(&dt, 1, d->type);
-    }
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->matmul(d));
-}
-
-static ck_status obs_fft(const ck_fft_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "fft", d->dev);
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->fft(d));
-}
-
-static ck_status obs_solver(const ck_solver_desc *d)
-{
-    obs_scope sc;
-    obs_begin(&sc, CK_PROF_OP, "solver", d->dev);
-    obs_start_timer(&sc, current_stream(d->dev));
-    return obs_end(&sc, REAL(d->dev)->solver(d));
 }
 
 /* copies: the device's side names the direction */

@@ -81,8 +81,9 @@ const char *ck_cu_function_name(CUfunction f)
 /* ---------------------------------------------------------- launches */
 
 /* The last RING launches of each of up to STREAMS streams (a stream
- * hashing onto a slot another holds takes it over).  Written with relaxed
- * atomics, lock-free: a launch costs a few stores. */
+ * hashing onto a slot another holds takes it over).  Relaxed loads and
+ * stores, no read-modify-write: a launch costs a few stores, and two
+ * threads launching at once may lose an entry of a diagnostic, never more. */
 #define STREAMS 16
 #define RING 8
 typedef struct launch_rec { CUfunction f; unsigned grid[3], block[3]; uint64_t seq; } launch_rec;
@@ -96,12 +97,13 @@ static uint64_t seq_;
 void ck_cu_note_launch(CUfunction f, CUstream s, const unsigned grid[3], const unsigned block[3])
 {
     stream_ring *r = &rings_[((uintptr_t)s >> 4 ^ (uintptr_t)s >> 12) & (STREAMS - 1)];
-    uint64_t q = __atomic_add_fetch(&seq_, 1, __ATOMIC_RELAXED);
-    if (LD_(r->s) != s) {
-        ST_(r->s, s);
-        ST_(r->n, 0);
-    }
-    launch_rec *e = &r->rec[__atomic_fetch_add(&r->n, 1, __ATOMIC_RELAXED) & (RING - 1)];
+    uint64_t q = LD_(seq_) + 1;
+    ST_(seq_, q);
+    uint64_t n = 0;
+    if (LD_(r->s) != s) ST_(r->s, s);
+    else n = LD_(r->n);
+    ST_(r->n, n + 1);
+    launch_rec *e = &r->rec[n & (RING - 1)];
     ST_(e->f, f);
     for (int k = 0; k < 3; k++) {
         ST_(e->grid[k], grid[k]);
@@ -160,8 +162,11 @@ void ck_cu_describe_launches(char *buf, size_t n)
     for (int o = 0; o < ns && o < 4; o++) {
         const stream_ring *r = &snap[order[o]];
         if (len < n) {
-            w = r->s ? snprintf(buf + len, n - len, "%s on stream %#llx: ", o ? ";" : "", (unsigned long long)(uintptr_t)r->s)
-                     : snprintf(buf + len, n - len, "%s on the default stream: ", o ? ";" : "");
+            if (r->s)
+                w = snprintf(buf + len, n - len, "%s on stream %#llx: ", o ? ";" : "",
+                             (unsigned long long)(uintptr_t)r->s);
+            else
+                w = snprintf(buf + len, n - len, "%s on the default stream: ", o ? ";" : "");
             if (w > 0) len += (size_t)w;
         }
         uint64_t cnt = r->n < RING ? r->n : RING;

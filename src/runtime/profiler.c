@@ -218,7 +218,8 @@ static _Thread_local ck_prof_slot *tl_range_rec_[STACK_MAX];
 
 ck_status ck_profiler_range_push(const char *name)
 {
-    if (tl_ranges_ >= STACK_MAX) return ck_error_set(CK_ERR_RUNTIME, "record_function: more than %d ranges open", STACK_MAX);
+    if (tl_ranges_ >= STACK_MAX)
+        return ck_error_set(CK_ERR_RUNTIME, "record_function: more than %d ranges open", STACK_MAX);
     int nvtx = (ck_obs_flags_ & CK_OBS_NVTX) != 0;
     if (nvtx) ck_nvtx_range_push(name);
     if (tl_ranges_ < 31) tl_range_nvtx_ = (tl_range_nvtx_ & ~(1 << tl_ranges_)) | (nvtx << tl_ranges_);
@@ -496,7 +497,8 @@ ck_status ck_profiler_export_chrome_trace(const char *path)
     if (active_) return ck_error_set(CK_ERR_RUNTIME, "the profile is still on: export the trace after it stops");
     ck_sbuf b = {0};
     ck_sbuf_printf(&b, "%s", "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
-    ck_sbuf_printf(&b, "%s", "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": \"host\"}}");
+    ck_sbuf_printf(&b, "%s", "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"tid\": 0, "
+                   "\"args\": {\"name\": \"host\"}}");
     for (int t = 0; t < nthreads_; t++)
         ck_sbuf_printf(&b, ",\n{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": %d, "
                        "\"args\": {\"name\": \"thread %d\"}}", t, t);
