@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "../runtime/cpu_kernels.h"
 #include "../runtime/kcache.h"
+#include "../runtime/profiler.h"
 #include "../platform/cuda_api.h"
 
 #include <stdio.h>
@@ -11,6 +12,10 @@
 #include <string.h>
 
 static const ck_backend_iface *ck_backends_[2] = {&ck_backend_cpu, NULL};
+/* the backends' own tables, when ck_backends_ holds the profiler's copies */
+static const ck_backend_iface *ck_backends_real_[2] = {&ck_backend_cpu, NULL};
+static pthread_mutex_t observe_mu_ = PTHREAD_MUTEX_INITIALIZER;
+static int observed_;
 
 ck_status ck_cuda_init(void);
 
@@ -43,7 +48,20 @@ const ck_backend_iface *ck_backend_for(ck_device dev)
 
 void ck_backend_register(ck_device_type type, const ck_backend_iface *iface)
 {
-    ck_backends_[type] = iface;
+    pthread_mutex_lock(&observe_mu_);
+    ck_backends_real_[type] = iface;
+    ck_backends_[type] = observed_ ? ck_backend_decorate(type, iface) : iface;
+    pthread_mutex_unlock(&observe_mu_);
+}
+
+void ck_backend_observe(int on)
+{
+    pthread_mutex_lock(&observe_mu_);
+    observed_ = on;
+    for (int t = 0; t < 2; t++)
+        if (ck_backends_real_[t])
+            ck_backends_[t] = on ? ck_backend_decorate(t, ck_backends_real_[t]) : ck_backends_real_[t];
+    pthread_mutex_unlock(&observe_mu_);
 }
 
 const char *ck_device_unavailable_reason(void)
@@ -422,6 +440,8 @@ ck_status ck_function_launch_ex(ck_function *f, const unsigned grid[3], const un
     if ((flags & CK_LAUNCH_COOPERATIVE) && !f->module->be->function_max_cooperative_blocks)
         return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "kernel '%s': cooperative launches are not supported on "
                             "this device", f->name);
+    if (__builtin_expect(ck_obs_flags_ != 0, 0))
+        return ck_backend_obs_launch(f, grid, block, shmem, stream, flags, nparams, params, info);
     return f->module->be->function_launch(f, grid, block, shmem, stream, flags, nparams, params, info);
 }
 

@@ -335,6 +335,16 @@ const ck_backend_iface *ck_backend_require(ck_device dev);
 void ck_backend_register(ck_device_type type, const ck_backend_iface *iface);
 
 extern const ck_backend_iface ck_backend_cpu;
+
+/* The profiler's decorated copy of a backend's table (profile.c), and the
+ * switch between it and the plain tables (backend.c): on while a profile,
+ * NVTX op ranges or the sync debug mode are. */
+const ck_backend_iface *ck_backend_decorate(int type, const ck_backend_iface *real);
+void ck_backend_observe(int on);
+/* ck_function_launch while observed: the launch recorded around the real one. */
+ck_status ck_backend_obs_launch(ck_function *f, const unsigned grid[3], const unsigned block[3], size_t shmem,
+                                ck_stream stream, unsigned flags, int nparams, void **params,
+                                const ck_launch_arg *info);
 /* The CPU's memory figures count allocated bytes; buffer.c, which keeps
  * small CPU arrays inline with their header, tells it of those. */
 void ck_cpu_mem_note(int64_t delta_bytes);

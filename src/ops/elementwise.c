@@ -16,7 +16,7 @@ static ck_status ck_check_nonnegative_(const ck_operand *o)
     } else {
         if (!ck_dtype_is_signed(o->array->dtype) || o->array->size == 0) return CK_OK;
         ck_scalar v;
-        ck_status s = ck_reduce_to_host(CK_REDUCE_MIN, o->array, &v);
+        ck_status s = ck_reduce_to_host(CK_REDUCE_MIN, o->array, &v, "power: the smallest integer exponent");
         if (s != CK_OK) return s;
         neg = ck_dtype_is_inexact(v.dtype) ? v.v.f < 0 : v.v.i < 0;
     }

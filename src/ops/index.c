@@ -328,7 +328,8 @@ static void fill_desc(ck_gather_desc *d, const ix_plan *p, ck_index_mode mode, c
 static ck_status count_true(const ck_array *mask, int64_t *count)
 {
     ck_scalar c;
-    ck_status s = ck_reduce_to_host(CK_REDUCE_COUNT_NONZERO, mask, &c);
+    ck_status s = ck_reduce_to_host(CK_REDUCE_COUNT_NONZERO, mask, &c,
+                                    "the number of true elements (nonzero, a boolean mask)");
     if (s == CK_OK) *count = c.v.i;
     return s;
 }

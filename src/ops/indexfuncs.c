@@ -41,10 +41,10 @@ static ck_status binop_k(ck_op op, const ck_array *a, int64_t k, ck_array *out)
 static ck_status int_range(const ck_array *a, int64_t *lo, int64_t *hi)
 {
     ck_scalar v;
-    ck_status s = ck_reduce_to_host(CK_REDUCE_MIN, a, &v);
+    ck_status s = ck_reduce_to_host(CK_REDUCE_MIN, a, &v, "the smallest and largest index");
     if (s != CK_OK) return s;
     *lo = v.v.i;
-    s = ck_reduce_to_host(CK_REDUCE_MAX, a, &v);
+    s = ck_reduce_to_host(CK_REDUCE_MAX, a, &v, "the smallest and largest index");
     *hi = v.v.i;
     return s;
 }

@@ -239,7 +239,7 @@ ck_status ck_reduce(ck_reduce_op op, const ck_array *a, uint64_t axis_mask, int 
     return s;
 }
 
-ck_status ck_reduce_to_host(ck_reduce_op op, const ck_array *a, ck_scalar *value)
+ck_status ck_reduce_to_host(ck_reduce_op op, const ck_array *a, ck_scalar *value, const char *why)
 {
     ck_array r;
     uint64_t all = a->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << a->ndim) - 1);
@@ -247,7 +247,9 @@ ck_status ck_reduce_to_host(ck_reduce_op op, const ck_array *a, ck_scalar *value
     if (s != CK_OK) return s;
     if (ck_array_device(&r).type != CK_DEVICE_CPU) {
         ck_array h;
-        s = ck_array_to_device(&h, &r, ck_device_cpu());
+        s = ck_sync_span_begin(ck_array_device(&r), why);
+        if (s == CK_OK) s = ck_array_to_device(&h, &r, ck_device_cpu());
+        ck_sync_span_end();
         ck_array_release(&r);
         if (s != CK_OK) return s;
         r = h;

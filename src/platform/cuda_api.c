@@ -143,6 +143,7 @@ ck_status ck_cu_load(void)
                 } else if (ck_cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
                     snprintf(cu_reason_, sizeof cu_reason_, "the CUDA driver found no GPU");
                 } else {
+                    ck_cu_install_launch_hooks();
                     cu_state_ = 1;
                 }
             }
@@ -218,16 +219,6 @@ const char *ck_cu_error_name(CUresult r)
     return buf;
 }
 
-static char last_kernel_[128];
-static const char *last_kernel_ptr_;
-
-void ck_cu_note_kernel(const char *name)
-{
-    if (name == last_kernel_ptr_) return; /* the per-launch cost is one compare */
-    last_kernel_ptr_ = name;
-    snprintf(last_kernel_, sizeof last_kernel_, "%s", name ? name : "");
-}
-
 int ck_cu_error_is_sticky(CUresult r)
 {
     /* illegal address, launch timeout, assert, hardware stack error, illegal
@@ -243,11 +234,11 @@ ck_status ck_cu_fail(CUresult r, const char *call, const char *func, const char 
         if (ck_cu.cuGetErrorString != ck_stub_cuGetErrorString) ck_cu.cuGetErrorString(r, &d);
         last_result_ = r;
         const char *b = strrchr(file, '/');
-        return ck_error_set(CK_ERR_DEVICE, "%s failed: %s (%s) in %s at %s:%d%s%s%s; the CUDA context can no longer "
-                            "be used (a sticky error): restart the process", call, ck_cu_error_name(r),
-                            d ? d : "no description", func, b ? b + 1 : file, line,
-                            last_kernel_[0] ? "; the last user kernel launched was '" : "", last_kernel_,
-                            last_kernel_[0] ? "'" : "");
+        char launches[1024];
+        ck_cu_describe_launches(launches, sizeof launches);
+        return ck_error_set(CK_ERR_DEVICE, "%s failed: %s (%s) in %s at %s:%d; the CUDA context can no longer "
+                            "be used (a sticky error): restart the process%s", call, ck_cu_error_name(r),
+                            d ? d : "no description", func, b ? b + 1 : file, line, launches);
     }
     last_result_ = r;
     if (r == CUDA_ERROR_NOT_FOUND && ck_error_status() == CK_ERR_DEVICE) return CK_ERR_DEVICE;  /* a stub said why */

@@ -91,6 +91,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
     X(cuCtxSetCurrent, 4000, 1, (CUcontext ctx))                                             \
     X(cuCtxGetCurrent, 4000, 1, (CUcontext *pctx))                                           \
     X(cuCtxSynchronize, 2000, 1, (void))                                                     \
+    X(cuCtxGetDevice, 2000, 1, (CUdevice *dev))                                              \
     X(cuMemGetInfo_v2, 3020, 1, (size_t *free_bytes, size_t *total))                         \
     X(cuMemAlloc_v2, 3020, 1, (CUdeviceptr *dptr, size_t bytesize))                          \
     X(cuMemFree_v2, 3020, 1, (CUdeviceptr dptr))                                             \
@@ -224,9 +225,36 @@ ck_status ck_cu_fail(CUresult r, const char *call, const char *func, const char 
         CUresult ck_r_ = (call);                                                   \
         if (ck_r_ != CUDA_SUCCESS) return ck_cu_fail(ck_r_, #call, __func__, __FILE__, __LINE__); \
     } while (0)
-/* Name the user kernel launched last (copied), so that a sticky fault the
- * driver reports later, at a synchronisation, can say which kernel it was. */
-void ck_cu_note_kernel(const char *name);
+/* ---------------------------------------------------------- launches
+ * Every cuLaunchKernel goes through our hook (ck_cu.cuLaunchKernel is it,
+ * once the driver is loaded): it remembers the last launches of each
+ * stream, so that a sticky fault the driver reports later, at a
+ * synchronisation, can say which kernels were in flight; and it tells the
+ * observer (the profiler), when there is one, before and after.  The names
+ * come from cuModuleGetFunction's (hooked too) or ck_cu_note_function's. */
+typedef struct ck_cu_launch {
+    CUfunction f;
+    unsigned grid[3], block[3];
+    unsigned shmem;
+    CUstream stream;
+} ck_cu_launch;
+typedef struct ck_cu_launch_observer {
+    void *(*before)(const ck_cu_launch *l);                   /* returns a token for after */
+    void (*after)(void *token, const ck_cu_launch *l, CUresult r);
+} ck_cu_launch_observer;
+void ck_cu_set_launch_observer(const ck_cu_launch_observer *o);   /* NULL: none */
+/* Put the hooks in place of the driver's entries of ck_cu (ck_cu_load
+ * does, once; the C tests call it over their own fakes). */
+void ck_cu_install_launch_hooks(void);
+/* f's name from now on (a user kernel's, as the user spelled it). */
+void ck_cu_note_function(CUfunction f, const char *name);
+/* f's name, NULL when unknown; valid for the process. */
+const char *ck_cu_function_name(CUfunction f);
+/* Remember a launch (the hook does). */
+void ck_cu_note_launch(CUfunction f, CUstream s, const unsigned grid[3], const unsigned block[3]);
+/* "; the last kernels launched: on stream ...: 'k' grid (..) block (..), before it ..."
+ * into buf (empty when none was). */
+void ck_cu_describe_launches(char *buf, size_t n);
 /* 1 for the errors after which the context can no longer be used. */
 int ck_cu_error_is_sticky(CUresult r);
 /* The driver's name for a status ("CUDA_ERROR_ILLEGAL_ADDRESS"). */

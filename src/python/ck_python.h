@@ -70,6 +70,7 @@ typedef enum {
 /* The class (borrowed; never NULL: the builtin base when the module cannot
  * be loaded).  A pending exception is kept. */
 PyObject *ck_py_exc(ck_py_exc_id id);
+extern PyMethodDef ck_py_profiler_functions[];
 
 /* ------------------------------------------------------------ errors */
 

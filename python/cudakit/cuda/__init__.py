@@ -54,6 +54,8 @@ _add_wheel_library_dirs()
 from . import types  # noqa: E402
 from ._intrinsics import *  # noqa: E402,F401,F403  (cuda.grid, cuda.threadIdx, cuda.shared.array ...)
 from ._intrinsics import NAMES as _INTRINSIC_NAMES  # noqa: E402
+from . import nvtx  # noqa: E402,F401
+from ._sync import set_sync_debug_mode, get_sync_debug_mode  # noqa: E402,F401
 from .types import (void, boolean, bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64,  # noqa: E402,F401
                     intp, uintp, float16, float32, float64, complex64, complex128, from_dtype)
 

@@ -155,7 +155,7 @@ static int64_t *make_params(const ck_gather_desc *d, const ix_dims *m, const ck_
 }
 
 /* Read the error word; on a bad index, the CPU's message for it. */
-static ck_status report(const ck_gather_desc *d, const unsigned long long *err)
+static ck_status read_error(const ck_gather_desc *d, const unsigned long long *err)
 {
     unsigned long long e;
     ck_status s = ck_cuda_copy_to_host(d->dev, &e, err, sizeof e);
@@ -169,6 +169,14 @@ static ck_status report(const ck_gather_desc *d, const unsigned long long *err)
     if (s != CK_OK) return s;
     return ck_error_set(CK_ERR_INDEX, "index %lld is out of bounds for axis %d with size %lld", (long long)v,
                         d->axis_id[k], (long long)d->axis_len[k]);
+}
+
+static ck_status report(const ck_gather_desc *d, const unsigned long long *err)
+{
+    ck_status s = ck_sync_span_begin(d->dev, "the bounds check of integer indices (mode 'raise')");
+    if (s == CK_OK) s = read_error(d, err);
+    ck_sync_span_end();
+    return s;
 }
 
 /* Bounds of every index array when the iteration is empty (NumPy still

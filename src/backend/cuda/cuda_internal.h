@@ -8,6 +8,7 @@
 
 #include "../backend.h"
 #include "../../platform/cuda_api.h"
+#include "../../runtime/profiler.h"   /* ck_sync_point at the waits nobody asked for */
 #include "../../codegen/cuda_codegen.h"
 
 #include <pthread.h>

@@ -431,6 +431,8 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
         CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
         return CK_OK;
     }
+    s = ck_sync_point(dev, "a copy from pageable host memory");
+    if (s != CK_OK) return s;
     if (n < CK_STAGE_MIN) {
         /* From pageable memory the driver waits for the stream, blocking:
          * wait first, where Ctrl-C can end it. */
@@ -469,6 +471,8 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
     int d = dev.index;
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK || n == 0) return s;
+    s = ck_sync_point(dev, "a copy to the host");
+    if (s != CK_OK) return s;
     CUstream cs = ck_cuda_current_stream(d);
     if (n < CK_STAGE_MIN || ck_cuda_is_pinned(dst, n)) {
         /* The work before the copy is waited for where Ctrl-C can end the

@@ -144,6 +144,7 @@ ck_status ck_cuda_function_new(ck_module *mb, const char *name, ck_function **ou
     cuda_function *cf = calloc(1, sizeof *cf);
     if (!cf) return ck_error_set(CK_ERR_MEMORY, "out of memory for a kernel");
     cf->f = f;
+    ck_cu_note_function(f, name);   /* a fault's message and the profiler name it as the user does */
     s = read_attrs(m->dev, cf);
     if (s != CK_OK) { free(cf); return s; }
     *out = &cf->base;
@@ -280,7 +281,6 @@ ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const 
                                 "max_cooperative_grid_blocks)", kname, blocks, grid[0], grid[1], grid[2], limit,
                                 threads, f->module->dev.index, per_sm, cf->nsm);
     }
-    ck_cu_note_kernel(kname);
     const char *call = coop ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
     CUresult r = coop ? ck_cu.cuLaunchCooperativeKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                                        (unsigned)shmem, (CUstream)stream, args)

@@ -187,7 +187,8 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
         if (skip) {
             uint32_t h[8 * 256];
             /* the copy to pageable memory would wait for the stream in the driver */
-            s = ck_cuda_wait_stream(dev, st, "sort");
+            s = ck_sync_point(d->dev, "sort: the radix histogram that skips passes");
+            if (s == CK_OK) s = ck_cuda_wait_stream(dev, st, "sort");
             if (s != CK_OK) goto done;
             r = ck_cu.cuMemcpyDtoHAsync_v2(h, (CUdeviceptr)(uintptr_t)hist, (size_t)np * 256 * 4, st);
             if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st);
