@@ -1,6 +1,7 @@
 /* Buffers (reference-counted device memory, from the device's backend)
  * and the arrays made on them. */
 #include "backend.h"
+#include "graph_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,13 @@
 #define CK_HDR ((sizeof(ck_buffer) + 63) & ~(size_t)63)
 
 ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
+{
+    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0))
+        return ck_graph_pool_alloc(dev, nbytes);
+    return ck_buffer_alloc_direct(dev, nbytes);
+}
+
+ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes)
 {
     ck_buffer *b;
     if (dev.type == CK_DEVICE_CPU && nbytes <= CK_INLINE_MAX) {
@@ -35,6 +43,7 @@ ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
     b->device = dev;
     b->nbytes = nbytes;
     b->readonly = 0;
+    b->graph_node = NULL;
     return b;
 }
 
@@ -50,6 +59,7 @@ ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
     b->release = release;
     b->release_ctx = ctx;
     b->readonly = readonly;
+    b->graph_node = NULL;
     return b;
 }
 
@@ -61,6 +71,14 @@ void ck_buffer_retain(ck_buffer *b)
 void ck_buffer_release(ck_buffer *b)
 {
     if (!b || __atomic_sub_fetch(&b->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (__builtin_expect(b->graph_node != NULL || __atomic_load_n(&ck_graph_keepers_, __ATOMIC_RELAXED) != 0, 0) &&
+        ck_graph_pool_keep(b))
+        return;
+    ck_buffer_free_direct(b);
+}
+
+void ck_buffer_free_direct(ck_buffer *b)
+{
     if (b->release) {
         b->release(b->release_ctx);
         free(b);
