@@ -879,6 +879,7 @@ static int single_element(PyObject *self, ck_scalar *s, const char *what)
         return -1;
     }
     if (ck_array_device(a).type == CK_DEVICE_CPU) {
+        if (ck_py_refuse_host_read(a, "reading an array's value on the host (bool, int, float)") < 0) return -1;
         ck_scalar_load(s, a->dtype, a->data);
         return 0;
     }
