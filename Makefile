@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize clean
+.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -66,12 +66,19 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
+	-set -o pipefail; python3 bench/bench_gpu_graphs.py --out $(OUT)/bench-gpu-graphs.md 2>&1 | tee $(OUT)/bench-gpu-graphs.log
 
 # Python kernels against numba-cuda, CuPy's RawKernel and PyTorch (issue 14).
 bench-gpu-pykernels:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu_pykernels.py --out $(OUT)/bench-gpu-pykernels.md 2>&1 | tee $(OUT)/bench-gpu-pykernels.log
+
+# graphs (20 small ops replayed) and copies overlapped on 2-4 streams, against PyTorch (issue 15)
+bench-gpu-graphs:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu_graphs.py --out $(OUT)/bench-gpu-graphs.md 2>&1 | tee $(OUT)/bench-gpu-graphs.log
 
 # matmul 8192^3 (float32, TF32, float16) against PyTorch and CuPy
 bench-gpu-blas:
