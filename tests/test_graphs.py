@@ -112,7 +112,7 @@ def test_inputs_freed_after_capture_stay_valid(device):
 
 
 @pytest.mark.parametrize("what", ["synchronize", "asnumpy", "item", "float", "nonzero", "mask", "tolist",
-                                  "stream_sync"])
+                                  "stream_sync", "numpy", "interface"])
 def test_what_a_capture_refuses(device, what):
     x = ck.arange(10, dtype=ck.float32, device=device)
     acts = {
@@ -124,6 +124,8 @@ def test_what_a_capture_refuses(device, what):
         "mask": lambda: x[x > 3],
         "tolist": lambda: x.tolist(),
         "stream_sync": lambda: cuda.current_stream(x.device).synchronize(),
+        "numpy": lambda: np.asarray(x) if device == "cpu" else ck.asnumpy(x),
+        "interface": lambda: x.__array_interface__ if device == "cpu" else x.get(),
     }
     g = cuda.CUDAGraph(device=device)
     with cuda.graph(g):
@@ -275,6 +277,13 @@ def test_async_copies_captured(device):
         g.replay()
         cuda.current_stream(d.device).synchronize()
         np.testing.assert_array_equal(ck.asnumpy(dst), (h + k) * 2)
+
+
+def test_numpy_computed_functions_are_refused_on_the_cpu():
+    a = ck.ones((4, 4), device="cpu")
+    with cuda.graph(device="cpu"):
+        with pytest.raises(RuntimeError, match="cannot be captured"):
+            a @ a
 
 
 def test_a_graph_on_the_cpu_without_a_gpu_device_argument():

@@ -141,6 +141,7 @@ static PyObject *arr_array(PyObject *self, PyObject *args, PyObject *kwds)
     }
     int copy;
     if (ck_py_parse_copy(copy_obj, &copy) < 0) return NULL;
+    if (ck_py_refuse_host_read(CK_ARR(self), "reading a CPU array's memory on the host (NumPy)") < 0) return NULL;
     PyObject *res = numpy_view(self);
     if (!res) return NULL;
     int copied = 0;
@@ -241,6 +242,7 @@ static PyObject *arr_array_interface(PyObject *self, void *Py_UNUSED(closure))
                      "use cudakit.asnumpy() or .get() to copy explicitly.", d);
         return NULL;
     }
+    if (ck_py_refuse_host_read(a, "reading a CPU array's memory on the host (NumPy)") < 0) return NULL;
     PyObject *shape = ck_py_shape_tuple(a->ndim, a->shape);
     PyObject *typestr = typestr_of(a->dtype);
     PyObject *strides = (a->flags & CK_ARRAY_C_CONTIGUOUS) ? Py_NewRef(Py_None)
