@@ -12,14 +12,7 @@
 #define CK_INLINE_MAX 4096
 #define CK_HDR ((sizeof(ck_buffer) + 63) & ~(size_t)63)
 
-ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
-{
-    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0))
-        return ck_graph_pool_alloc(dev, nbytes);
-    return ck_buffer_alloc_direct(dev, nbytes);
-}
-
-ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes)
+static inline ck_buffer *buffer_alloc(ck_device dev, size_t nbytes)
 {
     ck_buffer *b;
     if (dev.type == CK_DEVICE_CPU && nbytes <= CK_INLINE_MAX) {
@@ -47,6 +40,15 @@ ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes)
     return b;
 }
 
+ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
+{
+    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0))
+        return ck_graph_pool_alloc(dev, nbytes);
+    return buffer_alloc(dev, nbytes);
+}
+
+ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes) { return buffer_alloc(dev, nbytes); }
+
 ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
                           ck_release_fn release, void *ctx)
 {
@@ -63,6 +65,8 @@ ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
     return b;
 }
 
+static inline void buffer_free(ck_buffer *b);
+
 void ck_buffer_retain(ck_buffer *b)
 {
     __atomic_add_fetch(&b->refcount, 1, __ATOMIC_RELAXED);
@@ -74,10 +78,12 @@ void ck_buffer_release(ck_buffer *b)
     if (__builtin_expect(b->graph_node != NULL || __atomic_load_n(&ck_graph_keepers_, __ATOMIC_RELAXED) != 0, 0) &&
         ck_graph_pool_keep(b))
         return;
-    ck_buffer_free_direct(b);
+    buffer_free(b);
 }
 
-void ck_buffer_free_direct(ck_buffer *b)
+void ck_buffer_free_direct(ck_buffer *b) { buffer_free(b); }
+
+static inline void buffer_free(ck_buffer *b)
 {
     if (b->release) {
         b->release(b->release_ctx);

@@ -30,6 +30,13 @@ typedef struct pool_node {
     struct pool_node *prev, *next;
 } pool_node;
 
+typedef struct deferred_free {
+    void (*fn)(ck_device, void *, size_t);
+    void *p;
+    size_t n;
+    struct deferred_free *next;
+} deferred_free;
+
 struct ck_graph_pool {
     pthread_mutex_t mu;
     ck_device dev;
@@ -37,6 +44,7 @@ struct ck_graph_pool {
     int nlive;                 /* nodes arrays still use */
     size_t bytes;
     pool_node *head;
+    deferred_free *deferred;   /* backends' scratch memory freed during its captures */
 };
 
 struct ck_graph {
@@ -112,7 +120,15 @@ static void pool_unref(ck_graph_pool *p)
         }
     }
     int gone = last && p->nlive == 0;
+    deferred_free *df = last ? p->deferred : NULL;
+    if (last) p->deferred = NULL;
     pthread_mutex_unlock(&p->mu);
+    for (deferred_free *f = df, *fx; f; f = fx) {
+        fx = f->next;
+        p->bytes -= f->n;
+        f->fn(p->dev, f->p, f->n);
+        free(f);
+    }
     for (pool_node *n = freed, *nx; n; n = nx) {
         nx = n->next;
         n->b->graph_node = NULL;
@@ -159,6 +175,24 @@ ck_buffer *ck_graph_pool_alloc(ck_device dev, size_t nbytes)
         return NULL;
     }
     return b;
+}
+
+int ck_graph_defer_free(ck_device dev, void (*free_fn)(ck_device, void *, size_t), void *p, size_t n)
+{
+    ck_graph *g = capture_;
+    if (!g || !ck_device_equal(g->dev, dev)) return 0;
+    deferred_free *f = malloc(sizeof *f);
+    /* no memory for the entry: the block leaks rather than being reused under a replay */
+    if (!f) return 1;
+    f->fn = free_fn;
+    f->p = p;
+    f->n = n;
+    pthread_mutex_lock(&g->pool->mu);
+    f->next = g->pool->deferred;
+    g->pool->deferred = f;
+    g->pool->bytes += n;
+    pthread_mutex_unlock(&g->pool->mu);
+    return 1;
 }
 
 /* The pool of a CPU graph whose recording addresses b's memory, or NULL. */

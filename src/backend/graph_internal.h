@@ -23,6 +23,12 @@ ck_buffer *ck_graph_pool_alloc(ck_device dev, size_t nbytes);
  * 0 when it is to be freed now. */
 int ck_graph_pool_keep(ck_buffer *b);
 
+/* A backend's own scratch memory (a reduction's partials, a library's
+ * workspace) freed during a capture: 1 when the capture's pool takes it,
+ * to be given back with free_fn(dev, p, n) when the pool goes (a replay
+ * uses it); 0 when this thread captures nothing on dev. */
+int ck_graph_defer_free(ck_device dev, void (*free_fn)(ck_device, void *, size_t), void *p, size_t n);
+
 /* buffer.c: a buffer straight from the device, and its freeing. */
 ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes);
 void ck_buffer_free_direct(ck_buffer *b);

@@ -17,7 +17,7 @@
  */
 #include "cuda_internal.h"
 #include "../../runtime/parallel.h"
-#include "cudakit_graph.h"
+#include "../graph_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +223,10 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
 
 void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
 {
+    /* scratch memory of a captured kernel: the replays use it */
+    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0) &&
+        ck_graph_defer_free(dev, ck_cuda_free, ptr, nbytes))
+        return;
     int d = dev.index;
     ck_pool *p = &pools_[d];
     CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
