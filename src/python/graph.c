@@ -184,36 +184,13 @@ static PyObject *f_graph_capturing(PyObject *m, PyObject *devo)
     return PyBool_FromLong(ck_graph_capturing(dev));
 }
 
-/* A stream argument of dev: None is its current stream, 0 its default one,
- * a Stream (or anything with .handle or .ptr) or a handle. */
-static int stream_arg(PyObject *o, ck_device dev, ck_stream *out)
-{
-    if (o == Py_None) {
-        *out = ck_stream_current(dev);
-        return 0;
-    }
-    PyObject *h = NULL;
-    if (PyLong_Check(o)) h = Py_NewRef(o);
-    else if (PyObject_HasAttrString(o, "handle")) h = PyObject_GetAttrString(o, "handle");
-    else if (PyObject_HasAttrString(o, "ptr")) h = PyObject_GetAttrString(o, "ptr");
-    if (!h) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "stream must be a Stream, a stream handle or None, not %.100s",
-                         Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    *out = h == Py_None ? NULL : (ck_stream)PyLong_AsVoidPtr(h);
-    Py_DECREF(h);
-    return PyErr_Occurred() ? -1 : 0;
-}
-
 int ck_py_copy_async_obj(PyObject *dst, PyObject *src, PyObject *stream, int blocking)
 {
     if (ck_py_check_ready(dst) < 0 || ck_py_check_ready(src) < 0) return -1;
     ck_device dev = ck_array_device(CK_ARR(dst));
     if (dev.type == CK_DEVICE_CPU) dev = ck_array_device(CK_ARR(src));
     ck_stream st;
-    if (stream_arg(stream, dev, &st) < 0) return -1;
+    if (ck_py_parse_stream(stream, dev, &st) < 0) return -1;
     ck_status s;
     Py_BEGIN_ALLOW_THREADS
     s = ck_array_copy_async(CK_ARR(dst), CK_ARR(src), st);
