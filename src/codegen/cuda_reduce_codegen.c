@@ -68,12 +68,20 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
     ck_sbuf_printf(&b, "struct ck_argacc { %s v; long long i; };\n", in_c);
     /* identity, map (value v of the input at flat index j) and combine */
     switch (s->op) {
-    case CK_REDUCE_SUM:
-        ck_sbuf_printf(&b, "#define IDENT ((%s)0)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) + (b))\n", A, A);
+    case CK_REDUCE_SUM: case CK_REDUCE_PROD: {
+        /* the loop's dtype is out's: an input of another dtype converts as
+         * it is read, by the cast formula (NumPy's unsafe cast), and a bool
+         * output adds as "or" and multiplies as "and" */
+        int sum = s->op == CK_REDUCE_SUM, to_bool = s->out == CK_BOOL;
+        ck_sbuf_printf(&b, "#define IDENT ((%s)%d)\n", A, !sum);
+        if (s->in == s->out)
+            ck_sbuf_printf(&b, "#define MAP(v, j) ((%s)(v))\n", A);
+        else
+            ck_sbuf_printf(&b, "#define MAP(v, j) ((%s)CK_CVT_(%c, %c, %s, v))\n", A, k, ck_cuda_kind_letter(s->out),
+                           out_st);
+        ck_sbuf_printf(&b, "#define COMB(a, b) ((a) %s (b))\n", to_bool ? (sum ? "|" : "&") : (sum ? "+" : "*"));
         break;
-    case CK_REDUCE_PROD:
-        ck_sbuf_printf(&b, "#define IDENT ((%s)1)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) * (b))\n", A, A);
-        break;
+    }
     case CK_REDUCE_MIN: case CK_REDUCE_MAX: {
         const char *mm = s->op == CK_REDUCE_MIN ? "MINIMUM" : "MAXIMUM";
         const char *id;
@@ -239,8 +247,8 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
 
 uint64_t ck_cuda_scan_key(const ck_cuda_scan_spec *s, ck_scan_kernel k)
 {
-    return ck_kernel_key(CK_KFAM_SCAN, ((uint64_t)k << 40) | ((uint64_t)s->op << 16) | ((uint64_t)s->t << 8) |
-                                       (uint64_t)s->nout);
+    return ck_kernel_key(CK_KFAM_SCAN, ((uint64_t)k << 40) | ((uint64_t)s->in << 24) | ((uint64_t)s->op << 16) |
+                                       ((uint64_t)s->out << 8) | (uint64_t)s->nout);
 }
 
 const char *ck_cuda_scan_name(ck_scan_kernel k) { return k == CK_SCANK_LOOKBACK ? "ck_scan_lb" : "ck_scan"; }
@@ -249,8 +257,17 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
 {
     ck_sbuf b = {0};
     ck_sbuf_prelude(&b);
-    const char *st = ck_cuda_storage_type(s->t), *c = ck_cuda_compute_type(s->t);
-    const char *comb = s->op == CK_REDUCE_SUM ? "+" : "*";
+    const char *st = ck_cuda_storage_type(s->out), *c = ck_cuda_compute_type(s->out);
+    const char *in_st = ck_cuda_storage_type(s->in);
+    /* a bool output adds as "or" and multiplies as "and", as NumPy's bool loops */
+    const char *comb = s->out == CK_BOOL ? (s->op == CK_REDUCE_SUM ? "|" : "&") : s->op == CK_REDUCE_SUM ? "+" : "*";
+    /* an input value (stored) in the compute type of the output, through
+     * the cast formula when the dtypes differ */
+    if (s->in == s->out)
+        ck_sbuf_printf(&b, "#define SCAN_IN(x) ((%s)(x))\n", c);
+    else
+        ck_sbuf_printf(&b, "#define SCAN_IN(x) ((%s)CK_CVT_(%c, %c, %s, (%s)(x)))\n", c, ck_cuda_kind_letter(s->in),
+                       ck_cuda_kind_letter(s->out), st, ck_cuda_compute_type(s->in));
     /* one block per row: each thread scans a run of elements serially, the
      * block scans the runs' totals in shared memory, then threads add their
      * offset; rows longer than a block's tile loop tile by tile with a carry */
@@ -268,7 +285,7 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
         "            %s v[8]; %s run = (%s)%s;\n"
         "            long long j0 = base + (long long)threadIdx.x * R;\n"
         "            for (int r = 0; r < R; r++) { long long j = j0 + r;\n"
-        "                %s x = j < len ? (%s)*(const %s *)(in + io + j * in_stride) : (%s)%s;\n"
+        "                %s x = j < len ? SCAN_IN(*(const %s *)(in + io + j * in_stride)) : (%s)%s;\n"
         "                run = run %s x; v[r] = run; }\n"
         "            tot[threadIdx.x] = run; __syncthreads();\n"
         "            for (int w = 1; w < T; w <<= 1) {\n"
@@ -279,7 +296,7 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
         "                if (j < len) *(%s *)(out + oo + j * out_stride) = (%s)(before %s v[r]); }\n"
         "            carry = carry %s tot[T - 1]; __syncthreads();\n        }\n    }\n}\n",
         c, s->nout, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1",
-        c, c, st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
+        c, in_st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
         c, comb, c, s->op == CK_REDUCE_SUM ? "0" : "1", st, st, comb, comb);
     /* one long contiguous row (not complex): a single-pass scan with
      * decoupled look-back.  256 threads scan a tile of 4096 elements, 16 a
@@ -294,8 +311,8 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
      * Compute types of 4 bytes or less pack (flag, value) in one 64-bit
      * word, read and written whole; wider ones write the value, fence, then
      * the flag, and a reader reads the flag, fences, then the value. */
-    if (ck_cuda_kind_letter(s->t) != 'C') {
-        int packed = s->t == CK_FLOAT16 || ck_dtype_get_info(s->t)->itemsize <= 4;
+    if (ck_cuda_kind_letter(s->out) != 'C') {
+        int packed = s->out == CK_FLOAT16 || ck_dtype_get_info(s->out)->itemsize <= 4;
         ck_sbuf_printf(&b,
             "#define CK_SOP(a, b) ((a) %s (b))\n#define CK_PAD(i) ((i) + ((i) >> 5))\n"
             "extern \"C\" __global__ void __launch_bounds__(256) ck_scan_lb(long long len, const %s *in, %s *out,\n"
@@ -309,10 +326,10 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
             "    const long long t0 = (long long)tile * 4096 + (long long)warp * 512;\n"
             "    CT *wb = buf[warp];\n"
             "    if (t0 + 512 <= len) {\n"
-            "#pragma unroll\n        for (int r = 0; r < 16; r++) wb[CK_PAD(r * 32 + lane)] = (CT)in[t0 + r * 32 + lane];\n"
+            "#pragma unroll\n        for (int r = 0; r < 16; r++) wb[CK_PAD(r * 32 + lane)] = SCAN_IN(in[t0 + r * 32 + lane]);\n"
             "    } else {\n"
             "#pragma unroll\n        for (int r = 0; r < 16; r++) { long long j = t0 + r * 32 + lane;\n"
-            "            wb[CK_PAD(r * 32 + lane)] = j < len ? (CT)in[j] : ID; }\n    }\n"
+            "            wb[CK_PAD(r * 32 + lane)] = j < len ? SCAN_IN(in[j]) : ID; }\n    }\n"
             "    __syncwarp();\n"
             "    CT v[16];\n    v[0] = wb[CK_PAD(lane * 16)];\n"
             "#pragma unroll\n    for (int r = 1; r < 16; r++) v[r] = CK_SOP(v[r - 1], wb[CK_PAD(lane * 16 + r)]);\n"
@@ -324,7 +341,7 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
             "    CT agg = wsum[0], wpre = ID;\n"
             "    for (int k = 1; k < 8; k++) agg = CK_SOP(agg, wsum[k]);\n"
             "    for (int k = 0; k < warp; k++) wpre = k ? CK_SOP(wpre, wsum[k]) : wsum[0];\n",
-            comb, st, st, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1");
+            comb, in_st, st, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1");
         if (packed)
             ck_sbuf_printf(&b,
                 "    union CkPk { CT v; unsigned u; };\n"
