@@ -761,12 +761,11 @@ typedef struct ck_red_exec {
 
 #define CK_CVT_BYTES 4096
 
-static void ck_exec_run(const ck_red_exec *x, void *st, const char *p, int64_t n, int64_t s, int64_t idx)
+/* The converting paths are out of line: their stack buffer would cost the
+ * plain paths a 4 KB frame. */
+static __attribute__((noinline)) void ck_exec_run_cast(const ck_red_exec *x, void *st, const char *p, int64_t n,
+                                                       int64_t s, int64_t idx)
 {
-    if (!x->cast) {
-        x->k->run(st, p, n, s, idx);
-        return;
-    }
     _Alignas(64) char buf[CK_CVT_BYTES];
     int64_t es = x->esize, b = CK_CVT_BYTES / es, steps[2] = {es, s};
     char *args[2] = {buf, (char *)p};
@@ -784,13 +783,9 @@ static void ck_exec_run(const ck_red_exec *x, void *st, const char *p, int64_t n
     }
 }
 
-static void ck_exec_row(const ck_red_exec *x, void *acc, int64_t *ix, const char *p, int64_t m, int64_t s,
-                        int64_t kk, int first)
+static __attribute__((noinline)) void ck_exec_row_cast(const ck_red_exec *x, void *acc, int64_t *ix, const char *p,
+                                                       int64_t m, int64_t s, int64_t kk, int first)
 {
-    if (!x->cast) {
-        x->k->row(acc, ix, p, m, s, kk, first);
-        return;
-    }
     _Alignas(64) char buf[CK_CVT_BYTES];
     int64_t es = x->esize, b = CK_CVT_BYTES / es, steps[2] = {es, s};
     for (int64_t j = 0; j < m; j += b) {
@@ -799,6 +794,19 @@ static void ck_exec_row(const ck_red_exec *x, void *acc, int64_t *ix, const char
         x->cast(args, mm, steps);
         x->k->row((char *)acc + j * x->k->acc_size, ix ? ix + j : NULL, buf, mm, es, kk, first);
     }
+}
+
+CK_INLINE void ck_exec_run(const ck_red_exec *x, void *st, const char *p, int64_t n, int64_t s, int64_t idx)
+{
+    if (x->cast) ck_exec_run_cast(x, st, p, n, s, idx);
+    else x->k->run(st, p, n, s, idx);
+}
+
+CK_INLINE void ck_exec_row(const ck_red_exec *x, void *acc, int64_t *ix, const char *p, int64_t m, int64_t s,
+                           int64_t kk, int first)
+{
+    if (x->cast) ck_exec_row_cast(x, acc, ix, p, m, s, kk, first);
+    else x->k->row(acc, ix, p, m, s, kk, first);
 }
 
 /* Combine L leaf states, in order, pairwise: two subtrees of one level
@@ -1071,8 +1079,11 @@ ck_status ck_cpu_reduce(const ck_reduce_desc *d)
     if (d->n_outer < 0 || d->n_outer > CK_MAXDIMS || d->n_inner < 0 || d->n_inner > CK_MAXDIMS)
         return ck_error_set(CK_ERR_VALUE, "invalid reduction");
     ck_dtype lt = upcast ? d->out_type : d->in_type;
-    ck_red_exec x = {&ck_red_kernels[d->op][lt], lt != d->in_type ? ck_cpu_cast_loops[lt][d->in_type] : NULL,
-                     ck_dtype_get_info(lt)->itemsize};
+    ck_red_exec x = {&ck_red_kernels[d->op][lt], NULL, 0};
+    if (lt != d->in_type) {
+        x.cast = ck_cpu_cast_loops[lt][d->in_type];
+        x.esize = ck_dtype_get_info(lt)->itemsize;
+    }
     const ck_red_kernel *k = x.k;
     int64_t outer = ck_outer_count(d);
     if (outer == 0) return CK_OK;
