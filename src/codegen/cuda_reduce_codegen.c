@@ -173,9 +173,23 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
         "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
         "        __syncthreads();\n    }\n}\n", A, A, A, in_c, out_st);
     /* block layout over contiguous, 16-byte aligned rows: vector loads,
-     * two in flight per thread */
+     * two in flight per thread.  VFOLD folds the V values of one vector,
+     * the first at flat index j; a sum of 8- or 16-bit integers into an
+     * integer adds a vector's values in int first (exact: at most 16 of
+     * them, each below 2**16), then once into the accumulator: a 64-bit
+     * integer add is two instructions on the GPU, one per value read would
+     * be 32 a 16-byte load.  The result wraps as adding one by one would. */
     {
         int isz = ck_dtype_get_info(s->in)->itemsize, V = isz >= 16 ? 1 : 16 / isz;
+        char ko = ck_cuda_kind_letter(s->out);
+        if (s->op == CK_REDUCE_SUM && (k == 'B' || k == 'I' || k == 'U') && isz <= 2 && (ko == 'I' || ko == 'U'))
+            ck_sbuf_printf(&b, "#define VFOLD(acc, x, j) do { int s_ = 0; _Pragma(\"unroll\") "
+                               "for (int e = 0; e < %d; e++) s_ += (int)(x).v[e]; acc = COMB(acc, (%s)s_); } while (0)\n",
+                           V, A);
+        else
+            ck_sbuf_printf(&b, "#define VFOLD(acc, x, j) do { _Pragma(\"unroll\") "
+                               "for (int e = 0; e < %d; e++) acc = COMB(acc, MAP((%s)(x).v[e], (j) + e)); } while (0)\n",
+                           V, in_c);
         ck_sbuf_printf(&b,
             "extern \"C\" __global__ void __launch_bounds__(256) ck_red_vec(long long n_out, long long inner, long long chunk,\n"
             "        red_nd nd, const char *in, char *out, %s *partial) {\n"
@@ -190,12 +204,11 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
             "        long long t = threadIdx.x;\n"
             "        for (; t + blockDim.x < nv; t += 2 * blockDim.x) {\n"
             "            ck_vec<%s, %d> x = pv[t], y = pv[t + blockDim.x];\n"
-            "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n"
-            "                acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n"
-            "                acc2 = COMB(acc2, MAP((%s)y.v[e], j0 + (t + blockDim.x) * %d + e));\n            }\n        }\n"
+            "            VFOLD(acc, x, j0 + t * %d);\n"
+            "            VFOLD(acc2, y, j0 + (t + blockDim.x) * %d);\n        }\n"
             "        for (; t < nv; t += blockDim.x) {\n"
             "            ck_vec<%s, %d> x = pv[t];\n"
-            "#pragma unroll\n            for (int e = 0; e < %d; e++) acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n        }\n"
+            "            VFOLD(acc, x, j0 + t * %d);\n        }\n"
             "        for (long long j = j0 + nv * %d + threadIdx.x; j < j1; j += blockDim.x) acc = COMB(acc, MAP((%s)p[j], j));\n"
             "        acc = COMB(acc, acc2);\n"
             "        sm[threadIdx.x] = acc; __syncthreads();\n"
@@ -206,7 +219,7 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
             "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
             "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
             "        __syncthreads();\n    }\n}\n",
-            A, A, in_st, in_st, in_st, V, in_st, V, V, A, in_st, V, V, in_c, V, in_c, V, in_st, V, V, in_c, V, V, in_c, out_st);
+            A, A, in_st, in_st, in_st, V, in_st, V, V, A, in_st, V, V, V, in_st, V, V, V, in_c, out_st);
     }
     /* thread layout: thread per output, block.y splits */
     ck_sbuf_printf(&b,

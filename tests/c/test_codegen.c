@@ -24,7 +24,7 @@ static void compile_one(const char *what, char *src)
     batch_replace_all(&c, b.s, "ck_scan(", to);
     snprintf(to, sizeof to, "ck_scan_lb_%d(", id);
     batch_replace_all(&e, c.s, "ck_scan_lb(", to);
-    ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n#undef SCAN_IN\n",
+    ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n#undef SCAN_IN\n#undef VFOLD\n",
                    id, e.s);
     batch_add(what, prog.s, 120);
     free(a.s); free(b.s); free(c.s); free(e.s); free(prog.s);
