@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-blas bench-gpu-index sanitize clean
+.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -46,6 +46,7 @@ sanitize: $(VENV)/.deps
 
 bench: install
 	$(VPY) bench/bench_cpu.py
+	$(VPY) bench/bench_cpu_pykernels.py
 
 # On the GPU machine (no network): build with the tools already there.
 test-gpu:
@@ -61,9 +62,16 @@ bench-gpu:
 	-nvcc -O2 -o build/probe_launch bench/probe_launch.cu -lcuda && build/probe_launch 2>&1 | tee $(OUT)/probe-launch.log
 	-set -o pipefail; python3 bench/bench_gpu_fft_solver.py --out $(OUT)/bench-gpu-fft-solver.md 2>&1 | tee $(OUT)/bench-gpu-fft-solver.log
 	-set -o pipefail; python3 bench/bench_gpu_kernels.py --out $(OUT)/bench-gpu-kernels.md 2>&1 | tee $(OUT)/bench-gpu-kernels.log
+	-set -o pipefail; python3 bench/bench_gpu_pykernels.py --out $(OUT)/bench-gpu-pykernels.md 2>&1 | tee $(OUT)/bench-gpu-pykernels.log
 	-set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
+
+# Python kernels against numba-cuda, CuPy's RawKernel and PyTorch (issue 14).
+bench-gpu-pykernels:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu_pykernels.py --out $(OUT)/bench-gpu-pykernels.md 2>&1 | tee $(OUT)/bench-gpu-pykernels.log
 
 # matmul 8192^3 (float32, TF32, float16) against PyTorch and CuPy
 bench-gpu-blas:

@@ -45,6 +45,7 @@ typedef enum ck_status {
     CK_ERR_DEVICE,         /* a device (driver) failure */
     CK_ERR_COMPILE,        /* a generated kernel did not compile (NVRTC) */
     CK_ERR_DEVICE_MEMORY,  /* out of GPU memory (cudakit.cuda.OutOfMemoryError) */
+    CK_ERR_INTERRUPT,      /* Ctrl-C (SIGINT) ended a wait or a kernel (KeyboardInterrupt) */
     CK_ERR_COUNT
 } ck_status;
 
@@ -253,6 +254,10 @@ typedef struct ck_operand {
 #define CK_UFUNC_MAXIN 3
 
 ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *loop_in, ck_dtype *loop_out);
+/* The loop of op when the output dtype is fixed (dtype=): NumPy's rules,
+ * casting='same_kind'; TypeError when there is none. */
+ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype, ck_dtype *loop_in,
+                                 ck_dtype *loop_out);
 /* NEP 50 promotion of operands (weak Python scalars yield to arrays). */
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
 /* CK_ERR_OVERFLOW when a Python int s does not fit integer dtype t, as

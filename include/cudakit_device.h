@@ -74,8 +74,21 @@ typedef struct ck_device_props {
 ck_status ck_device_properties(ck_device dev, ck_device_props *out);
 /* Free and total bytes of the device's memory. */
 ck_status ck_device_mem_info(ck_device dev, size_t *free_bytes, size_t *total_bytes);
-/* Wait for all work queued on dev. */
+/* Wait for all work queued on dev.  Every wait for a GPU (this, stream and
+ * event synchronisation, copies to the host) polls rather than blocking in
+ * the driver: Ctrl-C ends it with CK_ERR_INTERRUPT (the work queued goes on
+ * running on the device, the context stays usable), and one that lasts
+ * longer than the kernel time limit ends with CK_ERR_DEVICE. */
 ck_status ck_device_synchronize(ck_device dev);
+
+/* The kernel time limit: a user kernel launched on the CPU that runs
+ * longer is stopped (CK_ERR_DEVICE naming the kernel and the limit; its
+ * outputs partly written), and a wait for a GPU that lasts longer gives up
+ * (CK_ERR_DEVICE; the kernel may still be running).  0, the default unless
+ * CUDAKIT_KERNEL_TIMEOUT (seconds) is set, means none; CK_ERR_VALUE for a
+ * negative number or NaN. */
+ck_status ck_kernel_timeout_set(double seconds);
+double ck_kernel_timeout_get(void);
 
 /* ------------------------------------------------------------- streams */
 

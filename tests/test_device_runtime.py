@@ -198,7 +198,8 @@ def test_one_error_for_what_needs_a_gpu():
         msgs = []
         for f in (lambda: ck.zeros(3, device="cuda"), lambda: cuda.Device(0), lambda: ck.arange(3).to_device("cuda"),
                   lambda: cuda.Stream(device="cuda"), lambda: cuda.memory_stats("cuda:0"),
-                  lambda: ck.set_default_device("cuda")):
+                  lambda: ck.set_default_device("cuda"), lambda: cuda.get_current_device(),
+                  lambda: cuda.select_device(0)):
             try:
                 f()
                 msgs.append("no error")
@@ -214,9 +215,9 @@ def test_one_error_for_what_needs_a_gpu():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     want = "no usable CUDA device: CUDA is disabled by CUDAKIT_DISABLE_CUDA"
-    assert lines[:6] == [want] * 6, lines
-    assert lines[6] == "CUDA is disabled by CUDAKIT_DISABLE_CUDA"
-    assert lines[7] == "cpu"
+    assert lines[:8] == [want] * 8, lines
+    assert lines[8] == "CUDA is disabled by CUDAKIT_DISABLE_CUDA"
+    assert lines[9] == "cpu"
 
 
 def test_cudakit_device_cuda_without_gpu_is_the_same_error():
@@ -229,3 +230,26 @@ def test_cudakit_device_cuda_without_gpu_is_the_same_error():
     """, CUDAKIT_DEVICE="cuda")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "no usable CUDA device: CUDA is disabled by CUDAKIT_DISABLE_CUDA"
+
+
+def test_numba_gpu_names():
+    """cuda.gpus, select_device, get_current_device, detect, close as Numba's."""
+    n = cuda.device_count()
+    assert len(cuda.gpus) == n == len(cuda.list_devices())
+    with pytest.raises(IndexError, match=f"no GPU {n}"):
+        cuda.gpus[n]
+    cuda.close()
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        ok = cuda.detect()
+    assert ok == (n > 0)
+    assert f"Found {n} CUDA device" in buf.getvalue()
+    if n:
+        d = cuda.gpus[0]
+        assert d == cuda.Device(0) and int(d) == 0
+        with cuda.gpus[n - 1]:
+            assert cuda.get_current_device().id == n - 1
+        assert cuda.select_device(0).id == 0 and cuda.gpus.current.id == 0
+        assert cuda.get_current_device().compute_capability.isdigit()

@@ -42,6 +42,13 @@ def test_multiply_them(device, capsys):
     assert "agree: True" in capsys.readouterr().out
 
 
+def test_add_one(device):
+    host, x = load("add_one").main(device)
+    assert_same(x, host + 1, rtol=0)
+    host, x = load("add_one").main(device, n=1000)     # a last block that is not full
+    assert_same(x, host + 1, rtol=0)
+
+
 def test_transpose_tiled(device):
     a, out = load("transpose_tiled").main(device)
     assert a.shape == (1000, 750)      # not a multiple of 32 either way
@@ -96,7 +103,7 @@ def test_gaussian_blur(device, tmp_path, monkeypatch):
     assert np.abs(after.astype(int) - np.clip(np.rint(want * 255), 0, 255)).max() <= 1
 
 
-@pytest.mark.parametrize("name", ["multiply_them", "transpose_tiled", "block_reduce", "gaussian_blur"])
+@pytest.mark.parametrize("name", ["add_one", "multiply_them", "transpose_tiled", "block_reduce", "gaussian_blur"])
 def test_example_scripts(device, name, tmp_path):
     if name == "gaussian_blur":
         pytest.importorskip("skimage")

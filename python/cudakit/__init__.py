@@ -583,6 +583,7 @@ _LAZY_FUNCTIONS = {
     "ReductionKernel": "_kernels",
     "fuse": "_kernels",
     "debug": "_kernels",
+    "vectorize": "cuda._vectorize", "guvectorize": "cuda._vectorize",   # Numba's ufunc makers (issue 14)
 }
 
 

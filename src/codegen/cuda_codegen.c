@@ -37,6 +37,8 @@ static const char *const opname_[CK_OP_COUNT] = {
 const char *ck_cuda_storage_type(ck_dtype t) { return storage_[t]; }
 const char *ck_cuda_compute_type(ck_dtype t) { return compute_[t]; }
 char ck_cuda_kind_letter(ck_dtype t) { return kind_[t][0]; }
+const char *ck_cuda_dtype_id(ck_dtype t) { return dtname_[t]; }
+const char *ck_cuda_op_id(ck_op op) { return opname_[op]; }
 
 void ck_sbuf_prelude(ck_sbuf *b)
 {

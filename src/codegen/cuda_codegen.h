@@ -56,11 +56,15 @@ extern const size_t ck_src_scalar_ops_len;
 extern const char ck_src_sort_kernels[];       /* src/codegen/sort_kernels.cuh */
 extern const char ck_src_random_formulas[];    /* src/formulas/random_formulas.h */
 extern const char ck_src_random_kernels[];     /* src/codegen/random_kernels.cuh */
+extern const char ck_src_pyk_prelude[];        /* src/codegen/pykernel/pyk_prelude.cuh */
 
 /* CUDA type names of a dtype: storage, compute, kind letter. */
 const char *ck_cuda_storage_type(ck_dtype t);
 const char *ck_cuda_compute_type(ck_dtype t);
 char ck_cuda_kind_letter(ck_dtype t);
+/* The names scalar_ops.h's macros use: "FLOAT32" for a dtype, "ADD" for an op. */
+const char *ck_cuda_dtype_id(ck_dtype t);
+const char *ck_cuda_op_id(ck_op op);
 /* prelude + scalar ops at the start of b */
 void ck_sbuf_prelude(ck_sbuf *b);
 

@@ -1,10 +1,13 @@
 /*
- * cuda_prelude.cuh - the CUDA C++ environment of src/ops/scalar_ops.h for
- * generated kernels (NVRTC, no system headers): fixed-width integers,
+ * cuda_prelude.cuh - the CUDA C++ environment of src/formulas/scalar_ops.h
+ * for generated kernels (NVRTC, no system headers): fixed-width integers,
  * float16 storage converted through PTX, complex numbers with the math
  * functions NumPy defines on them.  Embedded in the library at build time
  * and placed before every generated kernel, followed by scalar_ops.h.
+ * Kernels translated from Python also compile it on the CPU (CUDAKIT_CPU,
+ * cuda_compat.hpp): the system's integer types and _Float16 there.
  */
+#ifndef CUDAKIT_CPU   /* the CPU target (cuda_compat.hpp) has the system's */
 typedef signed char int8_t;
 typedef unsigned char uint8_t;
 typedef short int16_t;
@@ -14,6 +17,7 @@ typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
 #define INT64_MIN (-9223372036854775807LL - 1)
+#endif
 
 #define CK_FN __device__ __forceinline__
 #define CK_PI 3.14159265358979323846264338327950288
@@ -27,14 +31,25 @@ typedef unsigned long long uint64_t;
 struct ck_f16 {
     unsigned short bits;
     ck_f16() = default;
+#ifdef CUDAKIT_CPU
+    ck_f16(float f) { _Float16 h = (_Float16)f; __builtin_memcpy(&bits, &h, 2); }
+    ck_f16(double d) { _Float16 h = (_Float16)d; __builtin_memcpy(&bits, &h, 2); }
+#else
     __device__ ck_f16(float f) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f)); }
     __device__ ck_f16(double d) { asm("cvt.rn.f16.f64 %0, %1;" : "=h"(bits) : "d"(d)); }
+#endif
     template <typename T> __device__ ck_f16(T v) : ck_f16((float)v) {}
     __device__ operator float() const
     {
+#ifdef CUDAKIT_CPU
+        _Float16 h;
+        __builtin_memcpy(&h, &bits, 2);
+        return (float)h;
+#else
         float f;
         asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
         return f;
+#endif
     }
 };
 

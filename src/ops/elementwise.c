@@ -1,177 +1,12 @@
 /*
- * elementwise.c - type resolution (NEP 50), broadcasting, output allocation
- * and casting for the element-wise ops; the backend then runs one merged
- * iteration.
+ * elementwise.c - broadcasting, output allocation and casting for the
+ * element-wise ops, after their type resolution (src/array/ufunc_types.c);
+ * the backend then runs one merged iteration.
  */
 #include "ops_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The category of a dtype for NEP 50's weak scalars: bool < int < float < complex. */
-static int category(ck_dtype t)
-{
-    switch (ck_dtype_get_info(t)->kind) {
-    case CK_KIND_BOOL: return 0;
-    case CK_KIND_INT: case CK_KIND_UINT: return 1;
-    case CK_KIND_FLOAT: return 2;
-    default: return 3;
-    }
-}
-
-static const ck_dtype default_of_category[4] = {CK_BOOL, CK_INT64, CK_FLOAT64, CK_COMPLEX128};
-
-ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result)
-{
-    int have_strong = 0, weak_cat = -1;
-    ck_dtype strong = CK_BOOL;
-    ck_dtype strong_list[64];
-    int nstrong = 0;
-    for (int k = 0; k < n; k++) {
-        ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
-        if (in[k].array || !in[k].weak) {
-            strong = have_strong ? ck_dtype_promote(strong, t) : t;
-            have_strong = 1;
-            if (nstrong < 64) strong_list[nstrong++] = t;
-            else strong = ck_dtype_promote(strong, t);
-        } else {
-            int c = category(t);
-            if (c > weak_cat) weak_cat = c;
-        }
-    }
-    if (!have_strong) {
-        *result = default_of_category[weak_cat];
-        return CK_OK;
-    }
-    if (n <= 64 && nstrong > 2) strong = ck_dtype_promote_many(nstrong, strong_list);
-    ck_dtype r = strong;
-    int sc = category(strong);
-    if (weak_cat > sc) {
-        if (weak_cat == 3 && sc == 2) r = ck_dtype_complex_of(strong == CK_FLOAT64 ? CK_FLOAT64 : CK_FLOAT32);
-        else r = default_of_category[weak_cat];
-    }
-    /* Whether a Python int fits is checked against the loop it is handed
-     * to (ck_ufunc_apply), as NumPy does: result_type(uint8, -2) is uint8,
-     * hypot(uint8_array, -2) runs in float16 and is fine. */
-    *result = r;
-    return CK_OK;
-}
-
-ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t)
-{
-    int64_t lo, hi;
-    uint64_t uhi = 0;
-    switch (t) {
-    case CK_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
-    case CK_UINT8: lo = 0; hi = UINT8_MAX; break;
-    case CK_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
-    case CK_UINT16: lo = 0; hi = UINT16_MAX; break;
-    case CK_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
-    case CK_UINT32: lo = 0; hi = UINT32_MAX; break;
-    case CK_INT64: lo = INT64_MIN; hi = INT64_MAX; break;
-    case CK_UINT64: lo = 0; hi = -1; uhi = UINT64_MAX; break;
-    default: return CK_OK;
-    }
-    int ok;
-    if (s->dtype == CK_UINT64) ok = (uhi != 0) || s->v.u <= (uint64_t)hi;
-    else ok = s->v.i >= lo && (uhi != 0 || s->v.i <= hi);
-    if (ok) return CK_OK;
-    if (s->dtype == CK_UINT64)
-        return ck_error_set(CK_ERR_OVERFLOW, "Python integer %llu out of bounds for %s",
-                            (unsigned long long)s->v.u, ck_dtype_get_info(t)->name);
-    return ck_error_set(CK_ERR_OVERFLOW, "Python integer %lld out of bounds for %s",
-                        (long long)s->v.i, ck_dtype_get_info(t)->name);
-}
-
-static ck_status no_loop(ck_op op, int nin, const ck_operand *in)
-{
-    char buf[256];
-    size_t pos = 0;
-    for (int k = 0; k < nin; k++) {
-        ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
-        pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%sdtype('%s')", k ? ", " : "",
-                                ck_dtype_get_info(t)->name);
-    }
-    return ck_error_set(CK_ERR_TYPE,
-                        "ufunc '%s' not supported for the input types (%s), and the inputs could not be "
-                        "safely coerced to any supported types according to the casting rule ''safe''",
-                        ck_op_table[op].name, buf);
-}
-
-ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *loop_in, ck_dtype *loop_out)
-{
-    const ck_op_info *info = &ck_op_table[op];
-    int first = (info->rule & CK_R_WHERE) ? 1 : 0;
-    ck_dtype d;
-    ck_status s = ck_promote_operands(nin - first, in + first, &d);
-    if (s != CK_OK) return s;
-    if ((info->rule & CK_R_NO_BOOL) && d == CK_BOOL) {
-        if (op == CK_OP_SUBTRACT)
-            return ck_error_set(CK_ERR_TYPE, "numpy boolean subtract, the `-` operator, is not supported, "
-                                             "use the bitwise_xor, the `^` operator, or the logical_xor function instead.");
-        if (op == CK_OP_NEGATIVE)
-            return ck_error_set(CK_ERR_TYPE, "The numpy boolean negative, the `-` operator, is not supported, "
-                                             "use the `~` operator or the logical_not function instead.");
-        return no_loop(op, nin, in);
-    }
-    if ((info->rule & CK_R_INT_DOUBLE) && !ck_dtype_is_inexact(d)) d = CK_FLOAT64;
-    ck_dtype t = CK_DTYPE_INVALID;
-    if (info->types & (1u << d)) {
-        t = d;
-    } else {
-        /* No loop of the promoted dtype: NumPy's linear search takes the
-         * first loop every input casts to safely, one input at a time
-         * (hypot(int8, uint8) is float16, not float32 as int16 would
-         * give).  A weak Python scalar counts as the promoted dtype. */
-        for (int c = 0; c < CK_NTYPES && t == CK_DTYPE_INVALID; c++) {
-            if (!(info->types & (1u << c))) continue;
-            int ok = 1;
-            for (int k = first; k < nin && ok; k++) {
-                ck_dtype ik = in[k].array ? in[k].array->dtype : in[k].weak ? d : in[k].scalar.dtype;
-                ok = ck_dtype_can_cast_safe(ik, (ck_dtype)c);
-            }
-            if (ok) t = (ck_dtype)c;
-        }
-    }
-    if (t == CK_DTYPE_INVALID) return no_loop(op, nin, in);
-    for (int k = 0; k < nin; k++) loop_in[k] = t;
-    if (first) loop_in[0] = CK_BOOL;
-    *loop_out = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real(t) : t;
-    return CK_OK;
-}
-
-/* dtype=: NumPy fixes the output dtype and takes the loop with that
- * output; every input must cast to it under casting='same_kind' (a weak
- * Python scalar by its kind: an int joins any integer loop, a float no
- * integer loop).  No such loop is a TypeError, as in NumPy. */
-static ck_status resolve_with_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype,
-                                    ck_dtype *loop_in, ck_dtype *loop_out)
-{
-    const ck_op_info *info = &ck_op_table[op];
-    int first = (info->rule & CK_R_WHERE) ? 1 : 0;
-    for (int c = 0; c < CK_NTYPES; c++) {
-        if (!(info->types & (1u << c))) continue;
-        ck_dtype o = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL
-                   : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)c) : (ck_dtype)c;
-        if (o != out_dtype) continue;
-        int ok = 1;
-        for (int k = first; k < nin && ok; k++) {
-            if (!in[k].array && in[k].weak) ok = category((ck_dtype)c) >= category(in[k].scalar.dtype);
-            else if ((info->rule & CK_R_OUT_REAL) && ck_dtype_is_complex((ck_dtype)c))
-                /* abs(complex128, dtype=float32) is refused by NumPy: only
-                 * a safe cast reaches the complex loops here */
-                ok = ck_dtype_can_cast_safe(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
-            else ok = ck_dtype_can_cast_same_kind(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
-        }
-        if (!ok) continue;
-        for (int k = 0; k < nin; k++) loop_in[k] = (ck_dtype)c;
-        if (first) loop_in[0] = CK_BOOL;
-        *loop_out = o;
-        return CK_OK;
-    }
-    return ck_error_set(CK_ERR_TYPE, "No loop matching the specified signature and casting was found for ufunc %s",
-                        info->name);
-}
 
 static ck_status ck_check_nonnegative_(const ck_operand *o)
 {
@@ -238,7 +73,7 @@ static ck_status check_python_ints(ck_op op, int nin, const ck_operand *in, int 
 {
     p->const_result = -1;
     for (int k = 0; k < nin; k++) {
-        if (in[k].array || !in[k].weak || category(in[k].scalar.dtype) != 1 || !ck_dtype_is_integer(p->loop_in[k]) ||
+        if (in[k].array || !in[k].weak || !ck_dtype_is_integer(in[k].scalar.dtype) || !ck_dtype_is_integer(p->loop_in[k]) ||
             (ck_op_table[op].rule & CK_R_WHERE))
             continue;
         if (ck_check_pyint_fits(&in[k].scalar, p->loop_in[k]) == CK_OK) continue;
@@ -266,7 +101,7 @@ static ck_status ew_resolve(ck_op op, int nin, ck_operand *in, ck_dtype out_dtyp
     ck_status s = ck_ufunc_resolve(op, nin, in, p->loop_in, &p->loop_out);
     if (out_dtype != CK_DTYPE_INVALID && (s != CK_OK || out_dtype != p->loop_out)) {
         ck_error_clear();
-        s = resolve_with_dtype(op, nin, in, out_dtype, p->loop_in, &p->loop_out);
+        s = ck_ufunc_resolve_dtype(op, nin, in, out_dtype, p->loop_in, &p->loop_out);
     }
     if (s != CK_OK) return s;
     return check_python_ints(op, nin, in, comparison, p);

@@ -162,11 +162,21 @@ extern PyMethodDef ck_py_index_functions[];
 extern PyMethodDef ck_py_sort_functions[];        /* sortfuncs.c: sort, argsort, partition, searchsorted */
 extern PyMethodDef ck_py_shape_functions[];      /* shape.c: reshape, concatenate, pad, ... */
 extern PyMethodDef ck_py_random_functions[];     /* random.c: _random_* */
+extern PyMethodDef ck_py_xoroshiro_functions[];  /* xoroshiro.c: _xoroshiro128p_init */
 extern PyMethodDef ck_py_linalg_functions[];     /* linalg.c: _matmul, the TF32 switch */
 /* a @ b for two arrays (the core's matmul; a GPU's) */
 PyObject *ck_py_matmul(PyObject *a, PyObject *b);
 extern PyMethodDef ck_py_fftsolver_functions[];  /* fftsolver.c: _cuda_fft, _cusolver_* (private) */
 extern PyMethodDef ck_py_kernel_functions[];     /* kernels.c: user CUDA C kernels */
+/* kernels.c: an int or 1 to 3 ints as a dim3 (what names it in errors);
+ * a stream argument (None: dev's current stream; a handle; an object with
+ * .handle or .ptr); the function name of a _Module object on dev
+ * (compiled there on first use). */
+int ck_py_parse_dim3(PyObject *o, unsigned out[3], const char *what);
+int ck_py_parse_stream(PyObject *o, ck_device dev, ck_stream *out);
+ck_function *ck_py_module_function(PyObject *module, const char *name, ck_device dev);
+extern PyMethodDef ck_py_pykernel_functions[];   /* pykernel.c: kernels written in Python */
+int ck_py_pykernel_init(PyObject *module);
 extern PyMethodDef ck_py_kernelgen_functions[];  /* kernelgen.c: ElementwiseKernel/ReductionKernel/fuse source */
 
 /* Release the GIL for loops at least this large (elements). */

@@ -143,9 +143,45 @@ static int is_numpy_scalar(PyObject *obj)
     return strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0;
 }
 
+/* NumPy's scalar types seen so far and their dtypes.  A NumPy scalar
+ * object is PyObject_HEAD and then its value (NumPy's arrayscalars.h:
+ * PyFloatScalarObject and kin); a type joins the table only after a value
+ * read there matched the one its buffer gives, so a later scalar of the
+ * type is read without a buffer (which costs microseconds: kernel
+ * launches and x + np.float32(1) pass them by the million). */
+static struct { PyTypeObject *type; ck_dtype dtype; } np_types_[24];
+static int n_np_types_;
+
+static int np_type_fast(PyTypeObject *t, ck_dtype *d)
+{
+    for (int i = 0; i < n_np_types_; i++)
+        if (np_types_[i].type == t) {
+            *d = np_types_[i].dtype;
+            return 1;
+        }
+    return 0;
+}
+
+static void np_type_learn(PyObject *obj, ck_dtype d, const void *buf)
+{
+    if (n_np_types_ >= (int)(sizeof np_types_ / sizeof *np_types_)) return;
+    size_t n = ck_dtype_get_info(d)->itemsize;
+    if (Py_TYPE(obj)->tp_basicsize < (Py_ssize_t)(sizeof(PyObject) + n)) return;
+    if (memcmp((const char *)obj + sizeof(PyObject), buf, n) != 0) return;
+    np_types_[n_np_types_].type = (PyTypeObject *)Py_NewRef((PyObject *)Py_TYPE(obj));
+    np_types_[n_np_types_].dtype = d;
+    n_np_types_++;
+}
+
 int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak)
 {
     *weak = 1;
+    ck_dtype fast;
+    if (np_type_fast(Py_TYPE(obj), &fast)) {
+        ck_scalar_load(s, fast, (const char *)obj + sizeof(PyObject));
+        *weak = 0;
+        return 0;
+    }
     if (PyBool_Check(obj)) {
         s->dtype = CK_BOOL;
         s->v.i = obj == Py_True;
@@ -195,6 +231,7 @@ int ck_py_scalar_from_obj(PyObject *obj, ck_scalar *s, int *weak)
             return 1;
         }
         ck_scalar_load(s, t, view.buf);
+        if (view.itemsize == (Py_ssize_t)ck_dtype_get_info(t)->itemsize) np_type_learn(obj, t, view.buf);
         PyBuffer_Release(&view);
         *weak = 0;
         return 0;

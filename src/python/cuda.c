@@ -367,6 +367,20 @@ static PyObject *c_kernel_compile(PyObject *m, PyObject *args)
     return r;
 }
 
+/* The kernel time limit in seconds (None or 0: none); the previous one. */
+static PyObject *c_set_kernel_timeout(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    double prev = ck_kernel_timeout_get(), sec = 0;
+    if (arg != Py_None) {
+        sec = PyFloat_AsDouble(arg);
+        if (sec == -1 && PyErr_Occurred()) return NULL;
+    }
+    CK_PY_TRY(ck_kernel_timeout_set(sec));
+    if (prev == 0) Py_RETURN_NONE;
+    return PyFloat_FromDouble(prev);
+}
+
 static PyObject *c_add_library_dir(PyObject *m, PyObject *arg)
 {
     (void)m;
@@ -406,6 +420,7 @@ PyMethodDef ck_py_cuda_functions[] = {
     {"_memory_reset_peak", c_reset_peak, METH_O, NULL},
     {"_pinned_empty", c_pinned_empty, METH_VARARGS, NULL},
     {"_add_library_dir", c_add_library_dir, METH_O, NULL},
+    {"_set_kernel_timeout", c_set_kernel_timeout, METH_O, NULL},
     {"_kernel_compile", c_kernel_compile, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -240,6 +240,20 @@ PyTypeObject CkModule_Type = {
     .tp_new = module_new,
 };
 
+ck_function *ck_py_module_function(PyObject *module, const char *name, ck_device dev)
+{
+    if (!PyObject_TypeCheck(module, &CkModule_Type)) {
+        PyErr_SetString(PyExc_TypeError, "expected a cudakit module");
+        return NULL;
+    }
+    ck_module *cm = module_ensure((CkModuleObject *)module, dev);
+    if (!cm) return NULL;
+    ck_function *f = NULL;
+    ck_status s = ck_module_get_function(cm, name, &f);
+    if (s != CK_OK) { ck_py_raise(s); return NULL; }
+    return f;
+}
+
 /* ------------------------------------------------------------- kernels */
 
 enum { PK_UNKNOWN = 0, PK_POINTER = 1, PK_SCALAR = 2 };
@@ -370,7 +384,7 @@ static ck_function *kernel_function(CkKernelObject *k, ck_device dev)
 }
 
 /* int or a sequence of 1..3 ints -> dim3 (missing ones are 1). */
-static int parse_dim3(PyObject *o, unsigned out[3], const char *what)
+int ck_py_parse_dim3(PyObject *o, unsigned out[3], const char *what)
 {
     out[0] = out[1] = out[2] = 1;
     if (PyLong_Check(o)) {
@@ -477,7 +491,7 @@ static PyObject *s_shared_mem, *s_stream, *s_shared;
 
 /* A stream argument: None (the current stream of dev), a handle, or an
  * object with .handle or .ptr (ck.cuda.Stream, CuPy's, ...). */
-static int parse_stream(PyObject *o, ck_device dev, ck_stream *out)
+int ck_py_parse_stream(PyObject *o, ck_device dev, ck_stream *out)
 {
     if (o == Py_None || !o) {
         *out = ck_stream_current(dev);
@@ -503,7 +517,7 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
 {
     if (kernel_ready(k) < 0) return NULL;
     unsigned grid[3], block[3];
-    if (parse_dim3(grido, grid, "grid") < 0 || parse_dim3(blocko, block, "block") < 0) return NULL;
+    if (ck_py_parse_dim3(grido, grid, "grid") < 0 || ck_py_parse_dim3(blocko, block, "block") < 0) return NULL;
     size_t shmem = 0;
     if (shmo && shmo != Py_None) {
         long long v = PyLong_AsLongLong(shmo);
@@ -562,7 +576,7 @@ static PyObject *kernel_launch(CkKernelObject *k, PyObject *grido, PyObject *blo
     }
 
     ck_stream st;
-    if (parse_stream(streamo, dev, &st) < 0) return NULL;
+    if (ck_py_parse_stream(streamo, dev, &st) < 0) return NULL;
     ck_function *f = kernel_function(k, dev);
     if (!f) return NULL;
     ck_launch_arg info[CK_KMAXP];

@@ -1,6 +1,8 @@
 /* cudakit._core: module init and the mapping of core statuses to exceptions. */
 #include "ck_python.h"
 
+#include <signal.h>
+
 PyObject *ck_py_AxisError;
 PyObject *ck_py_ComplexWarning;
 PyObject *ck_py_CUDAError;
@@ -13,9 +15,41 @@ int ck_py_ufuncs_init(PyObject *module);
 int ck_py_creation_init(void);
 int ck_py_kernels_init(PyObject *module);
 
+/* Ctrl-C ended a wait or a kernel in the core, which Python's handler
+ * did not see: a handler of the program's own (signal.signal) gets it as
+ * it would any other; the default one's KeyboardInterrupt carries the
+ * core's message, and so does one raised for a handler that raised
+ * nothing, the work having been abandoned all the same. */
+static void ck_py_raise_interrupt(const char *msg)
+{
+    PyObject *text = PyUnicode_FromString(msg);
+    if (!text) return;
+    PyObject *sig = PyImport_ImportModule("signal");
+    PyObject *h = sig ? PyObject_CallMethod(sig, "getsignal", "i", SIGINT) : NULL;
+    PyObject *dflt = sig ? PyObject_GetAttrString(sig, "default_int_handler") : NULL;
+    int own = h && dflt && h != dflt && PyCallable_Check(h);
+    Py_XDECREF(h);
+    Py_XDECREF(dflt);
+    Py_XDECREF(sig);
+    PyErr_Clear();
+    if (own) {
+        PyErr_SetInterruptEx(SIGINT);
+        if (PyErr_CheckSignals() < 0) {
+            Py_DECREF(text);
+            return;
+        }
+    }
+    PyErr_SetObject(PyExc_KeyboardInterrupt, text);
+    Py_DECREF(text);
+}
+
 PyObject *ck_py_raise(ck_status s)
 {
     PyObject *exc;
+    if (s == CK_ERR_INTERRUPT && !PyErr_Occurred()) {
+        ck_py_raise_interrupt(ck_error_message());
+        return NULL;
+    }
     switch (s) {
     case CK_ERR_VALUE: exc = PyExc_ValueError; break;
     case CK_ERR_TYPE: exc = PyExc_TypeError; break;
@@ -94,7 +128,9 @@ PyMODINIT_FUNC PyInit__core(void)
     if (ck_py_dtypes_init(m) < 0) goto fail;
     if (PyType_Ready(&CkDevice_Type) < 0 || PyModule_AddObjectRef(m, "Device", (PyObject *)&CkDevice_Type) < 0) goto fail;
     if (ck_py_array_type_init() < 0 || PyModule_AddObjectRef(m, "ndarray", (PyObject *)&CkArray_Type) < 0) goto fail;
-    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0 || ck_py_kernels_init(m) < 0) goto fail;
+    if (ck_py_ufuncs_init(m) < 0 || ck_py_creation_init() < 0 || ck_py_kernels_init(m) < 0 ||
+        ck_py_pykernel_init(m) < 0)
+        goto fail;
     if (add_functions(m, ck_py_creation_functions) < 0 || add_functions(m, ck_py_reduce_functions) < 0 ||
         add_functions(m, ck_py_index_functions) < 0 ||
         add_functions(m, ck_py_interop_functions) < 0 || add_functions(m, ck_py_cuda_functions) < 0 ||
@@ -102,10 +138,12 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_shape_functions) < 0 ||
         add_functions(m, ck_py_sort_functions) < 0 ||
         add_functions(m, ck_py_random_functions) < 0 ||
+        add_functions(m, ck_py_xoroshiro_functions) < 0 ||
         add_functions(m, ck_py_linalg_functions) < 0 ||
         add_functions(m, ck_py_fftsolver_functions) < 0 ||
         add_functions(m, ck_py_kernel_functions) < 0 ||
-        add_functions(m, ck_py_kernelgen_functions) < 0)
+        add_functions(m, ck_py_kernelgen_functions) < 0 ||
+        add_functions(m, ck_py_pykernel_functions) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     return m;

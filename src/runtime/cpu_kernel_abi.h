@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#define CK__ABI_VERSION 1
+#define CK__ABI_VERSION 2
 
 /* The index triple: CUDA's uint3 in the kernel's C++, the same three
  * unsigned ints for the runtime's C. */
@@ -42,6 +42,12 @@ typedef struct ck__api_t {
     unsigned long long (*sync)(void *sched, int op, unsigned mask, unsigned long long val, int arg, int width);
     /* A trap or failed assert: ends the launch with an error; never returns. */
     void (*fail)(const char *what, const char *file, int line);
+    /* Nonzero while some launch may have to stop (Ctrl-C, the kernel time
+     * limit): the kernel reads it at every loop back-edge and then calls
+     * poll, which ends the running thread's part of the launch when its
+     * launch is the one to stop and returns otherwise. */
+    volatile int *stop;
+    void (*poll)(void);
 } ck__api_t;
 
 /* One kernel of the library; the table ends with a NULL name. */

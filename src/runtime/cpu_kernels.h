@@ -21,7 +21,9 @@
  *
  * A module whose source names no barrier or warp function runs each block
  * as a plain loop over its threads (the kernel inlined into it); otherwise
- * a block's threads are fibers (64 KiB stacks) switched at barriers.  The
+ * a block's threads are fibers switched at barriers, on stacks sized from
+ * the library's frames (64 KiB to a GPU thread's 512 KiB of local memory,
+ * with room for the runtime).  The
  * compiled library lives in kcache's disk cache (*.cpu.so), keyed on the
  * source, options, name expressions, compiler and compat header.
  *
@@ -30,13 +32,23 @@
  *   CUDAKIT_CACHE_DIR     as for kcache.h
  *   CUDAKIT_BOUNDS=1      bounds checking (see ck_cpu_launch)
  *   CUDAKIT_CPU_FIBERS=1  fibers even for kernels without barriers
- *   CUDAKIT_CPU_STACK_KB  fiber stack size (16 .. 65536)
+ *   CUDAKIT_CPU_STACK_KB  fiber stack size (16 .. 65536), instead of the measured one
+ *   CUDAKIT_CPU_CATCH=0   faults in kernels are not caught (for a debugger)
+ *   CUDAKIT_KERNEL_TIMEOUT  the kernel time limit (see cudakit_device.h)
  *   CUDAKIT_DEBUG=kernels each compile's command line and time
+ *   CUDAKIT_COMPILE_TIMEOUT  seconds a compile may take, in wall-clock and
+ *                         in CPU time (default 300; 0 or "off": no limit)
+ *   CUDAKIT_COMPILE_MEMORY   MiB of address space for each compiler process
+ *                         (default 4096; 0 or "off": no limit).  A compile
+ *                         past a limit is stopped (with what it started):
+ *                         CK_ERR_COMPILE, saying which limit it reached.
  *
  * Not supported on the CPU: cooperative groups, __half arithmetic beyond
  * conversions and the basic operators (and no __half at all where the
  * compiler lacks _Float16, e.g. clang 14), textures and surfaces, inline
- * PTX, warp functions on values larger than 8 bytes.
+ * PTX, warp functions on values larger than 8 bytes, a while loop whose
+ * condition declares a variable (every loop of the kernel's source checks
+ * a flag on each turn, so that Ctrl-C and the time limit can stop it).
  */
 #ifndef CK_RUNTIME_CPU_KERNELS_H
 #define CK_RUNTIME_CPU_KERNELS_H
@@ -76,6 +88,11 @@ void ck_cpu_module_free(ck_cpu_module *m);
 int ck_cpu_module_from_disk(const ck_cpu_module *m);
 double ck_cpu_module_load_ms(const ck_cpu_module *m);
 int ck_cpu_module_uses_fibers(const ck_cpu_module *m);
+/* The stack each fiber of m's kernels gets, in bytes: what the frames of
+ * its library add up to (read from its unwind tables) and room for the
+ * runtime and the C library, from 64 KiB to 512 + 32 KiB (a function whose
+ * frame is not static gets the most); CUDAKIT_CPU_STACK_KB overrides it. */
+size_t ck_cpu_module_fiber_stack(ck_cpu_module *m);
 
 /* A __global__ function by its extern "C" name or one of the module's
  * name_exprs.  CK_ERR_VALUE (naming it) when there is no such kernel. */
@@ -102,9 +119,13 @@ ck_status ck_cpu_module_get_global(ck_cpu_module *m, const char *name, void **pt
  * (in the slack of its first page) is only seen as a write, after the run.
  * A trap or failed assert() in a kernel gives CK_ERR_RUNTIME naming the
  * kernel, block and thread; threads of a block that wait at different
- * barriers forever, CK_ERR_RUNTIME too.  Outside bounds mode a wild
- * access in a kernel crashes the process, as on the GPU it would kill
- * the context. */
+ * barriers forever, CK_ERR_RUNTIME too.  A fault in a kernel (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGTRAP) or a stack overflow gives CK_ERR_DEVICE
+ * naming the kernel, block and, where known, thread (a block run as one
+ * loop does not say which thread it was at); the process and later
+ * launches go on.  Ctrl-C stops a launch between blocks or at a loop
+ * back-edge (CK_ERR_INTERRUPT), the kernel time limit likewise
+ * (CK_ERR_DEVICE); outputs are then partly written. */
 ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsigned block[3], size_t dyn_shared,
                         void **args, const ck_cpu_arg_info *info);
 

@@ -568,4 +568,22 @@ template <auto K> struct ck__entry : ck__entry_impl<decltype(K), K> {};
 #define CK__KERNEL(name, ...)                                                                  \
     {name, &ck__entry<__VA_ARGS__>::thread, &ck__entry<__VA_ARGS__>::block, &ck__entry<__VA_ARGS__>::params}
 
+/* ------------------------------------------------------ loop back-edges */
+/* Every loop of the code that follows (the user's) looks at ck__api.stop
+ * on each turn, so that Ctrl-C or the kernel time limit can end a kernel
+ * that would never finish (a thread spinning on a flag that a block which
+ * cannot run alongside it should set, say): `for (...) body` becomes
+ * `for (...) if (check) {} else body`, `while (c)` (do ... while too)
+ * `while (!check && (c))`.  A load and a branch a turn, and nothing in
+ * constant evaluation; the loop over a block's threads above is not one of
+ * them, so plain loops over threads vectorise as before.  A while whose
+ * condition declares a variable does not compile with this. */
+static constexpr inline bool ck__backedge(void)
+{
+    return !__builtin_is_constant_evaluated() && __builtin_expect(*ck__api.stop != 0, 0) ? (ck__api.poll(), false)
+                                                                                         : false;
+}
+#define for(...) for (__VA_ARGS__) if (ck__backedge()) {} else
+#define while(...) while (!ck__backedge() && (__VA_ARGS__))
+
 #endif

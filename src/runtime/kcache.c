@@ -289,6 +289,7 @@ ck_status ck_kernel_compile_ex(const char *source, const char *name_hint, const 
     }
     char archopt[48];
     char *path = NULL;
+    ck_kc_key key = {0};
     void *data = NULL;
     size_t size = 0;
 
@@ -302,34 +303,24 @@ retry:
     for (int i = 0; i < noptions; i++) all[nall++] = options[i];
 
     free(path);
-    path = NULL;
-    if (dir) {
-        ck_hasher h;
-        uint64_t key[2];
-        ck_hasher_init(&h, 0x636b2d6b63616368ull); /* "ck-kcach" */
-        ck_hasher_u64(&h, CK_KC_FORMAT_VERSION);
-        ck_hasher_u64(&h, (uint64_t)(int64_t)major);
-        ck_hasher_u64(&h, (uint64_t)(int64_t)minor);
-        ck_hasher_u64(&h, (uint64_t)arch);
-        ck_hasher_u64(&h, (uint64_t)is_cubin);
-        /* The program name reaches the image through line info and
-         * assertion messages. */
-        ck_hasher_field(&h, name, strlen(name));
-        ck_hasher_u64(&h, (uint64_t)nall);
-        for (int i = 0; i < nall; i++) ck_hasher_field(&h, all[i], strlen(all[i]));
-        ck_hasher_field(&h, source, strlen(source));
-        /* only when present, so the keys of plain entries stay as they were */
-        if (nexprs > 0) {
-            ck_hasher_u64(&h, (uint64_t)nexprs);
-            for (int i = 0; i < nexprs; i++) ck_hasher_field(&h, name_exprs[i], strlen(name_exprs[i]));
-        }
-        ck_hasher_final(&h, key);
-        if (asprintf(&path, "%s/%016llx%016llx.%s", dir, (unsigned long long)key[0], (unsigned long long)key[1],
-                     is_cubin ? "cubin" : "ptx") < 0)
-            path = NULL;
-    }
+    ck_kc_key_free(&key);
+    ck_kc_key_init(&key, 0x636b2d6b63616368ull); /* "ck-kcach" */
+    ck_kc_key_u64(&key, CK_KC_FORMAT_VERSION);
+    ck_kc_key_u64(&key, (uint64_t)(int64_t)major);
+    ck_kc_key_u64(&key, (uint64_t)(int64_t)minor);
+    ck_kc_key_u64(&key, (uint64_t)arch);
+    ck_kc_key_u64(&key, (uint64_t)is_cubin);
+    /* The program name reaches the image through line info and assertion
+     * messages. */
+    ck_kc_key_field(&key, name, strlen(name));
+    ck_kc_key_u64(&key, (uint64_t)nall);
+    for (int i = 0; i < nall; i++) ck_kc_key_field(&key, all[i], strlen(all[i]));
+    ck_kc_key_field(&key, source, strlen(source));
+    ck_kc_key_u64(&key, (uint64_t)nexprs);
+    for (int i = 0; i < nexprs; i++) ck_kc_key_field(&key, name_exprs[i], strlen(name_exprs[i]));
+    path = ck_kc_key_path(&key, dir, is_cubin ? ".cubin" : ".ptx");
 
-    if (path && ck_cache_load(path, is_cubin || nexprs > 0, &data, &size) &&
+    if (path && ck_cache_load(path, &key, !is_cubin && nexprs == 0, &data, &size) &&
         (nexprs == 0 || ck_split_named(data, size, is_cubin, nexprs, out) || (free(data), data = NULL, 0))) {
         out->data = data;
         if (nexprs == 0) out->size = size;
@@ -432,7 +423,7 @@ retry:
                     memcpy(entry + off, out->lowered[i], l);
                     off += l;
                 }
-                ck_cache_store(dir, path, entry, off);
+                ck_cache_store(dir, path, &key, entry, off);
                 free(entry);
             }
         }
@@ -443,11 +434,12 @@ retry:
     out->is_cubin = is_cubin;
     out->from_disk = 0;
     out->compile_ms = ck_now_ms() - t0;
-    if (path && nexprs == 0) ck_cache_store(dir, path, data, size);
+    if (path && nexprs == 0) ck_cache_store(dir, path, &key, data, size);
     if (debug) ck_debug_print(name, source, all, nall, out, "compiled", path);
 
 finish:
     free(path);
+    ck_kc_key_free(&key);
     free(all);
     free(dir);
     return s;

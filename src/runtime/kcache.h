@@ -20,6 +20,8 @@
  * Environment:
  *   CUDAKIT_CACHE_DIR   the cache folder; "" or "off" disables the cache.
  *                       Unset: $XDG_CACHE_HOME/cudakit, else ~/.cache/cudakit.
+ *                       Used only when it is the user's alone (see
+ *                       kcache_disk.h); else a warning and a private one.
  *   CUDAKIT_DEBUG       containing "kernels": print each source (numbered),
  *                       its options and its compile time to stderr.
  *

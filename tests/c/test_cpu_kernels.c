@@ -1,14 +1,19 @@
 /* CUDA C kernels on the CPU: the compat header's features (shared memory,
  * barriers, atomics, warp functions, templates, __device__ globals), the
  * error paths (compile errors with the user's line, bad configurations,
- * bounds checking), the disk cache and the precompiled header.  Needs a C++ compiler; skips
+ * bounds checking, faults, stack overflows, Ctrl-C and the time limit), the
+ * disk cache and the precompiled header.  Needs a C++ compiler; skips
  * without one.  Uses a private cache folder. */
 #define _GNU_SOURCE
 #include "ck_test.h"
 #include "../../src/runtime/cpu_kernels.h"
+#include "../../src/runtime/interrupt.h"
+#include "cudakit_device.h"
 
 #include <ftw.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -492,6 +497,179 @@ static void test_deadlock(void)
     ck_cpu_module_free(m);
 }
 
+/* Faults and stack overflows end the launch with an error, in plain
+ * loops and in fibers, and the next launch runs. */
+static const char *k_faults =
+    "__device__ int deep(int n) { volatile char b[1024]; b[0] = (char)n; b[1023] = 1; return n ? deep(n - 1) + b[0] : 0; }\n"
+    "extern \"C\" __global__ void rec(int *o, int n) { o[threadIdx.x] = deep(n); }\n"
+    "extern \"C\" __global__ void ill(int *o) { if (threadIdx.x == 3) asm volatile(\"ud2\"); o[threadIdx.x] = 1; }\n"
+    "extern \"C\" __global__ void divz(int *o, int n) { o[threadIdx.x] = 7 / (n - (int)threadIdx.x); }\n"
+    "extern \"C\" __global__ void ok(int *o) { o[threadIdx.x] = 5; }\n";
+
+static void check_faults(ck_cpu_module *m, int fibers)
+{
+    int o[32];
+    int *po = o, n = 1 << 20, five = 5;
+    void *a_rec[] = {&po, &n}, *a_ill[] = {&po}, *a_div[] = {&po, &five};
+    unsigned g[3] = {2, 1, 1}, b[3] = {32, 1, 1};
+    ck_status s = ck_cpu_launch(get(m, "rec"), g, b, 0, a_rec, NULL);
+    const char *msg = ck_error_message();
+    CHECK(s == CK_ERR_DEVICE && strstr(msg, "kernel rec: stack overflow") && strstr(msg, "block (0, 0, 0)"),
+          "recursion (fibers %d): %d %s", fibers, (int)s, msg);
+    s = ck_cpu_launch(get(m, "ill"), g, b, 0, a_ill, NULL);
+    msg = ck_error_message();
+    CHECK(s == CK_ERR_DEVICE && strstr(msg, "kernel ill: illegal instruction"), "ud2 (fibers %d): %d %s", fibers,
+          (int)s, msg);
+    CHECK(!fibers || strstr(msg, "thread (3, 0, 0)"), "ud2 names the thread: %s", msg);
+    s = ck_cpu_launch(get(m, "divz"), g, b, 0, a_div, NULL);
+    msg = ck_error_message();
+    CHECK(s == CK_ERR_DEVICE && strstr(msg, "kernel divz: integer division by zero"), "division (fibers %d): %d %s",
+          fibers, (int)s, msg);
+    CHECK(!fibers || strstr(msg, "thread (5, 0, 0)"), "division names the thread: %s", msg);
+    memset(o, 0, sizeof o);
+    OK(ck_cpu_launch(get(m, "ok"), g, b, 0, a_ill, NULL));
+    CHECK(o[31] == 5, "a launch after the faults runs: %d", o[31]);
+}
+
+static void test_faults(void)
+{
+    ck_cpu_module *m = load(k_faults, NULL, 0);
+    check_faults(m, 0);
+    ck_cpu_module_free(m);
+    setenv("CUDAKIT_CPU_FIBERS", "1", 1);
+    m = load(k_faults, NULL, 0);
+    check_faults(m, 1);
+    ck_cpu_module_free(m);
+    unsetenv("CUDAKIT_CPU_FIBERS");
+}
+
+static void *launch_big_small_stack(void *f)
+{
+    int o[4];
+    int *po = o, n = 5;
+    void *args[] = {&po, &n};
+    unsigned g[3] = {1, 1, 1}, b[3] = {4, 1, 1};
+    ck_status s = ck_cpu_launch(f, g, b, 0, args, NULL);
+    CHECK(s == CK_ERR_DEVICE && strstr(ck_error_message(), "kernel big: stack overflow") &&
+              strstr(ck_error_message(), "16 KiB"),
+          "CUDAKIT_CPU_STACK_KB=16: %d %s", (int)s, ck_error_message());
+    return NULL;
+}
+
+/* Fiber stacks follow the frames of the library: a large local array gets
+ * its room, one whose size is not static the most. */
+static void test_fiber_stacks(void)
+{
+    const char *small = "extern \"C\" __global__ void sm(int *o) { __syncthreads(); o[threadIdx.x] = 1; }\n";
+    const char *big =
+        "extern \"C\" __global__ void big(int *o, int n)\n"
+        "{ volatile int b[20000]; b[threadIdx.x] = n; __syncthreads(); b[19999] = 2; o[threadIdx.x] = b[threadIdx.x] + b[19999]; }\n";
+    const char *vla =
+        "extern \"C\" __global__ void vla(int *o, int n) { volatile int b[n]; b[0] = 1; __syncthreads(); o[threadIdx.x] = b[0]; }\n";
+    ck_cpu_module *ms = load(small, NULL, 0), *mb = load(big, NULL, 0), *mv = load(vla, NULL, 0);
+    size_t ss = ck_cpu_module_fiber_stack(ms), sb = ck_cpu_module_fiber_stack(mb), sv = ck_cpu_module_fiber_stack(mv);
+    CHECK(ss == 64 * 1024, "a small kernel's fibers get 64 KiB: %zu", ss);
+    CHECK(sb >= 80000 + 32 * 1024 && sb < 160 * 1024, "80 KB of locals: %zu", sb);
+    CHECK(sv == (512 + 32) * 1024, "a variable-length array: %zu", sv);
+    int o[64];
+    int *po = o, n = 5;
+    void *args[] = {&po, &n};
+    launch(get(mb, "big"), 2, 1, 64, 1, 0, args);
+    CHECK(o[0] == 7 && o[63] == 7, "80 KB of locals with a barrier: %d %d", o[0], o[63]);
+    ck_cpu_module_free(ms);
+    ck_cpu_module_free(mb);
+    ck_cpu_module_free(mv);
+    /* Too small a stack by choice: an error, not a crash.  On a thread of
+     * its own, whose stacks have not grown for the kernels above. */
+    setenv("CUDAKIT_CPU_STACK_KB", "16", 1);
+    mb = load(big, NULL, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, launch_big_small_stack, get(mb, "big"));
+    pthread_join(th, NULL);
+    unsetenv("CUDAKIT_CPU_STACK_KB");
+    ck_cpu_module_free(mb);
+}
+
+static volatile sig_atomic_t own_sigints;
+static void own_sigint(int sig) { (void)sig; own_sigints++; }
+
+static void *send_sigint(void *arg)
+{
+    usleep((useconds_t)(uintptr_t)arg);
+    kill(getpid(), SIGINT);
+    return NULL;
+}
+
+/* Ctrl-C and the time limit stop a kernel that never ends, in a loop of
+ * its own or over a huge grid; the program's SIGINT handler is back after. */
+static void test_interrupt(void)
+{
+    const char *src =
+        "extern \"C\" __global__ void spin(int *o) { while (o[0] != 12345) o[1]++; }\n"
+        "extern \"C\" __global__ void spin_do(int *o) { do o[1]++; while (o[0] != 12345); }\n"
+        "extern \"C\" __global__ void spin_for(int *o) { for (;;) o[1]++; }\n"
+        "extern \"C\" __global__ void tiny(int *o) { if (threadIdx.x == 0) o[1] = 1; }\n";
+    struct sigaction sa, back;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = own_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    ck_cpu_module *m = load(src, NULL, 0);
+    int o[32] = {0};
+    int *po = o;
+    void *args[] = {&po};
+    const char *names[] = {"spin", "spin_do", "spin_for", "tiny"};
+    for (int k = 0; k < 4; k++) {
+        unsigned g[3] = {4, 1, 1}, b[3] = {32, 1, 1};
+        if (k == 3) g[0] = g[1] = g[2] = 65535;
+        pthread_t th;
+        pthread_create(&th, NULL, send_sigint, (void *)(uintptr_t)300000);
+        double t0 = now_ms();
+        ck_status s = ck_cpu_launch(get(m, names[k]), g, b, 0, args, NULL);
+        pthread_join(th, NULL);
+        CHECK(s == CK_ERR_INTERRUPT && strstr(ck_error_message(), names[k]) && strstr(ck_error_message(), "SIGINT"),
+              "%s interrupted: %d %s", names[k], (int)s, ck_error_message());
+        CHECK(now_ms() - t0 < 5000, "%s stopped in %.0f ms", names[k], now_ms() - t0);
+    }
+    CHECK(own_sigints == 0, "the program's handler did not see the SIGINTs the launches took: %d", (int)own_sigints);
+    sigaction(SIGINT, NULL, &back);
+    CHECK(back.sa_handler == own_sigint, "the program's SIGINT handler is back");
+    kill(getpid(), SIGINT);
+    CHECK(own_sigints == 1, "and gets the next SIGINT: %d", (int)own_sigints);
+
+    /* A SIGINT caught that no operation reported reaches the program's
+     * handler when catching ends; one reported does not. */
+    CHECK(ck_sigint_catch_begin() == 1, "catching begins");
+    unsigned c0 = ck_sigint_count();
+    kill(getpid(), SIGINT);
+    CHECK(ck_sigint_count() == c0 + 1 && own_sigints == 1, "caught: %u %d", ck_sigint_count() - c0, (int)own_sigints);
+    ck_sigint_catch_end();
+    CHECK(own_sigints == 2, "raised again for the program: %d", (int)own_sigints);
+    CHECK(ck_sigint_catch_begin() == 1, "catching begins again");
+    kill(getpid(), SIGINT);
+    ck_sigint_reported();
+    ck_sigint_catch_end();
+    CHECK(own_sigints == 2, "a reported one is not raised again: %d", (int)own_sigints);
+    signal(SIGINT, SIG_IGN);
+    CHECK(ck_sigint_catch_begin() == 0, "an ignored SIGINT is not caught");
+    signal(SIGINT, SIG_DFL);
+    CHECK(ck_sigint_catch_begin() == 0, "nor one with its default action");
+    sigaction(SIGINT, &sa, NULL);
+
+    OK(ck_kernel_timeout_set(0.25));
+    unsigned g[3] = {4, 1, 1}, b[3] = {32, 1, 1};
+    double t0 = now_ms();
+    ck_status s = ck_cpu_launch(get(m, "spin_for"), g, b, 0, args, NULL);
+    CHECK(s == CK_ERR_DEVICE && strstr(ck_error_message(), "spin_for") && strstr(ck_error_message(), "0.25 s"),
+          "the time limit: %d %s", (int)s, ck_error_message());
+    CHECK(now_ms() - t0 >= 250 && now_ms() - t0 < 5000, "stopped after %.0f ms", now_ms() - t0);
+    CHECK(ck_kernel_timeout_set(-1) == CK_ERR_VALUE, "a negative time limit");
+    OK(ck_kernel_timeout_set(0));
+    OK(ck_cpu_launch(get(m, "tiny"), g, b, 0, args, NULL));
+    CHECK(o[1] == 1, "a launch after them runs");
+    ck_cpu_module_free(m);
+    signal(SIGINT, SIG_DFL);
+}
+
 static void test_disk_cache(void)
 {
     const char *src = "extern \"C\" __global__ void cached(int *x) { x[threadIdx.x] = 7 + CK_TEST_SALT; }\n";
@@ -552,6 +730,76 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
     return remove(p);
 }
 
+/* Token pasting: a macro that can only paste a name of its own (fmod##SUF)
+ * leaves the kernel plain loops; one that can paste anything (a##b,
+ * __sync##x) needs fibers, since the result might be a barrier. */
+static void test_token_pasting(void)
+{
+    static const char *const safe =
+        "#define CK_T_MOD(SUF) fmod##SUF\n"
+        "#define CK_T_CAT(K, a) CK_T_ADD_##K##_x(a)\n"
+        "#define CK_T_ADD_F_x(a) ((a) + 1.0f)\n"
+        "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] = CK_T_CAT(F, CK_T_MOD(f)(x[threadIdx.x], 7.0f)); }\n";
+    static const char *const unsafe[] = {
+        "#define CAT(a, b) a##b\nextern \"C\" __global__ void k(float *x) { CAT(__sync, threads)(); x[0] = 1; }\n",
+        "#define S(x) __sync##x\nextern \"C\" __global__ void k(float *x) { S(threads)(); x[0] = 1; }\n",
+        "#define V(...) __VA_ARGS__##threads\nextern \"C\" __global__ void k(float *x) { V(__sync)(); x[0] = 1; }\n",
+        "#define W(p, q) ck_ \\\n  ## p ## q\n#define X(a) a ## \\\n  b\nextern \"C\" __global__ void k(float *x) { x[0] = 1; }\n",
+    };
+    ck_cpu_module *m = load(safe, NULL, 0);
+    CHECK(!ck_cpu_module_uses_fibers(m), "pasting onto a name of the macro's own is plain loops");
+    float x[32];
+    for (int i = 0; i < 32; i++) x[i] = (float)i;
+    float *px = x;
+    void *args[] = {&px};
+    launch(get(m, "k"), 1, 1, 32, 1, 0, args);
+    for (int i = 0; i < 32; i++) CHECK(x[i] == fmodf((float)i, 7.0f) + 1.0f, "x[%d] = %g", i, x[i]);
+    ck_cpu_module_free(m);
+    for (size_t i = 0; i < sizeof unsafe / sizeof *unsafe; i++) {
+        m = load(unsafe[i], NULL, 0);
+        CHECK(ck_cpu_module_uses_fibers(m), "pasting case %zu needs fibers", i);
+        ck_cpu_module_free(m);
+    }
+}
+
+/* A barrier in a section the CPU's compile leaves out (#ifndef CUDAKIT_CPU,
+ * #ifdef __CUDA_ARCH__ and their #else) does not make fibers; one under
+ * any other condition does. */
+static void test_gpu_only_sections(void)
+{
+#define K_(body) "extern \"C\" __global__ void k(float *x)\n{\n" body "    x[threadIdx.x] += 1.0f;\n}\n"
+    static const char *const plain[] = {
+        K_("#ifndef CUDAKIT_CPU\n    __syncthreads();\n#endif\n"),
+        K_("#if !defined(CUDAKIT_CPU)\n    __syncthreads();\n#else\n    x[0] += 0.0f;\n#endif\n"),
+        K_("#ifdef CUDAKIT_CPU\n    x[0] += 0.0f;\n#elif 1\n    __syncthreads();\n#else\n    __syncwarp();\n#endif\n"),
+        K_("#if defined( __CUDA_ARCH__ ) /* the GPU's */\n#if 1\n    __syncthreads();\n#endif\n#endif\n"),
+        K_("#ifndef __CUDA_ARCH__\n    x[0] += 0.0f;\n#else\n    __syncthreads();\n#endif\n"),
+    };
+    static const char *const fibers[] = {
+        K_("#if __CUDA_ARCH__ < 700\n    __syncthreads();\n#endif\n"),
+        K_("#ifdef __CUDA_ARCH__\n    x[0] += 0.0f;\n#else\n    __syncthreads();\n#endif\n"),
+        K_("#ifndef CUDAKIT_CPU\n    x[0] += 0.0f;\n#elif 1\n    __syncthreads();\n#endif\n"),
+        K_("#if defined(CUDAKIT_CPU) || 1\n    __syncthreads();\n#endif\n"),
+        K_("#ifndef CUDAKIT_CPU\n#endif\n    __syncthreads();\n"),
+    };
+#undef K_
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        ck_cpu_module *m = load(plain[i], NULL, 0);
+        CHECK(!ck_cpu_module_uses_fibers(m), "GPU-only case %zu is plain loops", i);
+        float x[8] = {0};
+        float *px = x;
+        void *args[] = {&px};
+        launch(get(m, "k"), 1, 1, 8, 1, 0, args);
+        for (int t = 0; t < 8; t++) CHECK(x[t] == 1.0f, "case %zu: x[%d] = %g", i, t, x[t]);
+        ck_cpu_module_free(m);
+    }
+    for (size_t i = 0; i < sizeof fibers / sizeof *fibers; i++) {
+        ck_cpu_module *m = load(fibers[i], NULL, 0);
+        CHECK(ck_cpu_module_uses_fibers(m), "case %zu may reach a barrier on the CPU", i);
+        ck_cpu_module_free(m);
+    }
+}
+
 int main(void)
 {
     char dir[] = "/tmp/ck-cpu-kernels-test-XXXXXX";
@@ -570,6 +818,8 @@ int main(void)
     ck_cpu_module_free(probe);
     test_vadd();
     test_block_reduce();
+    if (!getenv("CUDAKIT_CPU_FIBERS")) test_token_pasting();
+    if (!getenv("CUDAKIT_CPU_FIBERS")) test_gpu_only_sections();
     test_transpose_and_dynamic_shared();
     test_atomics();
     test_warp();
@@ -578,6 +828,9 @@ int main(void)
     test_bounds();
     test_bad_config();
     test_deadlock();
+    test_faults();
+    test_fiber_stacks();
+    test_interrupt();
     test_disk_cache();
     /* The same kernels as fibers even without barriers (CUDAKIT_CPU_FIBERS=1). */
     setenv("CUDAKIT_CPU_FIBERS", "1", 1);

@@ -1,13 +1,17 @@
 /* The kernel compiler and its disk cache: a cold compile gives a CUBIN,
  * the second call reads it back, damaged entries are rebuilt, compile
  * errors carry the offending source line, and concurrent callers agree.
- * Needs NVRTC but no GPU; without NVRTC it skips. */
+ * Needs NVRTC but no GPU; without NVRTC it skips, after the checks that
+ * make the cache safe to use (keys kept in full, the folder's owner and
+ * mode, entries that are not regular files of ours), which need neither. */
 #define _GNU_SOURCE
 #include "cudakit.h"
 #include "../../src/platform/cuda_api.h"
 #include "../../src/runtime/kcache.h"
+#include "../../src/runtime/kcache_disk.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -128,9 +132,176 @@ static nvrtcResult fake_get_cubin(nvrtcProgram prog, char *cubin)
     return 7;
 }
 
+static int check_dir(const char *dir, uid_t uid, const char *home, const char *want)
+{
+    char why[1024] = "";
+    int rc = ck_cache_dir_check(dir, uid, home, why, sizeof why);
+    if (want ? rc == 0 || !strstr(why, want) : rc != 0) {
+        fprintf(stderr, "check of %s as uid %u: %d, '%s'; wanted %s\n", dir, (unsigned)uid, rc, why,
+                want ? want : "safe");
+        return 0;
+    }
+    return 1;
+}
+
+static void make_key(ck_kc_key *k, const char *text)
+{
+    ck_kc_key_init(k, 0x746573746b657931ull);
+    ck_kc_key_u64(k, 90);
+    ck_kc_key_field(k, text, strlen(text));
+}
+
+/* What makes the cache safe against others (and against entries under the
+ * wrong name); no compiler needed. */
+static void test_disk_safety(void)
+{
+    char root[] = "/tmp/ck_kcache_safety_XXXXXX";
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        failures++;
+        return;
+    }
+    char dir[600], sub[700], path[800], link[700];
+    uid_t me = geteuid(), other = geteuid() + 4242;
+    snprintf(dir, sizeof dir, "%s/cache", root);
+    CHECK(mkdir(dir, 0700) == 0);
+
+    /* ---- the folder: owner and mode of it and of its parents */
+    CHECK(check_dir(dir, me, NULL, NULL));
+    CHECK(check_dir(dir, other, NULL, "it is owned by uid"));   /* as another user sees it */
+    CHECK(check_dir(root, me, root, NULL));                      /* the walk stops at home */
+    CHECK(chmod(dir, 0770) == 0);
+    CHECK(check_dir(dir, me, NULL, "it is writable by its group (mode 0770)"));
+    CHECK(chmod(dir, 01777) == 0);
+    CHECK(check_dir(dir, me, NULL, "it is writable by everyone (mode 1777)"));
+    CHECK(chmod(dir, 0700) == 0);
+    snprintf(sub, sizeof sub, "%s/inner", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK(chmod(dir, 0777) == 0);
+    CHECK(check_dir(sub, me, NULL, "its parent "));
+    CHECK(check_dir(sub, me, NULL, "/cache is writable by everyone (mode 0777)"));
+    CHECK(check_dir(sub, me, dir, "its parent "));               /* a home others can write is no stop */
+    CHECK(chmod(dir, 01777) == 0);
+    CHECK(check_dir(sub, me, NULL, NULL));                       /* sticky, as /tmp: no one else may rename */
+    CHECK(chmod(dir, 0700) == 0);
+    /* a parent of another user's: the folder is ours, the parent not (as
+     * that user sees it, the folder is not theirs: the first check fails) */
+    CHECK(check_dir(sub, other, NULL, "it is owned by uid"));
+    if (me == 0) { /* root can make it so */
+        CHECK(chown(dir, 65534, 65534) == 0);
+        CHECK(check_dir(sub, me, NULL, "/cache is owned by uid 65534, neither you (uid 0) nor root"));
+        CHECK(chown(dir, 0, 0) == 0);
+    }
+    /* a link is checked where it leads, and so are the spellings realpath cleans */
+    snprintf(link, sizeof link, "%s/link", root);
+    CHECK(symlink(sub, link) == 0);
+    CHECK(chmod(dir, 0777) == 0);
+    CHECK(check_dir(link, me, NULL, "/cache is writable by everyone"));
+    char dotted[900];
+    snprintf(dotted, sizeof dotted, "%s/./inner/../inner/", dir);
+    CHECK(check_dir(dotted, me, NULL, "/cache is writable by everyone"));
+    CHECK(chmod(dir, 0700) == 0);
+    CHECK(check_dir(link, me, NULL, NULL));
+    snprintf(path, sizeof path, "%s/file", root);
+    int fd = open(path, O_WRONLY | O_CREAT, 0600);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    CHECK(check_dir(path, me, NULL, "not a folder"));
+
+    /* ---- ck_cache_dir: an unsafe folder gives way to a private one */
+    {
+        char priv[720], tmpd[700];
+        snprintf(tmpd, sizeof tmpd, "%s/tmp", root);
+        CHECK(mkdir(tmpd, 0700) == 0);
+        snprintf(priv, sizeof priv, "%s/cudakit-%u", tmpd, (unsigned)me);
+        char *saved_tmp = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+        char *saved_run = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+        setenv("TMPDIR", tmpd, 1);
+        unsetenv("XDG_RUNTIME_DIR");
+        setenv("CUDAKIT_CACHE_DIR", dir, 1);
+        char *got = ck_cache_dir();
+        CHECK(got && !strcmp(got, dir));
+        free(got);
+        CHECK(chmod(dir, 0777) == 0);
+        got = ck_cache_dir(); /* warns on stderr, once */
+        CHECK(got && !strcmp(got, priv));
+        free(got);
+        struct stat st;
+        CHECK(stat(priv, &st) == 0 && (st.st_mode & 07777) == 0700 && st.st_uid == me);
+        /* the private folder someone else's (world-writable here): no cache */
+        CHECK(chmod(priv, 0777) == 0);
+        got = ck_cache_dir();
+        CHECK(got == NULL);
+        free(got);
+        char run[700], runc[720];
+        snprintf(run, sizeof run, "%s/run", root);
+        snprintf(runc, sizeof runc, "%s/cudakit", run);
+        CHECK(mkdir(run, 0700) == 0);
+        setenv("XDG_RUNTIME_DIR", run, 1); /* the session's folder comes first */
+        got = ck_cache_dir();
+        CHECK(got && !strcmp(got, runc));
+        free(got);
+        CHECK(chmod(dir, 0700) == 0);
+        if (saved_tmp) setenv("TMPDIR", saved_tmp, 1); else unsetenv("TMPDIR");
+        if (saved_run) setenv("XDG_RUNTIME_DIR", saved_run, 1); else unsetenv("XDG_RUNTIME_DIR");
+        free(saved_tmp);
+        free(saved_run);
+    }
+
+    /* ---- entries: the key kept in full */
+    ck_kc_key ka, kb;
+    make_key(&ka, "kernel A");
+    make_key(&kb, "kernel B");
+    char *pa = ck_kc_key_path(&ka, dir, ".test"), *pb = ck_kc_key_path(&kb, dir, ".test");
+    CHECK(pa && pb && strcmp(pa, pb));
+    void *data = NULL;
+    size_t size = 0;
+    ck_cache_store(dir, pa, &ka, "AAAA", 5);
+    ck_cache_store(dir, pb, &kb, "BBBB", 5);
+    CHECK(ck_cache_load(pa, &ka, 1, &data, &size) == 1 && size == 5 && !memcmp(data, "AAAA", 5));
+    free(data);
+    CHECK(rename(pb, pa) == 0); /* B's valid entry under A's name */
+    CHECK(ck_cache_load(pa, &ka, 1, &data, &size) == 0);
+    CHECK(access(pa, F_OK) != 0 && errno == ENOENT); /* rejected and removed */
+    ck_cache_store(dir, pa, &ka, "AAAA", 5);
+    /* the entry's trust: a regular file of ours no one else can write */
+    struct stat st;
+    CHECK(stat(pa, &st) == 0 && (st.st_mode & 07777) == 0600);
+    CHECK(ck_cache_entry_trusted(&st, me));
+    CHECK(!ck_cache_entry_trusted(&st, other)); /* an entry planted by another user */
+    CHECK(chmod(pa, 0620) == 0);
+    CHECK(ck_cache_load(pa, &ka, 1, &data, &size) == 0 && access(pa, F_OK) != 0);
+    /* a link to a valid entry is not followed */
+    ck_cache_store(dir, pb, &ka, "AAAA", 5);
+    CHECK(symlink(pb, pa) == 0);
+    CHECK(ck_cache_load(pa, &ka, 1, &data, &size) == 0);
+    ck_cache_store(dir, pa, &ka, "AAAA", 5); /* the rename replaces the link */
+    CHECK(lstat(pa, &st) == 0 && S_ISREG(st.st_mode));
+    /* a FIFO: no wait for a writer that never comes, and the store replaces it */
+    CHECK(unlink(pa) == 0 && mkfifo(pa, 0600) == 0);
+    CHECK(ck_cache_load(pa, &ka, 1, &data, &size) == 0);
+    ck_cache_store(dir, pa, &ka, "AAAA", 5);
+    CHECK(ck_cache_load(pa, &ka, 1, &data, &size) == 1);
+    free(data);
+    /* another kind of entry, same fields otherwise (another seed) */
+    ck_kc_key kc;
+    ck_kc_key_init(&kc, 0x746573746b657932ull);
+    ck_kc_key_u64(&kc, 90);
+    ck_kc_key_field(&kc, "kernel A", 8);
+    CHECK(ck_cache_load(pa, &kc, 1, &data, &size) == 0);
+    ck_kc_key_free(&kc);
+    ck_kc_key_free(&ka);
+    ck_kc_key_free(&kb);
+    free(pa);
+    free(pb);
+    nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
+    test_disk_safety();
     if (ck_nvrtc_load() != CK_OK) {
+        if (failures) return 1;
         printf("test_kcache: SKIP (NVRTC not available: %s)\n", ck_error_message());
         return 0;
     }
@@ -207,6 +378,43 @@ int main(void)
         CHECK(c.from_disk == 0 && image_valid(&c));
         CHECK(c.size == a.size && c.data && !memcmp(c.data, a.data, a.size));
         ck_kernel_image_free(&c);
+    }
+
+    /* ---- another kernel's valid entry (sm_80's) under this one's name:
+     * a miss, and rebuilt */
+    {
+        char *other = NULL;
+        CHECK_OK(ck_kernel_compile(k_trivial, "ck_test_fill.cu", NULL, 0, 80, &c));
+        CHECK(c.from_disk == 1);
+        ck_kernel_image_free(&c);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char *p = NULL;
+            if (!strstr(e->d_name, ".cubin") || asprintf(&p, "%s/%s", dir, e->d_name) < 0) continue;
+            if (strcmp(p, entry) && !other) {
+                /* the sm_80 one: the one whose payload differs from a's */
+                struct stat so;
+                if (stat(p, &so) == 0 && so.st_size != st.st_size) other = p;
+                else free(p);
+            } else {
+                free(p);
+            }
+        }
+        if (d) closedir(d);
+        CHECK(other != NULL);
+        if (other && entry) {
+            char cmd[2048];
+            snprintf(cmd, sizeof cmd, "cp '%s' '%s'", other, entry);
+            CHECK(system(cmd) == 0);
+            CHECK_OK(ck_kernel_compile(k_trivial, "ck_test_fill.cu", NULL, 0, 90, &c));
+            CHECK(c.from_disk == 0 && c.size == a.size && !memcmp(c.data, a.data, a.size));
+            ck_kernel_image_free(&c);
+            CHECK_OK(ck_kernel_compile(k_trivial, "ck_test_fill.cu", NULL, 0, 90, &c));
+            CHECK(c.from_disk == 1 && c.size == a.size && !memcmp(c.data, a.data, a.size));
+            ck_kernel_image_free(&c);
+        }
+        free(other);
     }
 
     /* ---- a syntax error: CK_ERR_COMPILE, the log, and the line itself */

@@ -15,6 +15,18 @@ other: its work is done when each call returns, so its streams are always
 idle and its events carry the host clock (times are host times).  What truly
 needs a GPU (``Device(0)``, ``device="cuda"``, ``CUDAKIT_DEVICE=cuda``) raises
 one error, ``CUDAError: no usable CUDA device: <why>``.
+
+Waits for a GPU (``synchronize`` of the device, a stream or an event, and
+copies to the host) poll rather than block in the driver, so Ctrl-C ends
+them with ``KeyboardInterrupt`` and ``set_kernel_timeout`` bounds them with a
+``CUDAError``.  The kernel is not stopped by either: it and the work queued
+behind it go on running, the context stays usable, later work on the stream
+runs after it and the next wait waits for it again; only a kernel that
+faults (or one a display's watchdog ends) leaves the context unusable.  On
+the CPU, Ctrl-C and the time limit stop the kernel itself, between blocks or
+at a loop's next turn (its outputs then partly written), and a fault or a
+stack overflow in it is a ``CUDAError`` naming the kernel; docs/faults.md
+says more.
 """
 import os as _os
 import sys as _sys
@@ -38,6 +50,12 @@ def _add_wheel_library_dirs():
 
 
 _add_wheel_library_dirs()
+
+from . import types  # noqa: E402
+from ._intrinsics import *  # noqa: E402,F401,F403  (cuda.grid, cuda.threadIdx, cuda.shared.array ...)
+from ._intrinsics import NAMES as _INTRINSIC_NAMES  # noqa: E402
+from .types import (void, boolean, bool_, int8, uint8, int16, uint16, int32, uint32, int64, uint64,  # noqa: E402,F401
+                    intp, uintp, float16, float32, float64, complex64, complex128, from_dtype)
 
 _CPU = _core.Device("cpu")
 
@@ -84,6 +102,17 @@ def _gpu_index(device):
 def synchronize(device=None):
     """Wait for all work queued on a device (the current one by default)."""
     _core._device_synchronize(_device(device))
+
+
+def set_kernel_timeout(seconds):
+    """Stop a kernel that runs longer than ``seconds`` (``None`` or 0: no
+    limit, the default unless ``CUDAKIT_KERNEL_TIMEOUT`` is set); returns the
+    limit before (``None`` for none).  A launch on the CPU that runs past it
+    ends with a ``CUDAError`` naming the kernel and the limit (its outputs
+    partly written); on a GPU, a wait for the device (``synchronize``, a
+    copy to the host) that lasts longer raises a ``CUDAError``, and the
+    kernel may still be running."""
+    return _core._set_kernel_timeout(seconds)
 
 
 def get_device_properties(device=None):
@@ -144,6 +173,72 @@ class Device:
 
     def __str__(self):
         return f"cuda:{self.id}"
+
+
+class _GPUs:
+    """Numba's ``cuda.gpus``: the GPUs, ``len(cuda.gpus)``, ``cuda.gpus[i]``
+    (a Device: ``with cuda.gpus[1]:``) and ``cuda.gpus.current``."""
+
+    def __len__(self):
+        return device_count()
+
+    def __getitem__(self, i):
+        n = device_count()
+        if not isinstance(i, int) or not -n <= i < n:
+            raise IndexError(f"there {'is' if n == 1 else 'are'} {n} usable GPU{'' if n == 1 else 's'}: "
+                             f"no GPU {i!r}")
+        return Device(i % n)
+
+    def __iter__(self):
+        return (Device(i) for i in range(device_count()))
+
+    @property
+    def current(self):
+        return get_current_device()
+
+    def __repr__(self):
+        return f"<cudakit GPUs: {len(self)}>"
+
+
+gpus = _GPUs()
+
+
+def list_devices():
+    """The usable GPUs, as Devices."""
+    return list(gpus)
+
+
+def select_device(device_id):
+    """Make GPU device_id the current one (Numba's select_device); returns it."""
+    return Device(device_id).use()
+
+
+def get_current_device():
+    """The current GPU (Numba's get_current_device); the one error when none can be used."""
+    return Device(None)
+
+
+def close():
+    """Numba's cuda.close(): wait for the current GPU's work and release its cached memory."""
+    if is_available():
+        synchronize()
+        empty_cache()
+
+
+def detect():
+    """Print the GPUs found and whether each is usable (Numba's cuda.detect());
+    True when at least one is."""
+    n = device_count()
+    print(f"Found {n} CUDA device{'' if n == 1 else 's'}")
+    for i in range(n):
+        d = Device(i)
+        print(f"id {i:>4} {d.name:>40} [SUPPORTED]")
+        print(f"{'Compute Capability:':>40} {d.compute_capability[:-1]}.{d.compute_capability[-1]}")
+    if not n:
+        print(f"  ({unavailable_reason()}; cudakit runs the same code on the CPU)")
+    else:
+        print(f"Summary:\n\t{n}/{n} devices are supported")
+    return n > 0
 
 
 class Stream:
@@ -334,6 +429,9 @@ def device_array(shape, dtype="float64", strides=None, order="C", stream=None):
     """An uninitialised device array (on the current GPU, or the CPU without one)."""
     if strides is not None:
         raise NotImplementedError("device_array(strides=...): give order='C' or 'F' instead")
+    if getattr(dtype, "names", None):   # Numba's xoroshiro128p_dtype records: their (n, 2) uint64 words
+        from .random import _record_shape
+        shape, dtype = _record_shape(shape, dtype)
     return _core.empty(shape, dtype=dtype, order=order, device=_device(None))
 
 
@@ -368,6 +466,29 @@ def event(timing=True):
 def event_elapsed_time(evtstart, evtend):
     """Numba's name: milliseconds between two recorded events."""
     return evtstart.elapsed_time(evtend)
+
+
+_COMPILER_NAMES = ("jit", "Dispatcher", "DeviceFunction", "CompilerError", "TypingError", "UnsupportedError",
+                   "KernelArgumentWarning")
+_VECTORIZE_NAMES = ("vectorize", "guvectorize", "reduce", "Reduce")
+
+
+def __getattr__(name):
+    # the compiler (and NumPy with it) loads on first use, not with `import cudakit`
+    if name in _COMPILER_NAMES:
+        from . import compiler
+        return getattr(compiler, name)
+    if name == "random":   # cuda.random, as Numba's, without `import cudakit.cuda.random` first
+        from . import random
+        return random
+    if name in _VECTORIZE_NAMES:
+        from . import _vectorize
+        return getattr(_vectorize, name)
+    raise AttributeError(f"module 'cudakit.cuda' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_COMPILER_NAMES) | set(_VECTORIZE_NAMES))
 
 
 class _MatmulSettings:

@@ -74,8 +74,7 @@ ck_status ck_cuda_synchronize(ck_device dev)
 {
     ck_status s = ck_cuda_use(dev.index);
     if (s != CK_OK) return s;
-    CK_CHECK_CU(ck_cu.cuCtxSynchronize());
-    return CK_OK;
+    return ck_cuda_wait_device(dev.index, "cuCtxSynchronize");
 }
 
 /* ------------------------------------------------------------ backend */

@@ -109,6 +109,15 @@ void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx);
 /* Whether [p, p + n) lies in one pinned block of ours. */
 int ck_cuda_is_pinned(const void *p, size_t n);
 
+/* Waits for a GPU (cuda_runtime.c): they poll, so Ctrl-C ends them with
+ * CK_ERR_INTERRUPT and the kernel time limit with CK_ERR_DEVICE (the work
+ * stays queued); call names the wait in messages.  The device's context
+ * must be current. */
+ck_status ck_cuda_wait_stream(int d, CUstream s, const char *call);
+ck_status ck_cuda_wait_event(int d, CUevent e, const char *call);
+/* All of the device's work (cuCtxSynchronize's), polling our streams first. */
+ck_status ck_cuda_wait_device(int d, const char *call);
+
 /* the device runtime (cuda_runtime.c) */
 int ck_cuda_device_count(void);
 ck_status ck_cuda_device_properties(ck_device dev, ck_device_props *out);

@@ -109,7 +109,7 @@ static void *driver_alloc(int d, ck_pool *p, size_t nbytes)
     CUdeviceptr ptr = 0;
     r = ck_cu.cuMemAllocAsync(&ptr, nbytes ? nbytes : 1, s);
     if (r == CUDA_ERROR_OUT_OF_MEMORY && ck_cu.cuDeviceGetDefaultMemPool(&pool, ck_cuda_dev(d)->dev) == CUDA_SUCCESS) {
-        ck_cu.cuCtxSynchronize();
+        if (ck_cuda_wait_device(d, "cuCtxSynchronize (out of memory)") == CK_ERR_INTERRUPT) return NULL;
         ck_cu.cuMemPoolTrimTo(pool, 0);
         r = ck_cu.cuMemAllocAsync(&ptr, nbytes ? nbytes : 1, s);
     }
@@ -226,7 +226,8 @@ ck_status ck_cuda_memory_empty_cache(ck_device dev)
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK) return s;
     /* blocks may still be in use by queued work on their streams */
-    CK_CHECK_CU(ck_cu.cuCtxSynchronize());
+    s = ck_cuda_wait_device(d, "cuCtxSynchronize");
+    if (s != CK_OK) return s;
     if (use_driver_pool() && driver_pool_ready_[d]) {
         CUmemoryPool pool;
         CK_CHECK_CU(ck_cu.cuDeviceGetDefaultMemPool(&pool, ck_cuda_dev(d)->dev));
@@ -426,7 +427,15 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
     if (s != CK_OK || n == 0) return s;
     CUstream cs = ck_cuda_current_stream(d);
     /* from pinned memory: asynchronous, no staging */
-    if (n < CK_STAGE_MIN || ck_cuda_is_pinned(src, n)) {
+    if (ck_cuda_is_pinned(src, n)) {
+        CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
+        return CK_OK;
+    }
+    if (n < CK_STAGE_MIN) {
+        /* From pageable memory the driver waits for the stream, blocking:
+         * wait first, where Ctrl-C can end it. */
+        s = ck_cuda_wait_stream(d, cs, "cuMemcpyHtoDAsync");
+        if (s != CK_OK) return s;
         CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
         return CK_OK;
     }
@@ -436,21 +445,23 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
     pthread_mutex_lock(&st->mu);
     /* the copy must follow work already queued on the current stream */
     CUresult r = stream_follow(st->stream, cs);
-    for (size_t off = 0, k = 0; off < n && r == CUDA_SUCCESS; off += CK_STAGE_CHUNK, k ^= 1) {
+    for (size_t off = 0, k = 0; off < n && r == CUDA_SUCCESS && s == CK_OK; off += CK_STAGE_CHUNK, k ^= 1) {
         size_t m = n - off < CK_STAGE_CHUNK ? n - off : CK_STAGE_CHUNK;
-        r = ck_cu.cuEventSynchronize(st->done[k]);   /* the buffer's previous DMA is done */
-        if (r != CUDA_SUCCESS) break;
+        s = ck_cuda_wait_event(d, st->done[k], "staged host-to-device copy");   /* the buffer's previous DMA is done */
+        if (s != CK_OK) break;
         par_memcpy(st->buf[k], (const char *)src + off, m);
         r = ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst + off, st->buf[k], m, st->stream);
         if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[k], st->stream);
     }
-    /* later work on the current stream must see the data */
+    /* later work on the current stream must see the data (and must not
+     * reuse dst before a copy cut short has landed) */
     if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[0], st->stream);
     if (r == CUDA_SUCCESS) r = ck_cu.cuStreamWaitEvent(cs, st->done[0], 0);
-    if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st->stream);   /* staging buffers reusable, src may go */
+    if (r == CUDA_SUCCESS && s == CK_OK)   /* staging buffers reusable, src may go */
+        s = ck_cuda_wait_stream(d, st->stream, "staged host-to-device copy");
     pthread_mutex_unlock(&st->mu);
     if (r != CUDA_SUCCESS) return ck_cu_fail(r, "staged host-to-device copy", __func__, __FILE__, __LINE__);
-    return CK_OK;
+    return s;
 }
 
 ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n)
@@ -460,6 +471,10 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
     if (s != CK_OK || n == 0) return s;
     CUstream cs = ck_cuda_current_stream(d);
     if (n < CK_STAGE_MIN || ck_cuda_is_pinned(dst, n)) {
+        /* The work before the copy is waited for where Ctrl-C can end the
+         * wait, so none is cut short with the copy still queued to write dst. */
+        s = ck_cuda_wait_stream(d, cs, "cuMemcpyDtoHAsync");
+        if (s != CK_OK) return s;
         CK_CHECK_CU(ck_cu.cuMemcpyDtoHAsync_v2(dst, (CUdeviceptr)(uintptr_t)src, n, cs));
         CK_CHECK_CU(ck_cu.cuStreamSynchronize(cs));
         return CK_OK;
@@ -482,15 +497,17 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
             r = ck_cu.cuMemcpyDtoHAsync_v2(st->buf[(k + 1) & 1], (CUdeviceptr)(uintptr_t)src + off, m, st->stream);
             if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(st->done[(k + 1) & 1], st->stream);
         }
-        if (r == CUDA_SUCCESS) r = ck_cu.cuEventSynchronize(st->done[k & 1]);
         if (r == CUDA_SUCCESS) {
+            /* cut short, the DMA lands in the staging buffers only */
+            s = ck_cuda_wait_event(d, st->done[k & 1], "staged device-to-host copy");
+            if (s != CK_OK) break;
             size_t off = k * CK_STAGE_CHUNK, m = n - off < CK_STAGE_CHUNK ? n - off : CK_STAGE_CHUNK;
             par_memcpy((char *)dst + off, st->buf[k & 1], m);
         }
     }
     pthread_mutex_unlock(&st->mu);
     if (r != CUDA_SUCCESS) return ck_cu_fail(r, "staged device-to-host copy", __func__, __FILE__, __LINE__);
-    return CK_OK;
+    return s;
 }
 
 /* Between two GPUs: on the destination's current stream, after the work

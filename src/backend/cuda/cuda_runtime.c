@@ -1,11 +1,17 @@
 /* The device runtime on a GPU: device figures, streams and events, each a
- * driver call with the device's context made current.  ck_stream and
+ * driver call with the device's context made current, and the waits for
+ * the device, which poll rather than block in the driver.  ck_stream and
  * ck_event are the driver's CUstream and CUevent. */
+#define _GNU_SOURCE /* nanosleep */
 #include "cuda_internal.h"
+#include "../../runtime/interrupt.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CK_CU_USE(dev)                              \
     do {                                            \
@@ -42,6 +48,153 @@ ck_status ck_cuda_device_mem_info(ck_device dev, size_t *free_bytes, size_t *tot
     return CK_OK;
 }
 
+/* --------------------------------------------------------------- waits */
+
+/* A wait polls its stream or event: spinning for its first 50 us, yielding
+ * the core until 1 ms, then sleeping a 32nd of the time waited so far
+ * (20 us to 500 us), so that a long kernel is seen done at most 3% late.
+ * From 1 ms on SIGINT is caught (interrupt.h): Ctrl-C ends the wait, and
+ * so does the kernel time limit; the work stays queued either way. */
+#define CK_WAIT_SPIN_NS 50000ull
+#define CK_WAIT_YIELD_NS 1000000ull
+
+typedef CUresult (*ck_cu_query)(void *h);
+
+static CUresult q_stream(void *h) { return ck_cu.cuStreamQuery((CUstream)h); }
+static CUresult q_event(void *h) { return ck_cu.cuEventQuery((CUevent)h); }
+
+static ck_status ck_cuda_poll(int d, ck_cu_query q, void *h, const char *call)
+{
+    CUresult r = q(h);
+    if (r == CUDA_SUCCESS) return CK_OK;
+    if (r != CUDA_ERROR_NOT_READY) return ck_cu_fail(r, call, __func__, __FILE__, __LINE__);
+    uint64_t t0 = ck_now_ns(), lim = ck_kernel_timeout_ns();
+    unsigned seen = ck_sigint_count();
+    int catching = 0;
+    ck_status s = CK_OK;
+    for (;;) {
+        r = q(h);
+        if (r != CUDA_ERROR_NOT_READY) {
+            if (r != CUDA_SUCCESS) s = ck_cu_fail(r, call, __func__, __FILE__, __LINE__);
+            break;
+        }
+        uint64_t waited = ck_now_ns() - t0;
+        if (!catching && waited >= CK_WAIT_YIELD_NS) catching = ck_sigint_catch_begin() ? 1 : -1;
+        if (ck_sigint_count() != seen) {
+            ck_sigint_reported();
+            s = ck_error_set(CK_ERR_INTERRUPT,
+                             "interrupted (SIGINT) while waiting for cuda:%d (%s); the work queued there goes on "
+                             "running, and the context stays usable",
+                             d, call);
+            break;
+        }
+        if (lim && waited >= lim) {
+            s = ck_error_set(CK_ERR_DEVICE,
+                             "%s: waited for cuda:%d longer than the kernel time limit of %g s (CUDAKIT_KERNEL_TIMEOUT, "
+                             "set_kernel_timeout); a kernel may still be running there",
+                             call, d, (double)lim / 1e9);
+            break;
+        }
+        if (waited < CK_WAIT_SPIN_NS) continue;
+        if (waited < CK_WAIT_YIELD_NS) {
+            sched_yield();
+            continue;
+        }
+        uint64_t nap = waited / 32;
+        nap = nap < 20000 ? 20000 : nap > 500000 ? 500000 : nap;
+        struct timespec ts = {0, (long)nap};
+        nanosleep(&ts, NULL);
+    }
+    if (catching == 1) ck_sigint_catch_end();
+    return s;
+}
+
+ck_status ck_cuda_wait_stream(int d, CUstream st, const char *call) { return ck_cuda_poll(d, q_stream, st, call); }
+
+ck_status ck_cuda_wait_event(int d, CUevent e, const char *call) { return ck_cuda_poll(d, q_event, e, call); }
+
+/* Non-blocking streams made here, which the default stream does not wait
+ * for: a wait for the whole device polls each, asking under the lock
+ * whether it still exists. */
+static pthread_mutex_t nb_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct nb_stream { CUstream s; int d; } *nb_;
+static size_t nb_n, nb_cap;
+
+static void nb_add(int d, CUstream st)
+{
+    pthread_mutex_lock(&nb_mu);
+    if (nb_n == nb_cap) {
+        size_t cap = nb_cap ? 2 * nb_cap : 16;
+        struct nb_stream *p = realloc(nb_, cap * sizeof *p);
+        if (p) {
+            nb_ = p;
+            nb_cap = cap;
+        }
+    }
+    /* One left out (no memory) is still waited for, by cuCtxSynchronize. */
+    if (nb_n < nb_cap) nb_[nb_n++] = (struct nb_stream){st, d};
+    pthread_mutex_unlock(&nb_mu);
+}
+
+static void nb_remove(CUstream st)
+{
+    pthread_mutex_lock(&nb_mu);
+    for (size_t i = 0; i < nb_n; i++)
+        if (nb_[i].s == st) {
+            nb_[i] = nb_[--nb_n];
+            break;
+        }
+    pthread_mutex_unlock(&nb_mu);
+}
+
+/* h: the i-th non-blocking stream of the device, as (d << 32 | i) + 1;
+ * gone (destroyed meanwhile) counts as done. */
+static CUresult q_nb(void *h)
+{
+    uintptr_t v = (uintptr_t)h - 1;
+    int d = (int)(v >> 32);
+    size_t i = (size_t)(v & 0xffffffffu), k = 0;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&nb_mu);
+    for (size_t j = 0; j < nb_n; j++)
+        if (nb_[j].d == d && k++ == i) {
+            r = ck_cu.cuStreamQuery(nb_[j].s);
+            break;
+        }
+    pthread_mutex_unlock(&nb_mu);
+    return r;
+}
+
+static CUevent sync_ev_[CK_CUDA_MAX_DEVICES];
+static pthread_mutex_t sync_ev_mu = PTHREAD_MUTEX_INITIALIZER;
+
+ck_status ck_cuda_wait_device(int d, const char *call)
+{
+    /* The default stream waits for every blocking stream: an event
+     * recorded there is done when all of them are; then the current
+     * stream and the non-blocking ones; cuCtxSynchronize last, for what
+     * no poll could see (others' streams) and the errors. */
+    pthread_mutex_lock(&sync_ev_mu);
+    CUresult r = sync_ev_[d] ? CUDA_SUCCESS : ck_cu.cuEventCreate(&sync_ev_[d], CU_EVENT_DISABLE_TIMING);
+    pthread_mutex_unlock(&sync_ev_mu);
+    if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(sync_ev_[d], NULL);
+    if (r != CUDA_SUCCESS) return ck_cu_fail(r, call, __func__, __FILE__, __LINE__);
+    ck_status s = ck_cuda_poll(d, q_event, sync_ev_[d], call);
+    CUstream cur = ck_cuda_current_stream(d);
+    if (s == CK_OK && cur) s = ck_cuda_poll(d, q_stream, cur, call);
+    for (size_t i = 0; s == CK_OK; i++) {
+        pthread_mutex_lock(&nb_mu);
+        size_t n = 0;
+        for (size_t j = 0; j < nb_n; j++) n += nb_[j].d == d;
+        pthread_mutex_unlock(&nb_mu);
+        if (i >= n) break;
+        s = ck_cuda_poll(d, q_nb, (void *)(((uintptr_t)d << 32 | i) + 1), call);
+    }
+    if (s != CK_OK) return s;
+    CK_CHECK_CU(ck_cu.cuCtxSynchronize());
+    return CK_OK;
+}
+
 /* ------------------------------------------------------------- streams */
 
 ck_status ck_cuda_stream_create(ck_device dev, int nonblocking, int priority, ck_stream *out)
@@ -49,6 +202,7 @@ ck_status ck_cuda_stream_create(ck_device dev, int nonblocking, int priority, ck
     CK_CU_USE(dev);
     CUstream st;
     CK_CHECK_CU(ck_cu.cuStreamCreateWithPriority(&st, nonblocking ? CU_STREAM_NON_BLOCKING : 0, priority));
+    if (nonblocking) nb_add(dev.index, st);
     *out = (ck_stream)st;
     return CK_OK;
 }
@@ -56,6 +210,7 @@ ck_status ck_cuda_stream_create(ck_device dev, int nonblocking, int priority, ck
 ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s)
 {
     CK_CU_USE(dev);
+    nb_remove((CUstream)s);
     CK_CHECK_CU(ck_cu.cuStreamDestroy_v2((CUstream)s));
     return CK_OK;
 }
@@ -63,8 +218,7 @@ ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s)
 ck_status ck_cuda_stream_synchronize(ck_device dev, ck_stream s)
 {
     CK_CU_USE(dev);
-    CK_CHECK_CU(ck_cu.cuStreamSynchronize((CUstream)s));
-    return CK_OK;
+    return ck_cuda_wait_stream(dev.index, (CUstream)s, "cuStreamSynchronize");
 }
 
 /* A query's answer: done, not yet, or the error. */
@@ -127,8 +281,7 @@ ck_status ck_cuda_event_record(ck_device dev, ck_event e, ck_stream s)
 ck_status ck_cuda_event_synchronize(ck_device dev, ck_event e)
 {
     CK_CU_USE(dev);
-    CK_CHECK_CU(ck_cu.cuEventSynchronize((CUevent)e));
-    return CK_OK;
+    return ck_cuda_wait_event(dev.index, (CUevent)e, "cuEventSynchronize");
 }
 
 ck_status ck_cuda_event_query(ck_device dev, ck_event e, int *done)

@@ -186,6 +186,9 @@ static ck_status radix_sort(const ck_sort_desc *d, CUfunction *fns, int dev, CUs
         int shifts[8], hows[8], npass = 0;
         if (skip) {
             uint32_t h[8 * 256];
+            /* the copy to pageable memory would wait for the stream in the driver */
+            s = ck_cuda_wait_stream(dev, st, "sort");
+            if (s != CK_OK) goto done;
             r = ck_cu.cuMemcpyDtoHAsync_v2(h, (CUdeviceptr)(uintptr_t)hist, (size_t)np * 256 * 4, st);
             if (r == CUDA_SUCCESS) r = ck_cu.cuStreamSynchronize(st);
             if (r != CUDA_SUCCESS) { s = ck_cu_fail(r, "cuMemcpyDtoHAsync (sort)", __func__, __FILE__, __LINE__); goto done; }

@@ -5,15 +5,24 @@
 #define _GNU_SOURCE /* asprintf, mkdtemp, realpath */
 #include "internal.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -22,6 +31,8 @@ extern char **environ;
 #define CK_CPU_LOG_MAX 3500
 #define CK_CPU_CONTEXT 3
 #define CK_CPU_MAX_ERR_LINES 6
+/* More log than this is not read: the message shows the first part. */
+#define CK_CPU_LOG_READ_MAX ((size_t)1 << 20)
 
 static ck_cxx ck_cxx_;
 static pthread_once_t ck_cxx_once = PTHREAD_ONCE_INIT;
@@ -144,30 +155,31 @@ int ck_cpu_write_file(const char *dir, const char *name, const char *data, size_
     return close(fd);
 }
 
-static char *ck_read_file(const char *path, size_t *n)
+/* The file's bytes (malloc'd, NUL-terminated), at most max of them. */
+static char *ck_read_file(const char *path, size_t max, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f) return NULL;
-    ck_sbuf b = {0};
+    char *s = NULL;
     char chunk[65536];
     size_t r;
     size_t total = 0;
-    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        char *s = realloc(b.s, total + r + 1);
-        if (!s) {
-            free(b.s);
+    while (total < max && (r = fread(chunk, 1, max - total < sizeof chunk ? max - total : sizeof chunk, f)) > 0) {
+        char *t = realloc(s, total + r + 1);
+        if (!t) {
+            free(s);
             fclose(f);
             return NULL;
         }
-        b.s = s;
-        memcpy(b.s + total, chunk, r);
+        s = t;
+        memcpy(s + total, chunk, r);
         total += r;
     }
     fclose(f);
-    if (!b.s) b.s = calloc(1, 1);
-    else b.s[total] = '\0';
+    if (!s) s = calloc(1, 1);
+    else s[total] = '\0';
     *n = total;
-    return b.s;
+    return s;
 }
 
 static void ck_rm_tree(const char *dir)
@@ -205,12 +217,13 @@ static int ck_cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* "kernel.cu:12:5: error: ..." lines of the log (gcc and clang agree). */
-static ck_status ck_cpu_compile_error(const char *source, const char *cxx, int status, const char *log)
+/* The message: "the C++ compiler (cxx) <what>:", the log, and the source
+ * around its "kernel.cu:12:5: error: ..." lines (gcc and clang agree). */
+static ck_status ck_cpu_compile_error(const char *source, const char *cxx, const char *what, const char *log)
 {
     ck_sbuf b = {0};
-    ck_sbuf_printf(&b, "the C++ compiler (%s) could not compile the kernel for the CPU (exit status %d):\n", cxx, status);
     size_t ll = log ? strlen(log) : 0;
+    ck_sbuf_printf(&b, "the C++ compiler (%s) %s%s\n", cxx, what, ll ? ":" : "");
     if (ll > CK_CPU_LOG_MAX)
         ck_sbuf_printf(&b, "%.*s\n[... %zu more bytes of log ...]\n", CK_CPU_LOG_MAX, log, ll - CK_CPU_LOG_MAX);
     else if (ll)
@@ -258,15 +271,189 @@ static ck_status ck_cpu_compile_error(const char *source, const char *cxx, int s
         if (b.len > CK_CPU_MSG_MAX) b.s[CK_CPU_MSG_MAX] = '\0';
         s = ck_error_set(CK_ERR_COMPILE, "%s", b.s);
     } else {
-        s = ck_error_set(CK_ERR_COMPILE, "the C++ compiler (%s) could not compile the kernel for the CPU", cxx);
+        s = ck_error_set(CK_ERR_COMPILE, "the C++ compiler (%s) %s", cxx, what);
     }
     free(b.s);
     return s;
 }
 
+/* ------------------------------------------------------------ limits */
+
+/* A kernel's source decides what the compiler reads: #include "/dev/zero"
+ * would have it allocate until the machine's memory is gone, a FIFO or a
+ * hung network file would have it wait forever, a constexpr loop spin for
+ * hours.  So every compiler run has limits on its time and memory. */
+static ck_status ck_env_limit(const char *name, long dflt, long max, long *out)
+{
+    const char *e = getenv(name);
+    *out = dflt;
+    if (!e || !*e) return CK_OK;
+    if (!strcasecmp(e, "off") || !strcmp(e, "0")) {
+        *out = 0;
+        return CK_OK;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(e, &end, 10);
+    while (isspace((unsigned char)*end)) end++;
+    if (errno || end == e || *end || v <= 0 || v > max)
+        return ck_error_set(CK_ERR_VALUE, "%s must be a whole number from 1 to %ld, or 0 or 'off' for no limit, not '%s'",
+                            name, max, e);
+    *out = v;
+    return CK_OK;
+}
+
+ck_status ck_cpu_compile_limits(ck_cxx_limits *lim)
+{
+    ck_status s = ck_env_limit("CUDAKIT_COMPILE_TIMEOUT", CK_CPU_COMPILE_TIMEOUT_S, 1L << 30, &lim->seconds);
+    if (s == CK_OK) s = ck_env_limit("CUDAKIT_COMPILE_MEMORY", CK_CPU_COMPILE_MEMORY_MB, 1L << 30, &lim->mib);
+    if (s != CK_OK) return s;
+    /* The CPU limit's soft part sends SIGXCPU, which the driver reports as
+     * "CPU time limit exceeded"; the hard one, a little later, is SIGKILL. */
+    snprintf(lim->cpu_soft, sizeof lim->cpu_soft, "%ld", lim->seconds);
+    snprintf(lim->cpu_hard, sizeof lim->cpu_hard, "%ld", lim->seconds ? lim->seconds + 5 : 0);
+    snprintf(lim->mem_kib, sizeof lim->mem_kib, "%lld", (long long)lim->mib * 1024);
+    return CK_OK;
+}
+
+static double ck_cpu_clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Wait for pid, at most seconds (0: no limit): 1 when it ended (*st its
+ * status), 0 when the time ran out, -1 on an error (errno).  A pidfd lets
+ * poll() wake at the exit; without one (before Linux 5.3) we look at
+ * growing intervals, a few milliseconds late at worst. */
+static int ck_wait_child(pid_t pid, long seconds, int *st)
+{
+    if (!seconds) {
+        while (waitpid(pid, st, 0) < 0)
+            if (errno != EINTR) return -1;
+        return 1;
+    }
+    double deadline = ck_cpu_clock_s() + (double)seconds;
+    int pfd = -1;
+#ifdef SYS_pidfd_open
+    pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+    long step_us = 500;
+    int rc;
+    for (;;) {
+        pid_t r = waitpid(pid, st, WNOHANG);
+        if (r == pid) {
+            rc = 1;
+            break;
+        }
+        if (r < 0 && errno != EINTR) {
+            rc = -1;
+            break;
+        }
+        double left = deadline - ck_cpu_clock_s();
+        if (left <= 0) {
+            rc = 0;
+            break;
+        }
+        if (pfd >= 0) {
+            struct pollfd pf = {.fd = pfd, .events = POLLIN};
+            poll(&pf, 1, left > INT_MAX / 1000 ? INT_MAX : (int)(left * 1000) + 1);
+        } else {
+            long us = left * 1e6 < step_us ? (long)(left * 1e6) + 1 : step_us;
+            struct timespec ts = {us / 1000000, us % 1000000 * 1000};
+            nanosleep(&ts, NULL);
+            if (step_us < 20000) step_us *= 2;
+        }
+    }
+    if (pfd >= 0) close(pfd);
+    return rc;
+}
+
+/* Kill pid and what it started (the driver's cc1plus, as, ld): each is
+ * stopped first, so it starts nothing new while /proc is searched for the
+ * processes whose parent is already in the list. */
+static void ck_kill_tree(pid_t root)
+{
+    enum { CK_TREE_MAX = 64 };
+    pid_t tree[CK_TREE_MAX];
+    int n = 0;
+    tree[n++] = root;
+    kill(root, SIGSTOP);
+    for (int grew = 1, pass = 0; grew && pass < 8; pass++) {
+        grew = 0;
+        DIR *d = opendir("/proc");
+        if (!d) break;
+        struct dirent *e;
+        while ((e = readdir(d)) && n < CK_TREE_MAX) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            if (pid <= 0 || *end) continue;
+            char path[64], buf[512];
+            snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) continue;
+            ssize_t len = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (len <= 0) continue;
+            buf[len] = '\0';
+            /* "pid (comm) state ppid ...": comm may hold spaces and ')' */
+            char *rp = strrchr(buf, ')');
+            int ppid = 0;
+            char state;
+            if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2) continue;
+            int in = 0, parent_in = 0;
+            for (int i = 0; i < n; i++) {
+                in |= tree[i] == (pid_t)pid;
+                parent_in |= tree[i] == (pid_t)ppid;
+            }
+            if (in || !parent_in) continue;
+            kill((pid_t)pid, SIGSTOP);
+            tree[n++] = (pid_t)pid;
+            grew = 1;
+        }
+        closedir(d);
+    }
+    for (int i = n - 1; i >= 0; i--) kill(tree[i], SIGKILL);
+}
+
+/* What went wrong, as the message's first line says it: the limits are
+ * named with the variable that raises them. */
+static void ck_cpu_failure(char *what, size_t n, const ck_cxx_limits *lim, int timed_out, int st, const char *log)
+{
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (timed_out) {
+        snprintf(what, n, "ran out of time compiling the kernel for the CPU: it was stopped after %ld s "
+                          "(CUDAKIT_COMPILE_TIMEOUT sets the limit, in seconds)", lim->seconds);
+    } else if (sig == SIGXCPU || (log && strstr(log, "CPU time limit exceeded"))) {
+        snprintf(what, n, "ran out of time compiling the kernel for the CPU: it used its %ld s of CPU time "
+                          "(CUDAKIT_COMPILE_TIMEOUT sets the limit, in seconds)", lim->seconds);
+    } else if (log && (strstr(log, ": out of memory allocating") || strstr(log, "LLVM ERROR: out of memory") ||
+                       strstr(log, "virtual memory exhausted") || strstr(log, "instance of 'std::bad_alloc'") ||
+                       strstr(log, "Cannot allocate memory"))) {
+        /* the messages of GCC, clang and the C++ runtime, not a user's
+         * "out of memory" that a log line quotes */
+        if (lim->mib)
+            snprintf(what, n, "ran out of memory compiling the kernel for the CPU: its limit is %ld MiB of "
+                              "address space (CUDAKIT_COMPILE_MEMORY sets it, in MiB)", lim->mib);
+        else
+            snprintf(what, n, "ran out of memory compiling the kernel for the CPU");
+    } else if (sig == SIGKILL || (log && strstr(log, "Killed signal"))) {
+        snprintf(what, n, "was killed compiling the kernel for the CPU: it ran out of time or memory "
+                          "(CUDAKIT_COMPILE_TIMEOUT, in seconds, and CUDAKIT_COMPILE_MEMORY, in MiB, set the limits)");
+    } else if (sig) {
+        snprintf(what, n, "could not compile the kernel for the CPU (killed by signal %d)", sig);
+    } else {
+        snprintf(what, n, "could not compile the kernel for the CPU (exit status %d)", WEXITSTATUS(st));
+    }
+}
+
 ck_status ck_cpu_compile(const char *tu, const char *source, const char *const *flags, int nflags,
                          const char *pchdir, char **so, size_t *so_size)
 {
+    ck_cxx_limits lim;
+    ck_status ls = ck_cpu_compile_limits(&lim);
+    if (ls != CK_OK) return ls;
     const ck_cxx *cxx = ck_cpu_cxx();
     const char *tmp = getenv("TMPDIR");
     char *dir = NULL;
@@ -301,12 +488,21 @@ ck_status ck_cpu_compile(const char *tu, const char *source, const char *const *
         s = ck_error_set(CK_ERR_MEMORY, "out of memory");
         goto done;
     }
-    argv = calloc((size_t)(cxx->argc + nflags + 8), sizeof *argv);
+    argv = calloc((size_t)(cxx->argc + nflags + 16), sizeof *argv);
     if (!argv) {
         s = ck_error_set(CK_ERR_MEMORY, "out of memory");
         goto done;
     }
+    /* posix_spawn cannot set limits, so a shell does before it becomes the
+     * compiler (one exec, about a millisecond of a compile's hundreds). */
     int k = 0;
+    argv[k++] = "/bin/sh";
+    argv[k++] = "-c";
+    argv[k++] = CK_CPU_LIMITS_SH "exec \"$@\"";
+    argv[k++] = "sh";
+    argv[k++] = lim.cpu_soft;
+    argv[k++] = lim.cpu_hard;
+    argv[k++] = lim.mem_kib;
     for (int i = 0; i < cxx->argc; i++) argv[k++] = cxx->argv[i];
     argv[k++] = inc;
     if (pinc) argv[k++] = pinc;
@@ -322,32 +518,42 @@ ck_status ck_cpu_compile(const char *tu, const char *source, const char *const *
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    const char *cc = cxx->argv[0];
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
-        s = ck_error_set(CK_ERR_RUNTIME, "cannot run the C++ compiler %s: %s", argv[0], strerror(rc));
+        s = ck_error_set(CK_ERR_RUNTIME, "cannot run the C++ compiler %s through %s: %s", cc, argv[0], strerror(rc));
         goto done;
     }
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR) {
-            s = ck_error_set(CK_ERR_RUNTIME, "waiting for the C++ compiler %s: %s", argv[0], strerror(errno));
-            goto done;
-        }
+    int ended = ck_wait_child(pid, lim.seconds, &st);
+    if (ended == 0) {
+        ck_kill_tree(pid);
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    } else if (ended < 0) {
+        s = ck_error_set(CK_ERR_RUNTIME, "waiting for the C++ compiler %s: %s", cc, strerror(errno));
+        goto done;
     }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    if (ended == 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         size_t n = 0;
-        char *log = ck_read_file(logp, &n);
-        s = ck_cpu_compile_error(source, argv[0], WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), log);
+        char *log = ck_read_file(logp, CK_CPU_LOG_READ_MAX, &n);
+        if (ended && WIFEXITED(st) && (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127) && log &&
+            strstr(log, "exec"))
+            s = ck_error_set(CK_ERR_RUNTIME, "cannot run the C++ compiler %s: %s", cc, log);
+        else {
+            char what[400];
+            ck_cpu_failure(what, sizeof what, &lim, ended == 0, st, log);
+            s = ck_cpu_compile_error(source, cc, what, log);
+        }
         free(log);
         goto done;
     }
-    *so = ck_read_file(out, so_size);
+    *so = ck_read_file(out, SIZE_MAX, so_size);
     if (!*so || !*so_size) {
         free(*so);
         *so = NULL;
-        s = ck_error_set(CK_ERR_RUNTIME, "the C++ compiler %s made no library", argv[0]);
+        s = ck_error_set(CK_ERR_RUNTIME, "the C++ compiler %s made no library", cc);
     }
 done:
     free(argv);

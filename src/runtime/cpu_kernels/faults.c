@@ -1,10 +1,13 @@
-/* Traps, failed asserts and faults inside a kernel (see internal.h): each
- * ends the launch with an error naming the kernel, block and thread, by a
- * jump back to the launcher (launch.c's sigsetjmp) from wherever the
- * kernel was, a fiber included.  A fault is caught by a signal handler
- * installed once, at the first launch; one that is not a kernel's goes on
- * to the handler that was there before. */
-#define _GNU_SOURCE /* siginfo_t, sigjmp_buf */
+/* Traps, failed asserts, faults and stops inside a kernel (see
+ * internal.h): each ends the launch with an error naming the kernel, block
+ * and thread, by a jump back to the launcher (launch.c's sigsetjmp) from
+ * wherever the kernel was, a fiber included.  A fault (SIGSEGV, SIGBUS,
+ * SIGFPE, SIGILL, SIGTRAP) is caught by a signal handler installed once, at
+ * the first launch, that runs on an alternate stack each worker thread
+ * gets, so that a stack overflow can be caught too; a fault that is not a
+ * kernel's goes on to the handler that was there before. */
+#define _GNU_SOURCE /* siginfo_t, sigjmp_buf, REG_RSP, MAP_STACK */
+#undef _FORTIFY_SOURCE /* its longjmp check refuses a jump from one stack to another */
 #include "internal.h"
 
 #include <pthread.h>
@@ -12,8 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
-static struct sigaction ck_old_segv, ck_old_bus, ck_old_fpe;
+#define CK_ALTSTACK_SIZE (64u * 1024u)
+
+static const int ck_fault_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP};
+#define CK_NSIGS (int)(sizeof ck_fault_sigs / sizeof ck_fault_sigs[0])
+static struct sigaction ck_old_act[CK_NSIGS];
 static pthread_once_t ck_sig_once = PTHREAD_ONCE_INIT;
 
 /* Jump back to the launcher from wherever the kernel is, a fiber included. */
@@ -44,16 +53,43 @@ void ck_cpu_api_fail(const char *what, const char *file, int line)
     ck_cpu_fail_thread(ck_cpu_worker_self, CK_ERR_RUNTIME, msg);
 }
 
-static void ck_bounds_handler(int sig, siginfo_t *si, void *uc)
+void ck_cpu_api_poll(void)
+{
+    ck_worker *W = ck_cpu_worker_self;
+    if (!W || !W->L || !W->in_kernel) return;
+    int why = ck_cpu_watch_stop_reason(W->L);
+    if (!why) return;
+    ck_cpu_launch_stopped(W->L, W->ctx, why);
+    ck_worker_jump(W);
+}
+
+static void *ck_uc_sp(void *uc)
+{
+#if defined(__x86_64__)
+    return (void *)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    return (void *)((ucontext_t *)uc)->uc_mcontext.sp;
+#else
+    (void)uc;
+    return NULL;
+#endif
+}
+
+static void ck_fault_handler(int sig, siginfo_t *si, void *uc)
 {
     ck_worker *W = ck_cpu_worker_self;
     if (W && W->in_kernel && W->L) {
         W->fault_sig = sig;
+        W->fault_code = si->si_code;
         W->fault_addr = si->si_addr;
+        W->fault_sp = ck_uc_sp(uc);
+        W->fault_stack = W->on_fiber ? W->B.f[W->B.cur].stack : NULL;
         ck_worker_jump(W);
     }
     /* Not a kernel's: what was there before us. */
-    struct sigaction *old = sig == SIGSEGV ? &ck_old_segv : sig == SIGBUS ? &ck_old_bus : &ck_old_fpe;
+    int k = 0;
+    while (k < CK_NSIGS - 1 && ck_fault_sigs[k] != sig) k++;
+    struct sigaction *old = &ck_old_act[k];
     if (old->sa_flags & SA_SIGINFO) {
         if (old->sa_sigaction) old->sa_sigaction(sig, si, uc);
     } else if (old->sa_handler == SIG_DFL) {
@@ -68,17 +104,16 @@ static void ck_bounds_handler(int sig, siginfo_t *si, void *uc)
  * Installed once, at the first launch, and left in place: installing it
  * around each launch would cost system calls and serialise launches.
  * SA_NODEFER, so jumping out of the handler leaves the signal unblocked
- * without saving the mask in every sigsetjmp. */
+ * without saving the mask in every sigsetjmp; SA_ONSTACK, so that it runs
+ * when the kernel's stack is the one that ran out. */
 static void ck_sig_install(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = ck_bounds_handler;
+    sa.sa_sigaction = ck_fault_handler;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &ck_old_segv);
-    sigaction(SIGBUS, &sa, &ck_old_bus);
-    sigaction(SIGFPE, &sa, &ck_old_fpe);
+    for (int k = 0; k < CK_NSIGS; k++) sigaction(ck_fault_sigs[k], &sa, &ck_old_act[k]);
 }
 
 void ck_cpu_faults_install(void)
@@ -87,23 +122,102 @@ void ck_cpu_faults_install(void)
     if (!catch_env || strcmp(catch_env, "0")) pthread_once(&ck_sig_once, ck_sig_install);
 }
 
+/* The stack the handler runs on when the thread's own is full; a thread
+ * that already has one (Python's faulthandler gives the main thread one)
+ * keeps it. */
+void ck_cpu_altstack_install(ck_worker *W)
+{
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE)) return;
+    size_t page = ck_cpu_page_size();
+    char *m = mmap(NULL, CK_ALTSTACK_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1,
+                   0);
+    if (m == MAP_FAILED) return;
+    mprotect(m, page, PROT_NONE);
+    stack_t ss = {.ss_sp = m + page, .ss_size = CK_ALTSTACK_SIZE, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) != 0) {
+        munmap(m, CK_ALTSTACK_SIZE + page);
+        return;
+    }
+    W->altstack = m + page;
+}
+
+void ck_cpu_altstack_free(ck_worker *W)
+{
+    if (!W->altstack) return;
+    size_t page = ck_cpu_page_size();
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == W->altstack) {
+        stack_t off = {.ss_flags = SS_DISABLE};
+        sigaltstack(&off, NULL);
+    }
+    munmap((char *)W->altstack - page, CK_ALTSTACK_SIZE + page);
+    W->altstack = NULL;
+}
+
+/* A fault in the guard below a fiber's stack, or just below the stack
+ * pointer (a worker thread's own stack, whose guard the kernel keeps). */
+static int ck_fault_is_overflow(const ck_worker *W)
+{
+    if (W->fault_sig != SIGSEGV && W->fault_sig != SIGBUS) return 0;
+    uintptr_t a = (uintptr_t)W->fault_addr, sp = (uintptr_t)W->fault_sp;
+    if (W->fault_stack) {
+        uintptr_t lo = (uintptr_t)W->fault_stack;
+        if (a < lo && a >= lo - ck_cpu_stack_guard()) return 1;
+    }
+    return sp && a + 65536 > sp && a < sp + 4096;
+}
+
+static const char *ck_fpe_what(int code)
+{
+    switch (code) {
+    case FPE_INTDIV: return "integer division by zero";
+    case FPE_INTOVF: return "integer overflow (INT_MIN / -1?)";
+    case FPE_FLTDIV: return "floating-point division by zero (trapping enabled)";
+    case FPE_FLTINV: return "invalid floating-point operation (trapping enabled)";
+    default: return "arithmetic fault (integer division by zero?)";
+    }
+}
+
 void ck_cpu_fault_report(ck_launch *L, ck_worker *W)
 {
     const ck__ctx_t *c = W->ctx;
-    char where[160];
-    snprintf(where, sizeof where, "block (%u, %u, %u), thread (%u, %u, %u)", c->bid.x, c->bid.y, c->bid.z, c->tid.x,
-             c->tid.y, c->tid.z);
+    char where[200];
+    int n = snprintf(where, sizeof where, "block (%u, %u, %u)", c->bid.x, c->bid.y, c->bid.z);
+    if (L->mode != CK_MODE_BLOCK || L->nthreads == 1)
+        snprintf(where + n, sizeof where - (size_t)n, ", thread (%u, %u, %u)", c->tid.x, c->tid.y, c->tid.z);
+    else
+        /* The kernel, inlined into the loop over the block's threads, need
+         * not have stored the index of the thread it was at. */
+        snprintf(where + n, sizeof where - (size_t)n,
+                 ", thread unknown (the block ran as one loop; CUDAKIT_CPU_FIBERS=1 names the thread)");
     char *a = W->fault_addr;
-    if (W->fault_sig == SIGFPE) {
-        ck_cpu_launch_error(L, CK_ERR_DEVICE, "kernel %s: arithmetic fault (integer division by zero?) in %s",
-                            L->fn->name, where);
+    const char *name = L->fn->name;
+    switch (W->fault_sig) {
+    case SIGFPE: ck_cpu_launch_error(L, CK_ERR_DEVICE, "kernel %s: %s in %s", name, ck_fpe_what(W->fault_code), where); return;
+    case SIGILL:
+        ck_cpu_launch_error(L, CK_ERR_DEVICE,
+                            "kernel %s: illegal instruction (inline asm, or a trap the compiler put where behaviour "
+                            "is undefined) at %p in %s",
+                            name, (void *)a, where);
+        return;
+    case SIGTRAP: ck_cpu_launch_error(L, CK_ERR_DEVICE, "kernel %s: breakpoint trap in %s", name, where); return;
+    default: break;
+    }
+    if (ck_fault_is_overflow(W)) {
+        char size[96] = "its worker thread's stack";
+        if (W->fault_stack) snprintf(size, sizeof size, "its %zu KiB stack", W->stack_size / 1024);
+        ck_cpu_launch_error(L, CK_ERR_DEVICE,
+                            "kernel %s: stack overflow in %s: a thread used more than %s (recursion too deep or "
+                            "endless? a GPU thread has at most 512 KiB of local memory; CUDAKIT_CPU_STACK_KB sets "
+                            "the stack of the CPU's fibers)",
+                            name, where, size);
         return;
     }
     if (ck_cpu_guards_report(L, a, where)) return;
-    ck_cpu_launch_error(L, CK_ERR_DEVICE, "kernel %s: illegal memory access at address %p in %s (%s)", L->fn->name,
-                        (void *)a, where,
+    ck_cpu_launch_error(L, CK_ERR_DEVICE, "kernel %s: illegal memory access at address %p in %s (%s)", name, (void *)a,
+                        where,
                         W->fault_sig == SIGBUS ? "bus error"
                         : L->bounds            ? "not inside any array argument"
-                                           : "CUDAKIT_BOUNDS=1 checks the array arguments' bounds");
+                                               : "CUDAKIT_BOUNDS=1 checks the array arguments' bounds");
 }
-

@@ -1,12 +1,20 @@
 /* A worker's state and a block's threads as fibers (see internal.h).
  *
  * Each OS thread that runs blocks keeps a worker: fiber stacks (a guard
- * page below each, CUDAKIT_CPU_STACK_KB), the fibers of one block, its
- * dynamic shared memory.  A block that needs fibers runs them one at a
- * time on the worker's thread; a fiber that reaches a barrier or a warp
- * function records what it brought and yields, and the last to arrive
- * computes everyone's result and makes them runnable again. */
-#define _GNU_SOURCE /* MAP_NORESERVE */
+ * below each), the fibers of one block, its dynamic shared memory.  A
+ * block that needs fibers runs them one at a time on the worker's thread;
+ * a fiber that reaches a barrier or a warp function records what it
+ * brought and yields, and the last to arrive computes everyone's result
+ * and makes them runnable again.
+ *
+ * A fiber's stack is sized from the kernel library: the frames of all its
+ * functions (frames.c) add up to at least what any chain of calls that
+ * does not recurse needs; to that comes room for the runtime and the C
+ * library.  Within 64 KiB and a GPU thread's 512 KiB of local memory
+ * (with that room); a function whose frame is not static (alloca, a
+ * variable-length array) gets the most.  Memory is reserved, and used only
+ * as far as the stack is touched. */
+#define _GNU_SOURCE /* MAP_NORESERVE, MAP_STACK */
 #include "internal.h"
 
 #include <pthread.h>
@@ -15,7 +23,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define CK_CPU_STACK_SIZE (64u * 1024u)
+#define CK_CPU_STACK_MIN (64u * 1024u)
+#define CK_CPU_STACK_ROOM (32u * 1024u)          /* the runtime's frames, printf, a signal's frame */
+#define CK_CPU_LOCAL_MAX (512u * 1024u)          /* a GPU thread's local memory */
+#define CK_CPU_STACK_GUARD (64u * 1024u)         /* PROT_NONE below each fiber stack */
 
 #if defined(__x86_64__) && !defined(CK_FIBER_UCONTEXT)
 /* A context switch saves only what the ABI says a call preserves: rbx,
@@ -83,11 +94,18 @@ static pthread_key_t ck_worker_key;
 static pthread_once_t ck_worker_once = PTHREAD_ONCE_INIT;
 static size_t ck_page;
 
+static void ck_stacks_free(ck_worker *w)
+{
+    for (int i = 0; i < w->nstacks; i++) munmap(w->stacks[i] - CK_CPU_STACK_GUARD, w->stack_size + CK_CPU_STACK_GUARD);
+    w->nstacks = 0;
+}
+
 static void ck_worker_destroy(void *p)
 {
     ck_worker *w = p;
     if (!w) return;
-    for (int i = 0; i < w->nstacks; i++) munmap(w->stacks[i] - ck_page, w->stack_size + ck_page);
+    ck_stacks_free(w);
+    ck_cpu_altstack_free(w);
     free(w->stacks);
     free(w->fibers);
     free(w->smem);
@@ -117,25 +135,53 @@ ck_worker *ck_cpu_worker_get(void)
         free(w);
         return NULL;
     }
-    const char *e = getenv("CUDAKIT_CPU_STACK_KB");
-    long kb = e ? atol(e) : 0;
-    w->stack_size = kb >= 16 && kb <= 65536 ? (size_t)kb * 1024 : CK_CPU_STACK_SIZE;
-    w->stack_size = (w->stack_size + ck_page - 1) / ck_page * ck_page;
+    w->stack_size = 0; /* set by the first launch with fibers */
+    ck_cpu_altstack_install(w);
     pthread_setspecific(ck_worker_key, w);
     ck_cpu_worker_self = w;
     return w;
 }
 
-/* A fiber stack: a guard page below, so an overflow faults instead of
- * writing over a neighbour. */
+size_t ck_cpu_stack_guard(void) { return CK_CPU_STACK_GUARD; }
+
+void ck_cpu_worker_fit_stacks(ck_worker *W, size_t size)
+{
+    if (W->stack_size >= size) return;
+    ck_stacks_free(W);
+    W->stack_size = size;
+}
+
+size_t ck_cpu_module_fiber_stack(ck_cpu_module *m)
+{
+    size_t s = atomic_load_explicit(&m->fiber_stack, memory_order_acquire);
+    if (s) return s;
+    size_t page = ck_cpu_page_size();
+    const char *e = getenv("CUDAKIT_CPU_STACK_KB");
+    long kb = e ? atol(e) : 0;
+    if (kb >= 16 && kb <= 65536) {
+        s = (size_t)kb * 1024;
+    } else {
+        int64_t frames = ck_cpu_library_frames(m->dl);
+        s = frames < 0 || frames > (int64_t)CK_CPU_LOCAL_MAX ? CK_CPU_LOCAL_MAX : (size_t)frames;
+        s += CK_CPU_STACK_ROOM;
+        if (s < CK_CPU_STACK_MIN) s = CK_CPU_STACK_MIN;
+    }
+    s = (s + page - 1) / page * page;
+    atomic_store_explicit(&m->fiber_stack, s, memory_order_release);
+    return s;
+}
+
+/* A fiber stack: a guard below, so an overflow faults instead of writing
+ * over a neighbour (and the compiler probes a large frame a page at a
+ * time, so no frame steps over the guard). */
 static char *ck_stack_get(ck_worker *w)
 {
     if (w->nstacks) return w->stacks[--w->nstacks];
-    char *m = mmap(NULL, w->stack_size + ck_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    char *m = mmap(NULL, w->stack_size + CK_CPU_STACK_GUARD, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (m == MAP_FAILED) return NULL;
-    mprotect(m, ck_page, PROT_NONE);
-    return m + ck_page;
+    mprotect(m, CK_CPU_STACK_GUARD, PROT_NONE);
+    return m + CK_CPU_STACK_GUARD;
 }
 
 static void ck_stack_put(ck_worker *w, char *s)
@@ -144,7 +190,7 @@ static void ck_stack_put(ck_worker *w, char *s)
         int cap = w->capstacks ? 2 * w->capstacks : 64;
         char **p = realloc(w->stacks, sizeof *p * (size_t)cap);
         if (!p) {
-            munmap(s - ck_page, w->stack_size + ck_page);
+            munmap(s - CK_CPU_STACK_GUARD, w->stack_size + CK_CPU_STACK_GUARD);
             return;
         }
         w->stacks = p;

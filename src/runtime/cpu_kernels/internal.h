@@ -9,9 +9,14 @@
  *   module.c    ck_cpu_module_*: the translation unit, the cache key, load and look-ups
  *   loader.c    a compiled library in memory: dlopen, binding its entry points, dlclose
  *   launch.c    ck_cpu_launch: checks, blocks over the thread pool, plain loops
- *   fibers.c    a worker's state: fiber stacks, context switches, barriers and warp functions
+ *   fibers.c    a worker's state: fiber stacks sized from the library's frames, context
+ *               switches, barriers and warp functions
+ *   frames.c    the frames of a library's functions, from its unwind tables
  *   guard.c     bounds mode: the array arguments copied between guard pages
- *   faults.c    traps, failed asserts and faults inside a kernel: the signal handler
+ *   faults.c    traps, failed asserts, faults and stack overflows inside a kernel: the
+ *               signal handler, its alternate stack, the reports
+ *   watch.c     launches under way: the watchdog that catches Ctrl-C for long ones and
+ *               stops those past the kernel time limit
  *
  * Load: the source is scanned, wrapped with cuda_compat.hpp and a table of
  * entry points, compiled into a shared object kept in the disk cache of
@@ -26,6 +31,7 @@
 
 #include "../cpu_kernels.h"
 #include "../cpu_kernel_abi.h"
+#include "../interrupt.h"
 #include "../../base/sbuf.h"
 
 #include <setjmp.h>
@@ -57,6 +63,7 @@ struct ck_cpu_module {
     int memfd; /* -1 or the memfd the library was loaded from */
     ck__ctx_t *(*get_ctx)(void);
     int fibers;      /* the source has barriers or warp functions (or might) */
+    _Atomic size_t fiber_stack; /* bytes a fiber's stack gets (fibers.c); 0 until first needed */
     int uses_printf; /* flush stdout after each launch */
     int from_disk;
     double load_ms;
@@ -94,9 +101,27 @@ const ck_cxx *ck_cpu_cxx(void);
 int ck_cpu_map_options(const char *const *opts, int n, char **out, int *has_std, int *local);
 /* dir/name with mode 0600; 0 on success. */
 int ck_cpu_write_file(const char *dir, const char *name, const char *data, size_t n);
+/* Limits on every compiler run, so a kernel cannot make it hang or eat the
+ * machine's memory: wall-clock and CPU seconds (CUDAKIT_COMPILE_TIMEOUT)
+ * and MiB of address space for each process (CUDAKIT_COMPILE_MEMORY); 0
+ * is none.  The texts are the arguments CK_CPU_LIMITS_SH takes. */
+#define CK_CPU_COMPILE_TIMEOUT_S 300
+#define CK_CPU_COMPILE_MEMORY_MB 4096
+typedef struct ck_cxx_limits {
+    long seconds, mib;
+    char cpu_soft[24], cpu_hard[24], mem_kib[24];
+} ck_cxx_limits;
+/* From the environment; CK_ERR_VALUE for a value that is not a number. */
+ck_status ck_cpu_compile_limits(ck_cxx_limits *lim);
+/* The start of a `sh -c` script run with those three texts as its first
+ * arguments: sets the limits (no core files either) and shifts them off. */
+#define CK_CPU_LIMITS_SH                                                                   \
+    "ulimit -c 0 2>/dev/null; [ \"$1\" = 0 ] || { ulimit -S -t \"$1\"; ulimit -H -t \"$2\"; } 2>/dev/null; " \
+    "[ \"$3\" = 0 ] || ulimit -v \"$3\" 2>/dev/null; shift 3; "
 /* Compile tu (whose user part is source, for error excerpts) with flags
- * in a private temporary folder; the shared object's bytes (malloc'd) on
- * success.  pchdir: where a usable precompiled cuda_compat.hpp is, or NULL. */
+ * in a private temporary folder, under the limits; the shared object's
+ * bytes (malloc'd) on success.  pchdir: where a usable precompiled
+ * cuda_compat.hpp is, or NULL. */
 ck_status ck_cpu_compile(const char *tu, const char *source, const char *const *flags, int nflags,
                          const char *pchdir, char **so, size_t *so_size);
 
@@ -181,9 +206,11 @@ typedef struct ck_worker {
     volatile sig_atomic_t in_kernel;
     ck_launch *L;
     ck__ctx_t *ctx;
-    void *fault_addr;
-    int fault_sig;
+    void *fault_addr, *fault_sp; /* what the signal handler saw */
+    char *fault_stack;           /* the stack of the fiber that faulted, or NULL */
+    int fault_sig, fault_code;
     int on_fiber;    /* a fiber of B is running (for ASan, when jumping out of one) */
+    void *altstack;  /* the alternate signal stack this thread got from us, or NULL */
 } ck_worker;
 
 enum { CK_MODE_BLOCK, CK_MODE_THREADS, CK_MODE_FIBERS };
@@ -197,6 +224,10 @@ struct ck_launch {
     atomic_int failed;
     ck_status status;
     char msg[1536];
+    size_t stack;             /* fiber stack bytes (fiber mode) */
+    struct ck_watch *watch;   /* watch.c: this thread's record, or NULL */
+    uint64_t gen;             /* which of its launches this is */
+    uint64_t limit_ns;        /* the kernel time limit when it began */
     /* bounds mode */
     const ck_cpu_arg_info *info;
     ck_guard *guards;
@@ -206,6 +237,8 @@ struct ck_launch {
 
 /* launch.c: the launch's first error wins; later ones are dropped. */
 __attribute__((format(printf, 3, 4))) void ck_cpu_launch_error(ck_launch *L, ck_status st, const char *fmt, ...);
+/* The error of a launch stopped (CK_STOP_*) while c's block ran. */
+void ck_cpu_launch_stopped(ck_launch *L, const ck__ctx_t *c, int why);
 
 /* The thread after tid in the block, x fastest (as a warp is made). */
 static inline ck__u3 ck_cpu_tid_next(const ck_launch *L, ck__u3 tid)
@@ -224,6 +257,14 @@ static inline ck__u3 ck_cpu_tid_next(const ck_launch *L, ck__u3 tid)
 extern _Thread_local ck_worker *ck_cpu_worker_self; /* NULL until this thread's first launch */
 ck_worker *ck_cpu_worker_get(void);
 size_t ck_cpu_page_size(void);
+/* frames.c: the sum of the frames of every function of a loaded library
+ * (dlopen's handle); -1 when one is not static or the tables are not
+ * understood. */
+int64_t ck_cpu_library_frames(void *dl);
+/* Make W's fiber stacks (none in use) at least size bytes. */
+void ck_cpu_worker_fit_stacks(ck_worker *W, size_t size);
+/* Bytes of PROT_NONE below each fiber stack. */
+size_t ck_cpu_stack_guard(void);
 /* Return the stacks of fibers a failed block left behind. */
 void ck_cpu_worker_drop_fibers(ck_worker *w);
 /* Run one block's threads as fibers; 0 when all finished. */
@@ -241,6 +282,10 @@ int ck_cpu_guards_report(ck_launch *L, const char *addr, const char *where);
 /* faults.c */
 /* Install the fault handler (once; not with CUDAKIT_CPU_CATCH=0). */
 void ck_cpu_faults_install(void);
+/* Give the calling thread an alternate signal stack unless it has one, so
+ * that a stack overflow can be caught; ck_cpu_altstack_free at its end. */
+void ck_cpu_altstack_install(ck_worker *W);
+void ck_cpu_altstack_free(ck_worker *W);
 /* Describe the fault W caught as the launch's error. */
 void ck_cpu_fault_report(ck_launch *L, ck_worker *W);
 /* End the running kernel thread's part of the launch with an error
@@ -248,5 +293,36 @@ void ck_cpu_fault_report(ck_launch *L, ck_worker *W);
 __attribute__((noreturn)) void ck_cpu_fail_thread(ck_worker *W, ck_status st, const char *what);
 /* ck__api_t.fail */
 void ck_cpu_api_fail(const char *what, const char *file, int line);
+/* ck__api_t.poll: ends the thread's part of a launch asked to stop. */
+void ck_cpu_api_poll(void);
+
+/* watch.c */
+enum { CK_STOP_NONE, CK_STOP_INTERRUPT, CK_STOP_TIMEOUT };
+/* Nonzero while some launch may have been asked to stop: ck__api_t.stop,
+ * and what workers look at between blocks. */
+extern atomic_int ck_cpu_stop_flag;
+/* Around each launch (L->watch NULL when this thread has no record). */
+void ck_cpu_watch_begin(ck_launch *L);
+void ck_cpu_watch_end(ck_launch *L, ck_status result);
+/* A thread's launches, as the watchdog and the SIGINT hook see them.  The
+ * list of records only grows (a signal handler walks it); a thread's
+ * record is reused by a later thread once it has ended. */
+typedef struct ck_watch {
+    struct ck_watch *next;
+    atomic_int owned;
+    _Atomic uintptr_t cur;     /* the launch under way (| 1 once SIGINT is caught for it), or 0 */
+    _Atomic uint64_t gen;      /* launches begun on this record */
+    _Atomic uint64_t stop;     /* (gen << 2) | CK_STOP_*: what that launch is asked to do */
+    _Atomic uint64_t start_ns; /* when it began, if a time limit was set then */
+    uint64_t seen_gen;         /* the watchdog's: the launch it saw at its last tick */
+} ck_watch;
+
+/* CK_STOP_* asked of L. */
+static inline int ck_cpu_watch_stop_reason(const ck_launch *L)
+{
+    if (!L->watch) return CK_STOP_NONE;
+    uint64_t s = atomic_load_explicit(&L->watch->stop, memory_order_relaxed);
+    return (s >> 2) == L->gen ? (int)(s & 3) : CK_STOP_NONE;
+}
 
 #endif

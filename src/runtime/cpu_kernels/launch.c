@@ -2,7 +2,8 @@
  * checked as a GPU would, the blocks spread over the thread pool, each
  * worker running whole blocks: as the library's own loop over a block's
  * threads, as our loop over them (bounds mode, so that a fault knows its
- * thread), or as fibers. */
+ * thread), or as fibers.  Between blocks a worker stops when the launch
+ * failed or was asked to stop (watch.c). */
 #define _GNU_SOURCE /* sigjmp_buf (internal.h) */
 #include "internal.h"
 #include "../parallel.h"
@@ -27,6 +28,21 @@ void ck_cpu_launch_error(ck_launch *L, ck_status st, const char *fmt, ...)
     va_end(ap);
 }
 
+void ck_cpu_launch_stopped(ck_launch *L, const ck__ctx_t *c, int why)
+{
+    if (why == CK_STOP_INTERRUPT)
+        ck_cpu_launch_error(L, CK_ERR_INTERRUPT,
+                            "kernel %s: interrupted (SIGINT) in block (%u, %u, %u); the launch was abandoned, so its "
+                            "outputs may be partly written",
+                            L->fn->name, c->bid.x, c->bid.y, c->bid.z);
+    else
+        ck_cpu_launch_error(L, CK_ERR_DEVICE,
+                            "kernel %s: stopped in block (%u, %u, %u) after running longer than the kernel time "
+                            "limit of %g s (CUDAKIT_KERNEL_TIMEOUT, set_kernel_timeout); its outputs may be partly "
+                            "written",
+                            L->fn->name, c->bid.x, c->bid.y, c->bid.z, (double)L->limit_ns / 1e9);
+}
+
 static __attribute__((noinline)) void ck_run_blocks(ck_worker *W, ck_launch *L, int64_t b, int64_t e)
 {
     ck__ctx_t *c = W->ctx;
@@ -36,6 +52,13 @@ static __attribute__((noinline)) void ck_run_blocks(ck_worker *W, ck_launch *L, 
         c->bid.x = (unsigned)(i % gx);
         c->bid.y = (unsigned)((i / gx) % gy);
         c->bid.z = (unsigned)(i / ((int64_t)gx * gy));
+        if (atomic_load_explicit(&ck_cpu_stop_flag, memory_order_relaxed)) {
+            int why = ck_cpu_watch_stop_reason(L);
+            if (why) {
+                ck_cpu_launch_stopped(L, c, why);
+                return;
+            }
+        }
         if (L->mode == CK_MODE_BLOCK) {
             L->fn->block(L->args);
         } else if (L->mode == CK_MODE_THREADS) {
@@ -73,11 +96,12 @@ static void ck_launch_chunk(void *arg, int64_t b, int64_t e, int worker)
     c->gdim = (ck__u3){L->grid[0], L->grid[1], L->grid[2]};
     c->dyn_smem = W->smem;
     c->sched = L->mode == CK_MODE_FIBERS ? &W->B : NULL;
+    if (L->mode == CK_MODE_FIBERS) ck_cpu_worker_fit_stacks(W, L->stack);
     W->ctx = c;
     W->L = L;
     W->fault_sig = 0;
     if (sigsetjmp(W->jb, 0)) {
-        /* From a trap, a failed assert or (bounds mode) a fault. */
+        /* From a trap, a failed assert, a fault or a stop at a loop back-edge. */
 #ifdef CK_ASAN
         if (W->on_fiber) __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
 #endif
@@ -130,11 +154,14 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
     atomic_init(&L.failed, 0);
     L.bounds = info && ck_cpu_bounds_mode();
     L.mode = f->mod->fibers ? CK_MODE_FIBERS : L.bounds ? CK_MODE_THREADS : CK_MODE_BLOCK;
+    if (L.mode == CK_MODE_FIBERS) L.stack = ck_cpu_module_fiber_stack(f->mod);
     int64_t nblocks = (int64_t)grid[0] * grid[1] * grid[2];
     /* Small launches stay on the calling thread: waking the pool costs more. */
     int64_t grain = (1024 + L.nthreads - 1) / L.nthreads;
 
     ck_cpu_faults_install();
+    ck_cpu_watch_begin(&L);
+    ck_status s = CK_OK;
     if (!L.bounds) {
         ck_parallel_for(nblocks, grain, ck_launch_chunk, &L);
     } else {
@@ -142,8 +169,8 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
         void **newargs = calloc((size_t)(np ? np : 1), sizeof *newargs);
         void **newvals = calloc((size_t)(np ? np : 1), sizeof *newvals);
         L.info = info;
-        ck_status s = newargs && newvals ? ck_cpu_guards_make(&L, np, newargs, newvals)
-                                         : ck_error_set(CK_ERR_MEMORY, "out of memory");
+        s = newargs && newvals ? ck_cpu_guards_make(&L, np, newargs, newvals)
+                               : ck_error_set(CK_ERR_MEMORY, "out of memory");
         if (s == CK_OK) {
             void **orig = L.args;
             L.args = newargs;
@@ -155,9 +182,9 @@ ck_status ck_cpu_launch(ck_cpu_function *f, const unsigned grid[3], const unsign
         ck_cpu_guards_free(&L);
         free(newargs);
         free(newvals);
-        if (s != CK_OK) return s;
     }
     if (f->mod->uses_printf) fflush(stdout);
-    if (atomic_load(&L.failed)) return ck_error_set(L.status, "%s", L.msg);
-    return CK_OK;
+    if (s == CK_OK && atomic_load(&L.failed)) s = ck_error_set(L.status, "%s", L.msg);
+    ck_cpu_watch_end(&L, s);
+    return s;
 }

@@ -108,6 +108,8 @@ ck_status ck_cpu_module_bind(ck_cpu_module *m, void *dl, const void *so, size_t 
                             abi ? *abi : -1, CK__ABI_VERSION);
     api->sync = ck_cpu_api_sync;
     api->fail = ck_cpu_api_fail;
+    api->stop = (volatile int *)&ck_cpu_stop_flag;
+    api->poll = ck_cpu_api_poll;
     memcpy(&m->get_ctx, &getctx, sizeof getctx);
     int n = 0;
     while (kd[n].name) n++;

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE /* asprintf, dladdr1, flockfile */
 #include "internal.h"
 #include "../kcache_disk.h"
-#include "../../base/hash.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -19,7 +18,7 @@
 
 /* Bump when anything folded into a module's cache key changes meaning
  * (the generated wrapper, the stub headers, the compile flags). */
-#define CK_CPU_FORMAT_VERSION 1u
+#define CK_CPU_FORMAT_VERSION 2u
 
 static int ck_debug_kernels(void)
 {
@@ -89,6 +88,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
 
     ck_srcscan sc = {0};
     ck_sbuf tu = {0};
+    ck_kc_key key = {0};
     const char **flags = calloc((size_t)(2 * noptions + 16), sizeof *flags);
     int nmapped = 0, nflags = 0, has_std = 0, local = 0;
     char *dir = NULL, *path = NULL, *so = NULL;
@@ -122,6 +122,9 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
      * loops over a block's threads run about 6x faster. */
     if (cxx->is_gcc) all[nflags++] = "-mtls-dialect=gnu2";
 #endif
+    /* A frame larger than a page is probed a page at a time, so a stack
+     * overflow meets the guard below the stack instead of stepping over it. */
+    if (cxx->is_gcc) all[nflags++] = "-fstack-clash-protection";
     for (int i = 0; i < nmapped; i++) all[nflags++] = mapped[i];
 
     ck_module_tu(&tu, &sc, name_exprs, nexprs);
@@ -132,21 +135,15 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     }
 
     dir = ck_cache_dir();
-    if (dir) {
-        ck_hasher h;
-        uint64_t key[2];
-        ck_hasher_init(&h, 0x636b2d6370756b31ull); /* "ck-cpuk1" */
-        ck_hasher_u64(&h, CK_CPU_FORMAT_VERSION);
-        ck_hasher_field(&h, cxx->id, strlen(cxx->id));
-        ck_hasher_field(&h, ck_src_cuda_compat, ck_src_cuda_compat_len);
-        ck_hasher_field(&h, ck_src_cpu_kernel_abi, ck_src_cpu_kernel_abi_len);
-        ck_hasher_u64(&h, (uint64_t)nflags);
-        for (int i = 0; i < nflags; i++) ck_hasher_field(&h, all[i], strlen(all[i]));
-        ck_hasher_field(&h, tu.s, tu.len);
-        ck_hasher_final(&h, key);
-        if (asprintf(&path, "%s/%016llx%016llx.cpu.so", dir, (unsigned long long)key[0], (unsigned long long)key[1]) < 0)
-            path = NULL;
-    }
+    ck_kc_key_init(&key, 0x636b2d6370756b31ull); /* "ck-cpuk1" */
+    ck_kc_key_u64(&key, CK_CPU_FORMAT_VERSION);
+    ck_kc_key_field(&key, cxx->id, strlen(cxx->id));
+    ck_kc_key_digest(&key, ck_src_cuda_compat, ck_src_cuda_compat_len);
+    ck_kc_key_digest(&key, ck_src_cpu_kernel_abi, ck_src_cpu_kernel_abi_len);
+    ck_kc_key_u64(&key, (uint64_t)nflags);
+    for (int i = 0; i < nflags; i++) ck_kc_key_field(&key, all[i], strlen(all[i]));
+    ck_kc_key_field(&key, tu.s, tu.len);
+    path = ck_kc_key_path(&key, dir, ".cpu.so");
     m = calloc(1, sizeof *m);
     if (!m) {
         s = ck_error_set(CK_ERR_MEMORY, "out of memory");
@@ -160,7 +157,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     void *data = NULL;
     size_t size = 0;
     char err[512] = "";
-    if (path && ck_cache_load(path, 1, &data, &size)) {
+    if (path && ck_cache_load(path, &key, 0, &data, &size)) {
         void *dl = ck_cpu_dlopen_bytes(data, size, &m->memfd, err, sizeof err);
         if (dl) {
             m->from_disk = 1;
@@ -189,7 +186,7 @@ ck_status ck_cpu_module_load(const char *source, const char *const *options, int
     free(pchdir);
     free(all);
     if (s != CK_OK) goto done;
-    if (path) ck_cache_store(dir, path, so, so_size);
+    if (path) ck_cache_store(dir, path, &key, so, so_size);
     void *dl = ck_cpu_dlopen_bytes(so, so_size, &m->memfd, err, sizeof err);
     if (!dl) {
         s = ck_error_set(CK_ERR_RUNTIME, "cannot load the compiled CPU kernel library: %s", err);
@@ -214,6 +211,7 @@ done:
     free(so);
     free(path);
     free(dir);
+    ck_kc_key_free(&key);
     free(tu.s);
     ck_cpu_scan_free(&sc);
     return s;

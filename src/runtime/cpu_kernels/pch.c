@@ -42,11 +42,40 @@ char *ck_cpu_pch_dir(const char *cache, const char *const *flags, int nflags)
     return d;
 }
 
-int ck_cpu_pch_ready(const char *pchdir)
+/* pchdir/name is a file of ours that no one else can write (lstat: the
+ * folder is checked first, so no one else can swap it afterwards). */
+static int ck_pch_trusted(const char *pchdir, const char *name, struct stat *st)
 {
     char *p = NULL;
+    int ok = asprintf(&p, "%s/%s", pchdir, name) >= 0 && lstat(p, st) == 0 && ck_cache_entry_trusted(st, geteuid());
+    free(p);
+    return ok;
+}
+
+/* GCC reads the .gch and the headers beside it by name, so what we can
+ * check is that the folder (in the cache folder, checked already) and they
+ * are ours alone (a precompiled header is code pasted into every kernel)
+ * and that the header is this build's (the folder's name is a hash of it). */
+int ck_cpu_pch_ready(const char *pchdir)
+{
     struct stat st;
-    int ok = pchdir && asprintf(&p, "%s/cuda_compat.hpp.gch", pchdir) >= 0 && stat(p, &st) == 0 && st.st_size > 0;
+    if (!pchdir || lstat(pchdir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWGRP | S_IWOTH)))
+        return 0;
+    if (!ck_pch_trusted(pchdir, "cuda_compat.hpp.gch", &st) || st.st_size == 0 ||
+        !ck_pch_trusted(pchdir, "cpu_kernel_abi.h", &st) || !ck_pch_trusted(pchdir, "cuda_compat.hpp", &st) ||
+        (size_t)st.st_size != ck_src_cuda_compat_len)
+        return 0;
+    char *p = NULL;
+    int ok = 0;
+    if (asprintf(&p, "%s/cuda_compat.hpp", pchdir) >= 0) {
+        int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        char *text = malloc(ck_src_cuda_compat_len + 1);
+        ssize_t got = fd >= 0 && text ? read(fd, text, ck_src_cuda_compat_len + 1) : -1;
+        ok = got == (ssize_t)ck_src_cuda_compat_len && !memcmp(text, ck_src_cuda_compat, ck_src_cuda_compat_len);
+        free(text);
+        if (fd >= 0) close(fd);
+    }
     free(p);
     return ok;
 }
@@ -82,16 +111,23 @@ void ck_cpu_pch_build_async(const char *pchdir, const char *const *flags, int nf
     if (ck_pch_put(pchdir, "cpu_kernel_abi.h", ck_src_cpu_kernel_abi, ck_src_cpu_kernel_abi_len) != 0 ||
         ck_pch_put(pchdir, "cuda_compat.hpp", ck_src_cuda_compat, ck_src_cuda_compat_len) != 0)
         goto done;
+    /* Under the same limits as every compile; nobody waits for this one,
+     * so the CPU limit is what ends it if it hangs. */
+    ck_cxx_limits lim;
+    if (ck_cpu_compile_limits(&lim) != CK_OK) goto done;
     static const char script[] =
-        "d=$1; shift; ( \"$@\" -x c++-header \"$d/cuda_compat.hpp\" -o \"$d/gch.tmp.$$\" && "
+        CK_CPU_LIMITS_SH "d=$1; shift; ( \"$@\" -x c++-header \"$d/cuda_compat.hpp\" -o \"$d/gch.tmp.$$\" && "
         "mv -f \"$d/gch.tmp.$$\" \"$d/cuda_compat.hpp.gch\"; rm -f \"$d/gch.tmp.$$\" ) </dev/null >/dev/null 2>&1 &";
-    const char **argv = calloc((size_t)(cxx->argc + nflags + 6), sizeof *argv);
+    const char **argv = calloc((size_t)(cxx->argc + nflags + 10), sizeof *argv);
     if (!argv) goto done;
     int k = 0;
     argv[k++] = "/bin/sh";
     argv[k++] = "-c";
     argv[k++] = script;
     argv[k++] = "sh";
+    argv[k++] = lim.cpu_soft;
+    argv[k++] = lim.cpu_hard;
+    argv[k++] = lim.mem_kib;
     argv[k++] = pchdir;
     for (int i = 0; i < cxx->argc; i++) argv[k++] = cxx->argv[i];
     for (int i = 0; i < nflags; i++) argv[k++] = flags[i];

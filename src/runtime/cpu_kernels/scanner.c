@@ -135,6 +135,133 @@ static const char *ck_scan_extern_shared(ck_srcscan *s, const char *q, int in_fu
 static const char *const ck_barrier_words[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot_sync", "__any_sync",
                                                "__all_sync", "__uni_sync", "__match_", "__reduce_", "__activemask"};
 
+/* Whether a directive (p to e) pastes tokens into something that could be
+ * a barrier word.  A pasted identifier starts with the chain's first
+ * operand: when that is an identifier written in the macro (not one of its
+ * parameters, which could be anything) and does not start with '_', the
+ * result cannot be a barrier word ("__..."); a macro it names is checked
+ * where it is defined.  So `fmod##SUF` and `CK_X_ADD_##K` are safe, `x##y`
+ * and `__sync##x` are not. */
+static int ck_paste_space(char c) { return c == ' ' || c == '\t' || c == '\\' || c == '\n' || c == '\r'; }
+
+static int ck_define_pastes_unsafely(const char *p, const char *e)
+{
+    const char *params = NULL, *params_end = NULL;
+    const char *d = ck_skip_ws(p + 1);
+    if (ck_tok_is(d, "define")) {
+        const char *n = ck_skip_ws(d + 6);
+        while (n < e && ck_is_id(*n)) n++;
+        if (*n == '(') {
+            params = n + 1;
+            params_end = params;
+            while (params_end < e && *params_end != ')') params_end++;
+        }
+    }
+    for (const char *t = p; t + 1 < e; t++) {
+        if (t[0] != '#' || t[1] != '#') continue;
+        /* the chain's head: back over `x ## y ## ...` */
+        const char *h = t;
+        for (;;) {
+            const char *q = h;
+            while (q > p && ck_paste_space(q[-1])) q--;
+            const char *b = q;
+            while (b > p && ck_is_id(b[-1])) b--;
+            if (b == q) return 1;                 /* not an identifier: a literal or a parameter's # */
+            const char *w = b;
+            while (w > p && ck_paste_space(w[-1])) w--;
+            if (w - p >= 2 && w[-1] == '#' && w[-2] == '#') {
+                h = w - 2;
+                continue;
+            }
+            if (*b == '_' || (b[0] >= '0' && b[0] <= '9')) return 1;   /* __VA_ARGS__ too */
+            size_t n = (size_t)(q - b);
+            for (const char *a = params; a && a < params_end;) {
+                while (a < params_end && !ck_is_id(*a)) a++;
+                const char *ae = a;
+                while (ae < params_end && ck_is_id(*ae)) ae++;
+                if (ae > a && (size_t)(ae - a) == n && !strncmp(a, b, n)) return 1;
+                a = ae;
+            }
+            break;
+        }
+        t++;
+    }
+    return 0;
+}
+
+/* Conditional sections the CPU's compile leaves out (it defines
+ * CUDAKIT_CPU and not __CUDA_ARCH__): a barrier there is a GPU's only, so
+ * `#ifndef CUDAKIT_CPU __syncthreads(); #endif` keeps plain loops.  Only
+ * the plain forms are read (#ifdef X, #ifndef X, #if [!]defined(X) of
+ * those two names); any other condition may be true on the CPU. */
+enum { CK_COND_UNKNOWN, CK_COND_TAKEN, CK_COND_SKIPPED };
+typedef struct ck_conds {
+    unsigned char state[64], dead[64];
+    int n, over;   /* over: sections nested deeper than the stack */
+} ck_conds;
+
+static int ck_conds_dead(const ck_conds *c)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->dead[i]) return 1;
+    return 0;
+}
+
+/* +1: on the CPU the condition is true, -1: false, 0: unknown. */
+static int ck_cond_on_cpu(const char *d, const char *e)
+{
+    int neg = 0, defined = 0;
+    const char *t = d;
+    if (ck_tok_is(t, "ifdef")) t += 5, defined = 1;
+    else if (ck_tok_is(t, "ifndef")) t += 6, defined = 1, neg = 1;
+    else if (ck_tok_is(t, "if")) t += 2;
+    else return 0;
+    t = ck_skip_ws(t);
+    int paren = 0;
+    if (!defined) {
+        if (*t == '!') neg = 1, t = ck_skip_ws(t + 1);
+        if (!ck_tok_is(t, "defined")) return 0;
+        t = ck_skip_ws(t + 7);
+        if (*t == '(') paren = 1, t = ck_skip_ws(t + 1);
+    }
+    const char *b = t;
+    while (t < e && ck_is_id(*t)) t++;
+    size_t n = (size_t)(t - b);
+    t = ck_skip_ws(t);
+    if (paren) {
+        if (*t != ')') return 0;
+        t = ck_skip_ws(t + 1);
+    }
+    if (t < e && *t != '\n' && !(t[0] == '/' && (t[1] == '/' || t[1] == '*'))) return 0;
+    int v;
+    if (n == 11 && !strncmp(b, "CUDAKIT_CPU", 11)) v = 1;
+    else if (n == 13 && !strncmp(b, "__CUDA_ARCH__", 13)) v = -1;
+    else return 0;
+    return neg ? -v : v;
+}
+
+static void ck_conds_directive(ck_conds *c, const char *d, const char *e)
+{
+    if (ck_tok_is(d, "if") || ck_tok_is(d, "ifdef") || ck_tok_is(d, "ifndef")) {
+        if (c->n >= 64) {
+            c->over++;
+            return;
+        }
+        int v = ck_cond_on_cpu(d, e);
+        c->state[c->n] = v > 0 ? CK_COND_TAKEN : v < 0 ? CK_COND_SKIPPED : CK_COND_UNKNOWN;
+        c->dead[c->n] = v < 0;
+        c->n++;
+    } else if (ck_tok_is(d, "elif") || ck_tok_is(d, "else")) {
+        if (c->over || !c->n) return;
+        int i = c->n - 1;
+        c->dead[i] = c->state[i] == CK_COND_TAKEN;
+        if (c->state[i] == CK_COND_SKIPPED && ck_tok_is(d, "elif")) c->state[i] = CK_COND_UNKNOWN;
+    } else if (ck_tok_is(d, "endif")) {
+        if (c->over) c->over--;
+        else if (c->n) c->n--;
+    }
+}
+
 /* Walks the source once, copying it to s->out.  Brace kinds tell function
  * bodies from namespace / extern "C" / class bodies. */
 int ck_cpu_scan_source(const char *src, ck_srcscan *s)
@@ -144,6 +271,8 @@ int ck_cpu_scan_source(const char *src, ck_srcscan *s)
     int depth = 0, func_depth = 0, extern_c_depth = 0;
     int decl_extern_c = 0, decl_template = 0, line_start = 1;
     char prev = 0; /* last significant character outside comments */
+    ck_conds conds = {0};
+    int dead = 0;  /* in a section the CPU's compile leaves out */
     const char *p = src;
     while (*p) {
         char c = *p;
@@ -177,9 +306,11 @@ int ck_cpu_scan_source(const char *src, ck_srcscan *s)
             const char *e = p;
             while (*e && !(*e == '\n' && e[-1] != '\\')) e++;
             const char *d = ck_skip_ws(p + 1);
-            if (ck_tok_is(d, "include") && *ck_skip_ws(d + 7) == '"') s->barriers = 1;
-            for (const char *t = p; t < e; t++) {
-                if (t[0] == '#' && t[1] == '#') s->barriers = 1;
+            ck_conds_directive(&conds, d, e);
+            dead = ck_conds_dead(&conds);
+            if (!dead && ck_tok_is(d, "include") && *ck_skip_ws(d + 7) == '"') s->barriers = 1;
+            if (!dead && ck_define_pastes_unsafely(p, e)) s->barriers = 1;
+            for (const char *t = p; t < e && !dead; t++) {
                 if (ck_is_id0(*t) && (t == p || !ck_is_id(t[-1])))
                     for (size_t i = 0; i < sizeof ck_barrier_words / sizeof *ck_barrier_words; i++)
                         if (!strncmp(t, ck_barrier_words[i], strlen(ck_barrier_words[i]))) s->barriers = 1;
@@ -194,7 +325,7 @@ int ck_cpu_scan_source(const char *src, ck_srcscan *s)
             const char *b = p;
             while (ck_is_id(*p)) p++;
             size_t n = (size_t)(p - b);
-            for (size_t i = 0; i < sizeof ck_barrier_words / sizeof *ck_barrier_words; i++)
+            for (size_t i = 0; i < sizeof ck_barrier_words / sizeof *ck_barrier_words && !dead; i++)
                 if (!strncmp(b, ck_barrier_words[i], strlen(ck_barrier_words[i]))) s->barriers = 1;
             if (n == 6 && !strncmp(b, "printf", 6)) s->uses_printf = 1;
             if (n == 8 && !strncmp(b, "template", 8)) decl_template = 1;

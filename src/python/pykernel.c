@@ -1,0 +1,518 @@
+/* Kernels written in Python: the translator's face (_pyk_translate) and the
+ * launch path of cudakit.cuda.jit kernels.
+ *
+ * A _PyKernel holds the specialisations of one Python function: for each
+ * list of argument types (one 32-bit code an argument: array or scalar,
+ * dtype, ndim, layout, read-only) and device, the compiled function.  A
+ * launch (kernel[grid, block, stream, shared](args), a _PyLaunch) computes
+ * the codes of its arguments, finds their specialisation (the last one
+ * used is tried first), writes the parameters (an array as its data
+ * pointer, shape and strides) and launches, all in C: no Python code runs
+ * on the way unless a new specialisation must be compiled, or an argument
+ * is a NumPy array or another library's GPU array (the dispatcher's
+ * _convert, in Python, moves or wraps them and the launch goes on). */
+#include "ck_python.h"
+#include "cudakit_pykernel.h"
+
+#include <string.h>
+
+#define PK_MAXARGS 64
+
+/* ------------------------------------------------------------ translate */
+
+/* _pyk_translate(tree, args, options) -> (source, kernel name, nparams,
+ * uses_barrier, the dtype name a device function returns or None), or
+ * raises ValueError/TypeError/NotImplementedError with .lineno and
+ * .col_offset set (Python formats the message). */
+static PyObject *f_translate(PyObject *m, PyObject *args)
+{
+    (void)m;
+    const char *tree;
+    Py_ssize_t len;
+    PyObject *argtypes, *opts;
+    if (!PyArg_ParseTuple(args, "s#OO!", &tree, &len, &argtypes, &PyDict_Type, &opts)) return NULL;
+    PyObject *fast = PySequence_Fast(argtypes, "argument types must be a sequence");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > PK_MAXARGS) {
+        Py_DECREF(fast);
+        return PyErr_Format(PyExc_ValueError, "a kernel takes at most %d arguments", PK_MAXARGS);
+    }
+    ck_pyk_arg a[PK_MAXARGS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int kind, ndim, ro;
+        PyObject *dt;
+        const char *layout;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "iOisp", &kind, &dt, &ndim, &layout, &ro)) {
+            Py_DECREF(fast);
+            return NULL;
+        }
+        ck_dtype d;
+        if (ck_py_dtype_from_obj(dt, CK_DTYPE_INVALID, &d) < 0) { Py_DECREF(fast); return NULL; }
+        a[i] = (ck_pyk_arg){kind, d, ndim, layout[0], ro};
+    }
+    Py_DECREF(fast);
+    ck_pyk_options o = {0};
+    PyObject *v;
+#define CK_OPT_INT_(key, field)                                              \
+    if ((v = PyDict_GetItemString(opts, key)) && v != Py_None) {             \
+        o.field = (int)PyLong_AsLong(v);                                     \
+        if (o.field == -1 && PyErr_Occurred()) return NULL;                  \
+    }
+    CK_OPT_INT_("device", device_function)
+    CK_OPT_INT_("fastmath", fastmath)
+    CK_OPT_INT_("debug", debug)
+    CK_OPT_INT_("lineinfo", lineinfo)
+    CK_OPT_INT_("max_registers", max_registers)
+    CK_OPT_INT_("launch_bounds", launch_bounds)
+#undef CK_OPT_INT_
+    if ((v = PyDict_GetItemString(opts, "filename")) && PyUnicode_Check(v)) o.filename = PyUnicode_AsUTF8(v);
+    ck_pyk_result r;
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_pyk_translate(tree, (size_t)len, a, (int)n, &o, &r);
+    Py_END_ALLOW_THREADS
+    if (s != CK_OK) {
+        PyObject *exc = s == CK_ERR_NOT_IMPLEMENTED ? PyExc_NotImplementedError
+                      : s == CK_ERR_TYPE ? PyExc_TypeError : s == CK_ERR_OVERFLOW ? PyExc_OverflowError
+                      : s == CK_ERR_INDEX ? PyExc_IndexError : s == CK_ERR_MEMORY ? PyExc_MemoryError : PyExc_ValueError;
+        PyObject *e = PyObject_CallFunction(exc, "s", ck_error_message());
+        if (!e) return NULL;
+        PyObject *ln = PyLong_FromLong(r.error_line), *col = PyLong_FromLong(r.error_col);
+        if (ln && col) {
+            PyObject_SetAttrString(e, "lineno", ln);
+            PyObject_SetAttrString(e, "col_offset", col);
+        }
+        Py_XDECREF(ln);
+        Py_XDECREF(col);
+        PyErr_SetObject(exc, e);
+        Py_DECREF(e);
+        return NULL;
+    }
+    const char *ret = r.return_dtype == CK_DTYPE_INVALID ? NULL : ck_dtype_get_info(r.return_dtype)->name;
+    PyObject *res = Py_BuildValue("(ssiiz)", r.source, r.kernel_name, r.nparams, r.uses_barrier, ret);
+    ck_pyk_result_free(&r);
+    return res;
+}
+
+/* ---------------------------------------------------------- dispatching */
+
+enum { PK_LAYOUT_C = 0, PK_LAYOUT_F = 1, PK_LAYOUT_A = 2 };
+
+/* An argument's code: bit 0 array, bits 1-4 dtype, 5-10 ndim, 11-12 layout, 13 read-only. */
+static uint32_t array_code(const ck_array *a)
+{
+    int lay = (a->flags & CK_ARRAY_C_CONTIGUOUS) ? PK_LAYOUT_C : (a->flags & CK_ARRAY_F_CONTIGUOUS) ? PK_LAYOUT_F
+                                                                                                    : PK_LAYOUT_A;
+    return 1u | (uint32_t)a->dtype << 1 | (uint32_t)a->ndim << 5 | (uint32_t)lay << 11 |
+           (uint32_t)!(a->flags & CK_ARRAY_WRITEABLE) << 13;
+}
+
+static uint32_t scalar_code(ck_dtype d) { return (uint32_t)d << 1; }
+
+typedef struct pk_spec {
+    ck_device dev;
+    int nargs;
+    uint32_t codes[PK_MAXARGS];
+    int8_t store[PK_MAXARGS];    /* a scalar's parameter dtype when a signature declares one, else -1 */
+    PyObject *module;        /* keeps the compiled module alive */
+    ck_function *f;
+    int nparams;
+    int debug;
+} pk_spec;
+
+/* The object is the base of cudakit.cuda's Dispatcher, whose methods it
+ * calls: _compile (a miss), _launch_converting (foreign arrays),
+ * _check_error (debug kernels). */
+typedef struct {
+    PyObject_HEAD
+    pk_spec *specs;
+    int nspecs, cspecs;
+    int last;
+    PyObject *errbufs[CK_MAX_GPUS + 1];   /* debug kernels' error records, one a device (the CPU's last) */
+    PyObject *weakreflist;
+} CkPyKernelObject;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    CkPyKernelObject *kernel;
+    unsigned grid[3], block[3];
+    PyObject *stream;        /* None: the current stream */
+    size_t shmem;
+} CkPyLaunchObject;
+
+static PyTypeObject CkPyKernel_Type, CkPyLaunch_Type;
+
+static int pk_traverse(CkPyKernelObject *k, visitproc visit, void *arg)
+{
+    for (int i = 0; i < k->nspecs; i++) Py_VISIT(k->specs[i].module);
+    for (int i = 0; i <= CK_MAX_GPUS; i++) Py_VISIT(k->errbufs[i]);
+    return 0;
+}
+
+static int pk_clear(CkPyKernelObject *k)
+{
+    for (int i = 0; i < k->nspecs; i++) Py_CLEAR(k->specs[i].module);
+    for (int i = 0; i <= CK_MAX_GPUS; i++) Py_CLEAR(k->errbufs[i]);
+    return 0;
+}
+
+static void pk_dealloc(CkPyKernelObject *k)
+{
+    PyObject_GC_UnTrack(k);
+    if (k->weakreflist) PyObject_ClearWeakRefs((PyObject *)k);
+    pk_clear(k);
+    PyMem_Free(k->specs);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyObject *pk_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    (void)args; (void)kw;
+    CkPyKernelObject *k = (CkPyKernelObject *)type->tp_alloc(type, 0);
+    if (!k) return NULL;
+    k->last = -1;
+    return (PyObject *)k;
+}
+
+/* The specialisation for these codes on dev, compiled through the
+ * dispatcher on a miss. */
+static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint32_t *codes)
+{
+    if (k->last >= 0) {
+        pk_spec *s = &k->specs[k->last];
+        if (s->nargs == n && ck_device_equal(s->dev, dev) && !memcmp(s->codes, codes, (size_t)n * sizeof *codes))
+            return s;
+    }
+    for (int i = 0; i < k->nspecs; i++) {
+        pk_spec *s = &k->specs[i];
+        if (s->nargs == n && ck_device_equal(s->dev, dev) && !memcmp(s->codes, codes, (size_t)n * sizeof *codes)) {
+            k->last = i;
+            return s;
+        }
+    }
+    /* a miss: (kind, dtype, ndim, layout, readonly) a code for the dispatcher */
+    PyObject *types = PyTuple_New(n);
+    if (!types) return NULL;
+    static const char *const layouts[] = {"C", "F", "A"};
+    for (int i = 0; i < n; i++) {
+        uint32_t c = codes[i];
+        PyObject *t = Py_BuildValue("(isisi)", (int)(c & 1), ck_dtype_get_info((ck_dtype)((c >> 1) & 15))->name,
+                                    (int)((c >> 5) & 63), layouts[(c >> 11) & 3], (int)((c >> 13) & 1));
+        if (!t) { Py_DECREF(types); return NULL; }
+        PyTuple_SET_ITEM(types, i, t);
+    }
+    PyObject *devo = ck_py_device_new(dev);
+    PyObject *r = devo ? PyObject_CallMethod((PyObject *)k, "_compile", "(OO)", types, devo) : NULL;
+    Py_XDECREF(devo);
+    Py_DECREF(types);
+    if (!r) return NULL;
+    PyObject *mod, *store;
+    const char *name;
+    int nparams, debug;
+    if (!PyArg_ParseTuple(r, "OsipO", &mod, &name, &nparams, &debug, &store)) { Py_DECREF(r); return NULL; }
+    if (!PyTuple_Check(store) || PyTuple_GET_SIZE(store) != n) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_TypeError, "_compile: the store dtypes must be a tuple, one an argument");
+        return NULL;
+    }
+    int8_t st[PK_MAXARGS];
+    for (int i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(store, i);
+        ck_dtype t = CK_DTYPE_INVALID;
+        if (d != Py_None && ck_py_dtype_from_obj(d, CK_DTYPE_INVALID, &t) < 0) { Py_DECREF(r); return NULL; }
+        st[i] = (int8_t)(d == Py_None ? -1 : (int)t);
+    }
+    ck_function *f = ck_py_module_function(mod, name, dev);
+    if (!f) { Py_DECREF(r); return NULL; }
+    if (k->nspecs == k->cspecs) {
+        int nc = k->cspecs ? k->cspecs * 2 : 4;
+        pk_spec *v = PyMem_Realloc(k->specs, (size_t)nc * sizeof *v);
+        if (!v) { Py_DECREF(r); PyErr_NoMemory(); return NULL; }
+        k->specs = v;
+        k->cspecs = nc;
+    }
+    pk_spec *s = &k->specs[k->nspecs];
+    memset(s, 0, sizeof *s);
+    s->dev = dev;
+    s->nargs = n;
+    memcpy(s->codes, codes, (size_t)n * sizeof *codes);
+    memcpy(s->store, st, (size_t)n * sizeof *st);
+    s->module = Py_NewRef(mod);
+    s->f = f;
+    s->nparams = nparams;
+    s->debug = debug;
+    Py_DECREF(r);
+    k->last = k->nspecs++;
+    return s;
+}
+
+/* The debug error record of dev (a 64-byte uint8 array there, zeroed). */
+static PyObject *error_buffer(CkPyKernelObject *k, ck_device dev)
+{
+    int slot = dev.type == CK_DEVICE_CPU ? CK_MAX_GPUS : dev.index;
+    if (slot < 0 || slot > CK_MAX_GPUS) { PyErr_SetString(PyExc_ValueError, "invalid device"); return NULL; }
+    if (!k->errbufs[slot]) {
+        ck_array a;
+        int64_t n = 64;
+        ck_status s = ck_full_scalar(&a, 1, &n, CK_UINT8, 0.0, dev);
+        if (s != CK_OK) return ck_py_raise(s);
+        k->errbufs[slot] = ck_py_wrap(&a, NULL);
+    }
+    return k->errbufs[slot];
+}
+
+typedef union {
+    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+    int64_t i64; uint64_t u64; float f32; double f64; float c64[2]; double c128[2];
+    void *p; unsigned char raw[16];
+} pk_val;
+
+static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n)
+{
+    CkPyKernelObject *k = L->kernel;
+    if (n > PK_MAXARGS) return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d arguments", PK_MAXARGS);
+    uint32_t codes[PK_MAXARGS];
+    ck_device dev = ck_device_cpu();
+    int have_dev = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = args[i];
+        if (CkArray_Check(o)) {
+            const ck_array *a = CK_ARR(o);
+            if (!have_dev) { dev = ck_array_device(a); have_dev = 1; }
+            else if (!ck_device_equal(dev, ck_array_device(a))) {
+                char da[32], db[32];
+                ck_device_str(ck_array_device(a), da, sizeof da);
+                ck_device_str(dev, db, sizeof db);
+                return PyErr_Format(PyExc_ValueError, "kernel argument %zd is an array on %s, but the launch is on %s "
+                                    "(the device of the first array argument)", i, da, db);
+            }
+            if (a->ndim > 32) return PyErr_Format(PyExc_ValueError, "kernel argument %zd has too many dimensions", i);
+            codes[i] = array_code(a);
+            continue;
+        }
+        if (PyBool_Check(o)) { codes[i] = scalar_code(CK_BOOL); continue; }
+        if (PyLong_CheckExact(o)) { codes[i] = scalar_code(CK_INT64); continue; }
+        if (PyFloat_CheckExact(o)) { codes[i] = scalar_code(CK_FLOAT64); continue; }
+        if (PyComplex_CheckExact(o)) { codes[i] = scalar_code(CK_COMPLEX128); continue; }
+        ck_scalar sc;
+        int weak;
+        int r = ck_py_scalar_from_obj(o, &sc, &weak);
+        if (r < 0) return NULL;
+        if (r == 0) { codes[i] = scalar_code(sc.dtype); continue; }
+        /* a NumPy array or another library's array: the dispatcher converts, then launches */
+        PyObject *t = PyTuple_New(n);
+        if (!t) return NULL;
+        for (Py_ssize_t j = 0; j < n; j++) PyTuple_SET_ITEM(t, j, Py_NewRef(args[j]));
+        PyObject *res = PyObject_CallMethod((PyObject *)k, "_launch_converting", "(ON)", (PyObject *)L, t);
+        return res;
+    }
+    if (!have_dev) dev = ck_py_default_device();
+    pk_spec *s = find_spec(k, dev, (int)n, codes);
+    if (!s) return NULL;
+    if (s->nparams > CK_MAX_KERNEL_PARAMS)
+        return PyErr_Format(PyExc_ValueError, "the kernel's %d parameters (an array counts 1 + 2 x ndim) exceed %d",
+                            s->nparams, CK_MAX_KERNEL_PARAMS);
+    pk_val vals[CK_MAX_KERNEL_PARAMS];
+    void *params[CK_MAX_KERNEL_PARAMS];
+    int np = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = args[i];
+        if (codes[i] & 1) {
+            const ck_array *a = CK_ARR(o);
+            vals[np].p = a->data;
+            params[np] = &vals[np];
+            np++;
+            for (int d = 0; d < a->ndim; d++, np++) { vals[np].i64 = a->shape[d]; params[np] = &vals[np]; }
+            for (int d = 0; d < a->ndim; d++, np++) { vals[np].i64 = a->strides[d]; params[np] = &vals[np]; }
+            continue;
+        }
+        ck_dtype d = (ck_dtype)((codes[i] >> 1) & 15);
+        if (s->store[i] >= 0) {
+            /* a declared parameter type: the value converted to it, as Numba does */
+            ck_scalar sc;
+            int weak;
+            if (ck_py_scalar_from_obj(o, &sc, &weak) != 0) return NULL;
+            ck_scalar_store(&sc, (ck_dtype)s->store[i], &vals[np]);
+        } else if (PyBool_Check(o)) vals[np].u8 = o == Py_True;
+        else if (PyLong_CheckExact(o)) {
+            long long v = PyLong_AsLongLong(o);
+            if (v == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return PyErr_Format(PyExc_OverflowError, "kernel argument %zd: the integer %R does not fit int64", i, o);
+            }
+            vals[np].i64 = v;
+        } else if (PyFloat_CheckExact(o)) vals[np].f64 = PyFloat_AS_DOUBLE(o);
+        else if (PyComplex_CheckExact(o)) {
+            vals[np].c128[0] = PyComplex_RealAsDouble(o);
+            vals[np].c128[1] = PyComplex_ImagAsDouble(o);
+        } else {
+            ck_scalar sc;
+            int weak;
+            if (ck_py_scalar_from_obj(o, &sc, &weak) != 0) return NULL;
+            ck_scalar_store(&sc, d, &vals[np]);
+        }
+        params[np] = &vals[np];
+        np++;
+    }
+    PyObject *errbuf = NULL;
+    if (s->debug) {
+        errbuf = error_buffer(k, dev);
+        if (!errbuf) return NULL;
+        vals[np].p = CK_ARR(errbuf)->data;
+        params[np] = &vals[np];
+        np++;
+    }
+    ck_stream st;
+    if (ck_py_parse_stream(L->stream, dev, &st) < 0) return NULL;
+    ck_status r;
+    if (dev.type == CK_DEVICE_CPU) {
+        Py_BEGIN_ALLOW_THREADS
+        r = ck_function_launch(s->f, L->grid, L->block, L->shmem, st, np, params, NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        r = ck_function_launch(s->f, L->grid, L->block, L->shmem, st, np, params, NULL);
+    }
+    if (r != CK_OK) return ck_py_raise(r);
+    if (errbuf) {
+        /* a debug kernel: the launch is waited for and its error raised */
+        return PyObject_CallMethod((PyObject *)k, "_check_error", "(O)", errbuf);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *launch_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (kwnames && PyTuple_GET_SIZE(kwnames))
+        return PyErr_Format(PyExc_TypeError, "a kernel takes positional arguments only");
+    return launch((CkPyLaunchObject *)self, args, PyVectorcall_NARGS(nargsf));
+}
+
+static PyObject *launch_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+    if (kw && PyDict_GET_SIZE(kw)) return PyErr_Format(PyExc_TypeError, "a kernel takes positional arguments only");
+    return launch((CkPyLaunchObject *)self, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
+}
+
+static int launch_traverse(CkPyLaunchObject *l, visitproc visit, void *arg)
+{
+    Py_VISIT(l->kernel);
+    Py_VISIT(l->stream);
+    return 0;
+}
+
+static void launch_dealloc(CkPyLaunchObject *l)
+{
+    PyObject_GC_UnTrack(l);
+    Py_CLEAR(l->kernel);
+    Py_CLEAR(l->stream);
+    Py_TYPE(l)->tp_free((PyObject *)l);
+}
+
+/* kernel[griddim, blockdim(, stream(, sharedmem))] */
+static PyObject *pk_subscript(CkPyKernelObject *k, PyObject *key)
+{
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) < 2 || PyTuple_GET_SIZE(key) > 4)
+        return PyErr_Format(PyExc_ValueError, "a kernel launch is kernel[griddim, blockdim] or kernel[griddim, blockdim, "
+                            "stream, sharedmem]");
+    CkPyLaunchObject *l = PyObject_GC_New(CkPyLaunchObject, &CkPyLaunch_Type);
+    if (!l) return NULL;
+    l->vectorcall = launch_vectorcall;
+    l->kernel = (CkPyKernelObject *)Py_NewRef(k);
+    l->stream = Py_NewRef(Py_None);
+    l->shmem = 0;
+    PyObject_GC_Track(l);
+    if (ck_py_parse_dim3(PyTuple_GET_ITEM(key, 0), l->grid, "griddim") < 0 ||
+        ck_py_parse_dim3(PyTuple_GET_ITEM(key, 1), l->block, "blockdim") < 0) {
+        Py_DECREF(l);
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(key) > 2) {
+        PyObject *st = PyTuple_GET_ITEM(key, 2);
+        /* Numba's 0 is the default stream */
+        if (PyLong_Check(st) && PyLong_AsLong(st) == 0) st = Py_None;
+        Py_SETREF(l->stream, Py_NewRef(st));
+    }
+    if (PyTuple_GET_SIZE(key) > 3) {
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(key, 3));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(l); return NULL; }
+        if (v < 0) { Py_DECREF(l); return PyErr_Format(PyExc_ValueError, "sharedmem = %lld is negative", v); }
+        l->shmem = (size_t)v;
+    }
+    return (PyObject *)l;
+}
+
+static PyMappingMethods pk_as_mapping = {.mp_subscript = (binaryfunc)pk_subscript};
+
+static PyObject *pk_get_nspecs(CkPyKernelObject *k, void *u)
+{
+    (void)u;
+    return PyLong_FromLong(k->nspecs);
+}
+
+static PyGetSetDef pk_getset[] = {
+    {"_nspecialisations", (getter)pk_get_nspecs, NULL, "compiled specialisations (argument types x devices)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CkPyKernel_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cudakit._core._PyKernel",
+    .tp_basicsize = sizeof(CkPyKernelObject),
+    .tp_dealloc = (destructor)pk_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The specialisations and launch path of a kernel written in Python (cudakit.cuda.jit).",
+    .tp_traverse = (traverseproc)pk_traverse,
+    .tp_clear = (inquiry)pk_clear,
+    .tp_as_mapping = &pk_as_mapping,
+    .tp_getset = pk_getset,
+    .tp_weaklistoffset = offsetof(CkPyKernelObject, weakreflist),
+    .tp_new = pk_new,
+};
+
+static PyObject *launch_get(CkPyLaunchObject *l, void *which)
+{
+    intptr_t w = (intptr_t)which;
+    if (w == 0) return Py_BuildValue("(III)", l->grid[0], l->grid[1], l->grid[2]);
+    if (w == 1) return Py_BuildValue("(III)", l->block[0], l->block[1], l->block[2]);
+    if (w == 2) return Py_NewRef(l->stream);
+    if (w == 3) return PyLong_FromSize_t(l->shmem);
+    return Py_NewRef((PyObject *)l->kernel);
+}
+
+static PyGetSetDef launch_getset[] = {
+    {"griddim", (getter)launch_get, NULL, "the grid, (x, y, z)", (void *)0},
+    {"blockdim", (getter)launch_get, NULL, "the block, (x, y, z)", (void *)1},
+    {"stream", (getter)launch_get, NULL, "the stream (None: the current one)", (void *)2},
+    {"sharedmem", (getter)launch_get, NULL, "bytes of dynamic shared memory", (void *)3},
+    {"kernel", (getter)launch_get, NULL, "the kernel launched", (void *)4},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CkPyLaunch_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cudakit._core._PyLaunch",
+    .tp_basicsize = sizeof(CkPyLaunchObject),
+    .tp_dealloc = (destructor)launch_dealloc,
+    .tp_vectorcall_offset = offsetof(CkPyLaunchObject, vectorcall),
+    .tp_call = launch_call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A configured launch of a Python kernel: kernel[griddim, blockdim](args).",
+    .tp_traverse = (traverseproc)launch_traverse,
+    .tp_getset = launch_getset,
+};
+
+PyMethodDef ck_py_pykernel_functions[] = {
+    {"_pyk_translate", f_translate, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int ck_py_pykernel_init(PyObject *module)
+{
+    if (PyType_Ready(&CkPyKernel_Type) < 0 || PyType_Ready(&CkPyLaunch_Type) < 0) return -1;
+    if (PyModule_AddObjectRef(module, "_PyKernel", (PyObject *)&CkPyKernel_Type) < 0 ||
+        PyModule_AddObjectRef(module, "_PyLaunch", (PyObject *)&CkPyLaunch_Type) < 0)
+        return -1;
+    return 0;
+}
