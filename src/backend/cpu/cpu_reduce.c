@@ -796,17 +796,20 @@ static __attribute__((noinline)) void ck_exec_row_cast(const ck_red_exec *x, voi
     }
 }
 
-CK_INLINE void ck_exec_run(const ck_red_exec *x, void *st, const char *p, int64_t n, int64_t s, int64_t idx)
+/* A loop over runs or rows passes cast (whether x->cast is set) from a
+ * local: *x is reread after every call, a local stays in a register. */
+CK_INLINE void ck_exec_run(const ck_red_exec *x, int cast, void *st, const char *p, int64_t n, int64_t s,
+                           int64_t idx)
 {
-    if (x->cast) ck_exec_run_cast(x, st, p, n, s, idx);
+    if (cast) ck_exec_run_cast(x, st, p, n, s, idx);
     else x->k->run(st, p, n, s, idx);
 }
 
-CK_INLINE void ck_exec_row(const ck_red_exec *x, void *acc, int64_t *ix, const char *p, int64_t m, int64_t s,
-                           int64_t kk, int first)
+CK_INLINE void ck_exec_row(const ck_red_exec *x, const ck_red_kernel *k, int cast, void *acc, int64_t *ix,
+                           const char *p, int64_t m, int64_t s, int64_t kk, int first)
 {
-    if (x->cast) ck_exec_row_cast(x, acc, ix, p, m, s, kk, first);
-    else x->k->row(acc, ix, p, m, s, kk, first);
+    if (cast) ck_exec_row_cast(x, acc, ix, p, m, s, kk, first);
+    else k->row(acc, ix, p, m, s, kk, first);
 }
 
 /* Combine L leaf states, in order, pairwise: two subtrees of one level
@@ -843,7 +846,7 @@ static void ck_leaf_task(void *vc, int64_t begin, int64_t end, int worker)
     for (int64_t i = begin; i < end; i++) {
         int64_t off = i * c->leaf, m = c->n - off < c->leaf ? c->n - off : c->leaf;
         c->x->k->init(&c->st[i]);
-        ck_exec_run(c->x, &c->st[i], c->p + off * c->s, m, c->s, c->idx0 + off);
+        ck_exec_run(c->x, c->x->cast != NULL, &c->st[i], c->p + off * c->s, m, c->s, c->idx0 + off);
     }
 }
 
@@ -859,7 +862,7 @@ static void ck_reduce_1d(const ck_red_exec *x, const char *p, int64_t n, int64_t
         while (leaf < CK_LEAF_MIN || (n + leaf - 1) / leaf > CK_MAX_LEAVES) leaf *= 2;
     }
     if (leaf >= n) {
-        ck_exec_run(x, st, p, n, s, idx0);
+        ck_exec_run(x, x->cast != NULL, st, p, n, s, idx0);
         return;
     }
     int L = (int)((n + leaf - 1) / leaf);
@@ -883,6 +886,7 @@ static void ck_fold_rows(const ck_inner *in, const char *base, int64_t r0, int64
 {
     int64_t idx[CK_MAXDIMS], rem = r0, n0 = in->shape[0], s0 = in->strides[0];
     const char *p = base;
+    const int cast = in->x->cast != NULL;
     for (int d = 1; d < in->n; d++) {
         idx[d] = rem % in->shape[d];
         rem /= in->shape[d];
@@ -890,7 +894,7 @@ static void ck_fold_rows(const ck_inner *in, const char *base, int64_t r0, int64
     }
     for (int64_t r = r0; r < r1; r++) {
         if (split) ck_reduce_1d(in->x, p, n0, s0, r * n0, st);
-        else ck_exec_run(in->x, st, p, n0, s0, r * n0);
+        else ck_exec_run(in->x, cast, st, p, n0, s0, r * n0);
         for (int d = 1; d < in->n; d++) {
             p += in->strides[d];
             if (++idx[d] < in->shape[d]) break;
@@ -1000,11 +1004,10 @@ typedef struct ck_rows_ctx {
 
 /* Tasks [begin, end): a block of up to rb outputs along outer dim 0, at one
  * position of the other outer dims; every inner position adds a row
- * segment into the block's accumulators. */
-static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
+ * segment into the block's accumulators.  Inlined twice, with cast 0 and
+ * 1, so the loop over rows does not test for a conversion at each row. */
+CK_INLINE void ck_rows_run(ck_rows_ctx *c, int64_t begin, int64_t end, const int cast)
 {
-    (void)worker;
-    ck_rows_ctx *c = (ck_rows_ctx *)vc;
     const ck_reduce_desc *d = c->d;
     const ck_red_kernel *k = c->x->k;
     int64_t rb = c->rb;
@@ -1027,12 +1030,12 @@ static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
         }
         int64_t m = n0 - blk * rb < rb ? n0 - blk * rb : rb;
         if (d->n_inner == 0) {
-            ck_exec_row(c->x, acc, ix, ip, m, si0, 0, 1);
+            ck_exec_row(c->x, k, cast, acc, ix, ip, m, si0, 0, 1);
         } else {
             int64_t idx[CK_MAXDIMS] = {0};
             const char *p = ip;
             for (int64_t kk = 0; kk < d->inner_size; kk++) {
-                ck_exec_row(c->x, acc, ix, p, m, si0, kk, kk == 0);
+                ck_exec_row(c->x, k, cast, acc, ix, p, m, si0, kk, kk == 0);
                 for (int i = 0; i < d->n_inner; i++) {
                     p += d->inner_strides[i];
                     if (++idx[i] < d->inner_shape[i]) break;
@@ -1044,6 +1047,14 @@ static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
         k->row_store(acc, ix, op, m, so0);
     }
     free(acc);
+}
+
+static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    ck_rows_ctx *c = (ck_rows_ctx *)vc;
+    if (c->x->cast) ck_rows_run(c, begin, end, 1);
+    else ck_rows_run(c, begin, end, 0);
 }
 
 /* Outputs per row block: CK_ROW_BYTES of accumulators (or of the strided
