@@ -536,6 +536,26 @@ def test_cumsum_upcast_long_rows(device, dtype, target):
     assert_same(ck.cumprod(ck.asarray(p, device=device), **kw), np.cumprod(p, **kw))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16"])
+def test_small_int_sums_of_long_rows(device, dtype):
+    """Sums of 8- and 16-bit integers into an integer over long contiguous
+    rows (the GPU's vector loads add a 16-byte vector in int, then once
+    into the accumulator): full-range values, 16-byte aligned and not,
+    into int64, a narrower dtype that wraps, and unsigned."""
+    rng = np.random.default_rng(13)
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    n = 1_000_037
+    x = (rng.integers(0, 2, n) if info is None else rng.integers(info.min, info.max, n, endpoint=True)).astype(dtype)
+    a = ck.asarray(x, device=device)
+    for kw in ({}, {"dtype": "int8"}, {"dtype": "uint16"}, {"dtype": "int32"}, {"dtype": "uint64"}):
+        for lo in (0, 1, 16, 33):
+            assert_same(ck.sum(a[lo:], **kw), np.sum(x[lo:], **kw))
+        rows = x[: 7 * 140_000].reshape(7, 140_000)
+        assert_same(ck.sum(a[: 7 * 140_000].reshape(7, 140_000), axis=1, **kw), np.sum(rows, axis=1, **kw))
+        assert_same(ck.sum(a[3 : 3 + 7 * 140_000].reshape(7, 140_000), axis=1, **kw),
+                    np.sum(x[3 : 3 + 7 * 140_000].reshape(7, 140_000), axis=1, **kw))
+
+
 def test_scan_out_of_another_dtype(device):
     """out= of a wider dtype than the input, in place, and outs that
     overlap the input (the input is read as it was, as NumPy does)."""
