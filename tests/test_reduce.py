@@ -360,3 +360,221 @@ def test_cumsum_long_rows(device, dtype):
     p[::1000] = 2.0
     p[500::1000] = 0.5
     assert_same(ck.cumprod(ck.asarray(p, device=device)), np.cumprod(p))
+
+
+# ------------------------------------------- reductions that upcast (issue 13)
+
+# Sums and products run in NumPy's loop dtype (int64 for int8, float32 for
+# a float16 mean, or the dtype= asked for); the input is converted as it is
+# read, never copied, on either device.
+NARROW_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "float32"]
+UPCAST_TARGETS = [None, None, "int64", "uint64", "float64", "float32", "float16", "int32", "int8", "bool", "complex128"]
+UPCAST_NAMES = ["sum", "prod", "mean", "var", "std", "cumsum", "cumprod"]
+
+
+def upcast_values(name, dtype, target):
+    if np.dtype(dtype).kind in "iu" and (target in ("float16", "float32") or name in ("mean", "var", "std")):
+        return elements(np.dtype(dtype), -100, 100)   # inexact sums of small values: order barely matters
+    if np.dtype(dtype).kind == "f" and target is not None and np.dtype(target).kind in "iub":
+        return elements(np.dtype(dtype), -10, 10).map(lambda v: np.round(v))   # casts to integers exactly
+    return values(name, dtype)
+
+
+@st.composite
+def layout_of_shape(draw, shape, dtype, elems, device):
+    """view_of_shape's views (strided, negative steps, permuted axes), or a
+    broadcast one: dims of length 1 in a view, broadcast (stride 0)."""
+    if not shape or draw(st.booleans()):
+        return draw(view_of_shape(shape, dtype, elems, device))
+    small = tuple(1 if draw(st.booleans()) else n for n in shape)
+    a, ca = draw(view_of_shape(small, dtype, elems, device))
+    return np.broadcast_to(a, shape), ck.broadcast_to(ca, shape)
+
+
+@pytest.mark.parametrize("name", UPCAST_NAMES)
+@hsettings(100)
+@given(data=st.data())
+def test_upcast_reductions(device, name, data):
+    """Every narrow input, with and without dtype=, in every layout and
+    along any axes: NumPy's values, dtype and shape."""
+    dtype = data.draw(st.sampled_from(NARROW_DTYPES), label="dtype")
+    target = data.draw(st.sampled_from(UPCAST_TARGETS), label="target")
+    if name in ("mean", "var", "std") and target is not None:
+        target = data.draw(st.sampled_from(["float64", "float32"]), label="float target")
+    # long runs too: the CPU converts blocks of 4 KB at a time
+    shape = data.draw(st.one_of(hnp.array_shapes(min_dims=1, max_dims=4, min_side=0, max_side=6),
+                                st.tuples(st.integers(1, 3), st.integers(500, 3000)),
+                                st.tuples(st.integers(500, 3000))), label="shape")
+    a, ca = data.draw(layout_of_shape(shape, dtype, upcast_values(name, dtype, target), device), label="array")
+    kw = {} if target is None else {"dtype": target}
+    choices = [None] + list(range(-a.ndim, a.ndim))
+    if name not in SINGLE_AXIS:
+        choices.append(tuple(sorted(data.draw(st.sets(st.integers(0, a.ndim - 1), max_size=a.ndim)))))
+    axis = data.draw(st.sampled_from(choices), label="axis")
+    if axis is not None:
+        kw["axis"] = axis
+    method = data.draw(st.booleans(), label="method")
+    got, want = call_both(name, a, ca, kw, method)
+    if got is None:
+        return
+    assert got.device == ck.Device(device)
+    with np.errstate(all="ignore"):   # products may overflow to inf in both
+        assert_same(got, np.asarray(want), **tolerance(name, want, a))
+
+
+def _peak_during(device, fn):
+    """fn's result (on the host) and the most bytes the device's allocator
+    held while it ran beyond what it held before (tracemalloc cannot see
+    them)."""
+    ck.cuda.reset_peak_memory_stats(device)
+    before = ck.cuda.memory_stats(device)["allocated_bytes"]
+    r = ck.asnumpy(fn())
+    return r, ck.cuda.memory_stats(device)["peak_allocated_bytes"] - before
+
+
+# What a reduction to a few values may allocate: its result, and on the GPU
+# the per-block partials of a split reduction (a few thousand words).
+def _small_limit(device):
+    return 4096 if device == "cpu" else 64 * 1024
+
+
+@pytest.mark.parametrize("dtype,name,kw,want", [
+    ("int8", "sum", {}, 2**27), ("bool", "sum", {}, 2**27), ("uint16", "sum", {}, 2**27), ("int8", "prod", {}, 1),
+    ("int8", "sum", {"dtype": "float64"}, 2.0**27), ("int8", "mean", {}, 1.0),
+    ("float16", "sum", {"dtype": "float32"}, 2.0**27), ("float16", "mean", {}, 1.0)], ids=repr)
+def test_upcast_of_a_broadcast_allocates_nothing(device, dtype, name, kw, want):
+    """broadcast_to(ones(1, int8), (2**27,)).sum() made an int64 copy of
+    the input (1 GiB); now only the result is allocated."""
+    b = ck.broadcast_to(ck.ones(1, dtype=dtype, device=device), (2**27,))
+    r, peak = _peak_during(device, lambda: getattr(b, name)(**kw))
+    assert r.dtype == getattr(np.ones(1, dtype), name)(**kw).dtype
+    assert r.item() == want
+    assert peak <= _small_limit(device)
+
+
+def test_upcast_of_2_to_the_36_elements(device):
+    """(2**36,) int8 elements of a broadcast: NumPy needs nothing extra and
+    neither does cudakit (it raised MemoryError).  A broadcast dim of an
+    exact kind folds at once, wrapping as the element-wise folds would."""
+    n = 2**36
+    r, peak = _peak_during(device, lambda: ck.broadcast_to(ck.ones(1, dtype=ck.int8, device=device), (n,)).sum())
+    assert r.dtype == np.int64 and r.item() == n
+    assert peak <= _small_limit(device)
+    three = ck.full(1, 3, dtype=ck.int8, device=device)
+    assert_same(ck.broadcast_to(three, (n,)).prod(), np.array(pow(3, n, 2**64), dtype=np.uint64).view(np.int64))
+    assert_same(ck.broadcast_to(three.astype(ck.uint32), (n,)).sum(), np.uint64(3 * n))
+    assert_same(ck.broadcast_to(ck.ones(1, dtype=ck.bool_, device=device), (n,)).sum(), np.int64(n))
+    assert_same(ck.count_nonzero(ck.broadcast_to(three, (n,))), np.int64(n))
+    two_d = ck.broadcast_to(ck.full((1, 1), -2, dtype=ck.int16, device=device), (2**18, 2**18))
+    assert_same(two_d.sum(axis=0)[:5], np.full(5, -2 * 2**18, dtype=np.int64))
+    assert_same(two_d.sum(axis=1)[-3:], np.full(3, -2 * 2**18, dtype=np.int64))
+
+
+def test_cumsum_allocates_only_its_result(device):
+    """A scan that upcasts converts as it reads: its result is all it
+    allocates (an int32 input and an int64 output, not an int64 copy too)."""
+    n = 1 << 20
+    x = np.arange(n, dtype=np.int32) % 1000 - 500
+    a = ck.asarray(x, device=device)
+    slack = 4096 if device == "cpu" else 256 * 1024   # the GPU's look-back descriptors
+    for kw, want in (({}, np.cumsum(x)), ({"dtype": "float64"}, np.cumsum(x, dtype="float64"))):
+        r, peak = _peak_during(device, lambda: ck.cumsum(a, **kw))
+        assert_same(r, want)
+        assert peak <= n * 8 + slack, (kw, peak)
+    b = ck.broadcast_to(a[:8].reshape(1, 8), (4, 8))
+    r, peak = _peak_during(device, lambda: ck.cumsum(b, axis=0))
+    assert_same(r, np.cumsum(np.broadcast_to(x[:8], (4, 8)), axis=0))
+    assert peak <= _small_limit(device)
+    r, peak = _peak_during(device, lambda: ck.sum(a.reshape(-1, 8)[::-2, ::3], axis=0))
+    assert_same(r, x.reshape(-1, 8)[::-2, ::3].sum(axis=0))
+    assert peak <= _small_limit(device)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "2d-axis0", "2d-axis1", "broadcast"])
+def test_float16_upcast_sums_match_numpy(device, layout):
+    """float16 summed into float32 (mean's default, dtype=float32) or
+    float64: the input converts as it is read; the values are NumPy's to
+    float32's tolerance, and as close to the exact sum as NumPy's."""
+    rng = np.random.default_rng(16)
+    base = (rng.random(2_000_000) * 0.2 + 0.1).astype(np.float16)
+    ca_base = ck.asarray(base, device=device)
+    pick = {"contiguous": lambda x: x[:1_000_000], "strided": lambda x: x[::2], "reversed": lambda x: x[::-2],
+            "2d-axis0": lambda x: x[:1_000_000].reshape(1000, 1000), "2d-axis1": lambda x: x[:1_000_000].reshape(1000, 1000),
+            "broadcast": lambda x: x[:1000].reshape(1, 1000)}
+    a, ca = pick[layout](base), pick[layout](ca_base)
+    if layout == "broadcast":
+        a, ca = np.broadcast_to(a, (1000, 1000)), ck.broadcast_to(ca, (1000, 1000))
+    axis = {"2d-axis0": 0, "2d-axis1": 1}.get(layout, None)
+    exact = np.sum(a.astype(np.float64), axis=axis)
+    count = a.size if axis is None else a.shape[axis]
+    for name, kw in (("sum", {"dtype": "float32"}), ("sum", {"dtype": "float64"}), ("mean", {}),
+                     ("mean", {"dtype": "float32"})):
+        want = getattr(np, name)(a, axis=axis, **kw)
+        got = getattr(ck, name)(ca, axis=axis, **kw)
+        assert_same(got, want, rtol={np.float16: 4e-3, np.float32: 1e-5}.get(want.dtype.type, 1e-12))
+        ref = exact if name == "sum" else exact / count
+        err_np = np.max(np.abs(want.astype(np.float64) - ref))
+        err_ck = np.max(np.abs(ck.asnumpy(got).astype(np.float64) - ref))
+        assert err_ck <= max(2 * err_np, 4 * np.finfo(want.dtype).eps * np.max(np.abs(ref))), (name, kw)
+
+
+@pytest.mark.parametrize("dtype,target", [("int8", None), ("bool", None), ("uint16", None), ("int8", "float64"),
+                                          ("float16", "float32"), ("int32", "int8"), ("float32", "float64")])
+def test_cumsum_upcast_long_rows(device, dtype, target):
+    """Long contiguous rows (the GPU's single-pass scan) and the row and
+    per-row paths of the CPU, reading the input in its own dtype."""
+    rng = np.random.default_rng(5)
+    kw = {} if target is None else {"dtype": target}
+    for shape, axis in (((300_001,), 0), ((3, 70_000), 1), ((70_000, 2), 0), ((40, 33), 1), ((1000, 9), 0)):
+        x = rng.integers(0, 4, shape).astype(dtype)
+        if dtype.startswith("float"):
+            x = x * np.asarray(0.5, dtype)   # halves: the sums are exact in any order
+        a = ck.asarray(x, device=device)
+        assert_same(ck.cumsum(a, axis=axis, **kw), np.cumsum(x, axis=axis, **kw))
+        assert_same(ck.cumsum(a[::-1], axis=axis, **kw), np.cumsum(x[::-1], axis=axis, **kw))
+    p = np.ones(100_000, dtype=dtype)
+    assert_same(ck.cumprod(ck.asarray(p, device=device), **kw), np.cumprod(p, **kw))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16"])
+def test_small_int_sums_of_long_rows(device, dtype):
+    """Sums of 8- and 16-bit integers into an integer over long contiguous
+    rows (the GPU's vector loads add a 16-byte vector in int, then once
+    into the accumulator): full-range values, 16-byte aligned and not,
+    into int64, a narrower dtype that wraps, and unsigned."""
+    rng = np.random.default_rng(13)
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    n = 1_000_037
+    x = (rng.integers(0, 2, n) if info is None else rng.integers(info.min, info.max, n, endpoint=True)).astype(dtype)
+    a = ck.asarray(x, device=device)
+    for kw in ({}, {"dtype": "int8"}, {"dtype": "uint16"}, {"dtype": "int32"}, {"dtype": "uint64"}):
+        for lo in (0, 1, 16, 33):
+            assert_same(ck.sum(a[lo:], **kw), np.sum(x[lo:], **kw))
+        rows = x[: 7 * 140_000].reshape(7, 140_000)
+        assert_same(ck.sum(a[: 7 * 140_000].reshape(7, 140_000), axis=1, **kw), np.sum(rows, axis=1, **kw))
+        assert_same(ck.sum(a[3 : 3 + 7 * 140_000].reshape(7, 140_000), axis=1, **kw),
+                    np.sum(x[3 : 3 + 7 * 140_000].reshape(7, 140_000), axis=1, **kw))
+
+
+def test_scan_out_of_another_dtype(device):
+    """out= of a wider dtype than the input, in place, and outs that
+    overlap the input (the input is read as it was, as NumPy does)."""
+    x = np.arange(1, 13, dtype=np.int16).reshape(3, 4)
+    a = ck.asarray(x, device=device)
+    out = ck.empty((3, 4), dtype="int64", device=device)
+    assert ck.cumsum(a, axis=1, out=out) is out
+    assert_same(out, np.cumsum(x, axis=1))
+    fout = ck.empty((3, 4), dtype="float32", device=device)
+    assert ck.cumprod(a, axis=0, out=fout) is fout
+    assert_same(fout, np.cumprod(x, axis=0).astype(np.float32))
+    b = ck.asarray(x.copy(), device=device)
+    assert ck.cumsum(b, axis=0, out=b) is b
+    assert_same(b, np.cumsum(x, axis=0).astype(np.int16))
+    # an int32 view of the int64 output's own memory: read before written
+    c = ck.arange(1, 9, dtype=ck.int64, device=device)
+    cn = np.arange(1, 9, dtype=np.int64)
+    assert ck.cumsum(c.view(ck.int32)[:8], out=c) is c
+    np.cumsum(cn.view(np.int32)[:8], out=cn)
+    assert_same(c, cn)
+    ck.cumsum(c[::-1], out=c)
+    assert_same(c, np.cumsum(cn[::-1]))

@@ -38,8 +38,8 @@ typedef struct ck_ew_desc {
 typedef struct ck_reduce_desc {
     ck_reduce_op op;
     ck_device dev;
-    ck_dtype in_type;     /* input dtype (already cast if needed) */
-    ck_dtype out_type;
+    ck_dtype in_type;     /* input dtype */
+    ck_dtype out_type;    /* sum and prod run in it, reading in_type as they go */
     int n_outer;          /* dims kept, innermost first */
     int64_t outer_shape[CK_MAXDIMS];
     int64_t outer_out_strides[CK_MAXDIMS];
@@ -57,7 +57,8 @@ typedef struct ck_reduce_desc {
 typedef struct ck_scan_desc {
     ck_reduce_op op;      /* CK_REDUCE_SUM or CK_REDUCE_PROD */
     ck_device dev;
-    ck_dtype type;        /* input and output dtype */
+    ck_dtype in_type;     /* input dtype, read as the scan goes */
+    ck_dtype type;        /* output dtype, the one the scan runs in */
     int64_t len, in_stride, out_stride;
     int n_outer;
     int64_t outer_shape[CK_MAXDIMS];

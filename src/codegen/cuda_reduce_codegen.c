@@ -68,12 +68,20 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
     ck_sbuf_printf(&b, "struct ck_argacc { %s v; long long i; };\n", in_c);
     /* identity, map (value v of the input at flat index j) and combine */
     switch (s->op) {
-    case CK_REDUCE_SUM:
-        ck_sbuf_printf(&b, "#define IDENT ((%s)0)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) + (b))\n", A, A);
+    case CK_REDUCE_SUM: case CK_REDUCE_PROD: {
+        /* the loop's dtype is out's: an input of another dtype converts as
+         * it is read, by the cast formula (NumPy's unsafe cast), and a bool
+         * output adds as "or" and multiplies as "and" */
+        int sum = s->op == CK_REDUCE_SUM, to_bool = s->out == CK_BOOL;
+        ck_sbuf_printf(&b, "#define IDENT ((%s)%d)\n", A, !sum);
+        if (s->in == s->out)
+            ck_sbuf_printf(&b, "#define MAP(v, j) ((%s)(v))\n", A);
+        else
+            ck_sbuf_printf(&b, "#define MAP(v, j) ((%s)CK_CVT_(%c, %c, %s, v))\n", A, k, ck_cuda_kind_letter(s->out),
+                           out_st);
+        ck_sbuf_printf(&b, "#define COMB(a, b) ((a) %s (b))\n", to_bool ? (sum ? "|" : "&") : (sum ? "+" : "*"));
         break;
-    case CK_REDUCE_PROD:
-        ck_sbuf_printf(&b, "#define IDENT ((%s)1)\n#define MAP(v, j) ((%s)(v))\n#define COMB(a, b) ((a) * (b))\n", A, A);
-        break;
+    }
     case CK_REDUCE_MIN: case CK_REDUCE_MAX: {
         const char *mm = s->op == CK_REDUCE_MIN ? "MINIMUM" : "MAXIMUM";
         const char *id;
@@ -171,9 +179,23 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
         "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
         "        __syncthreads();\n    }\n}\n", A, A, A, in_c, out_st);
     /* block layout over contiguous, 16-byte aligned rows: vector loads,
-     * two in flight per thread */
+     * two in flight per thread.  VFOLD folds the V values of one vector,
+     * the first at flat index j; a sum of 8- or 16-bit integers into an
+     * integer adds a vector's values in int first (exact: at most 16 of
+     * them, each below 2**16), then once into the accumulator: a 64-bit
+     * integer add is two instructions on the GPU, one per value read would
+     * be 32 a 16-byte load.  The result wraps as adding one by one would. */
     {
         int isz = ck_dtype_get_info(s->in)->itemsize, V = isz >= 16 ? 1 : 16 / isz;
+        char ko = ck_cuda_kind_letter(s->out);
+        if (s->op == CK_REDUCE_SUM && (k == 'B' || k == 'I' || k == 'U') && isz <= 2 && (ko == 'I' || ko == 'U'))
+            ck_sbuf_printf(&b, "#define VFOLD(acc, x, j) do { int s_ = 0; _Pragma(\"unroll\") "
+                               "for (int e = 0; e < %d; e++) s_ += (int)(x).v[e]; acc = COMB(acc, (%s)s_); } while (0)\n",
+                           V, A);
+        else
+            ck_sbuf_printf(&b, "#define VFOLD(acc, x, j) do { _Pragma(\"unroll\") "
+                               "for (int e = 0; e < %d; e++) acc = COMB(acc, MAP((%s)(x).v[e], (j) + e)); } while (0)\n",
+                           V, in_c);
         ck_sbuf_printf(&b,
             "extern \"C\" __global__ void __launch_bounds__(256) ck_red_vec(long long n_out, long long inner, long long chunk,\n"
             "        red_nd nd, const char *in, char *out, %s *partial) {\n"
@@ -188,12 +210,11 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
             "        long long t = threadIdx.x;\n"
             "        for (; t + blockDim.x < nv; t += 2 * blockDim.x) {\n"
             "            ck_vec<%s, %d> x = pv[t], y = pv[t + blockDim.x];\n"
-            "#pragma unroll\n            for (int e = 0; e < %d; e++) {\n"
-            "                acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n"
-            "                acc2 = COMB(acc2, MAP((%s)y.v[e], j0 + (t + blockDim.x) * %d + e));\n            }\n        }\n"
+            "            VFOLD(acc, x, j0 + t * %d);\n"
+            "            VFOLD(acc2, y, j0 + (t + blockDim.x) * %d);\n        }\n"
             "        for (; t < nv; t += blockDim.x) {\n"
             "            ck_vec<%s, %d> x = pv[t];\n"
-            "#pragma unroll\n            for (int e = 0; e < %d; e++) acc = COMB(acc, MAP((%s)x.v[e], j0 + t * %d + e));\n        }\n"
+            "            VFOLD(acc, x, j0 + t * %d);\n        }\n"
             "        for (long long j = j0 + nv * %d + threadIdx.x; j < j1; j += blockDim.x) acc = COMB(acc, MAP((%s)p[j], j));\n"
             "        acc = COMB(acc, acc2);\n"
             "        sm[threadIdx.x] = acc; __syncthreads();\n"
@@ -204,7 +225,7 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
             "            if (gridDim.y == 1) *(%s *)(out + ooff) = FIN(sm[0]);\n"
             "            else partial[(long long)blockIdx.y * n_out + o] = sm[0];\n        }\n"
             "        __syncthreads();\n    }\n}\n",
-            A, A, in_st, in_st, in_st, V, in_st, V, V, A, in_st, V, V, in_c, V, in_c, V, in_st, V, V, in_c, V, V, in_c, out_st);
+            A, A, in_st, in_st, in_st, V, in_st, V, V, A, in_st, V, V, V, in_st, V, V, V, in_c, out_st);
     }
     /* thread layout: thread per output, block.y splits */
     ck_sbuf_printf(&b,
@@ -245,8 +266,8 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
 
 uint64_t ck_cuda_scan_key(const ck_cuda_scan_spec *s, ck_scan_kernel k)
 {
-    return ck_kernel_key(CK_KFAM_SCAN, ((uint64_t)k << 40) | ((uint64_t)s->op << 16) | ((uint64_t)s->t << 8) |
-                                       (uint64_t)s->nout);
+    return ck_kernel_key(CK_KFAM_SCAN, ((uint64_t)k << 40) | ((uint64_t)s->in << 24) | ((uint64_t)s->op << 16) |
+                                       ((uint64_t)s->out << 8) | (uint64_t)s->nout);
 }
 
 const char *ck_cuda_scan_name(ck_scan_kernel k) { return k == CK_SCANK_LOOKBACK ? "ck_scan_lb" : "ck_scan"; }
@@ -255,8 +276,17 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
 {
     ck_sbuf b = {0};
     ck_sbuf_prelude(&b);
-    const char *st = ck_cuda_storage_type(s->t), *c = ck_cuda_compute_type(s->t);
-    const char *comb = s->op == CK_REDUCE_SUM ? "+" : "*";
+    const char *st = ck_cuda_storage_type(s->out), *c = ck_cuda_compute_type(s->out);
+    const char *in_st = ck_cuda_storage_type(s->in);
+    /* a bool output adds as "or" and multiplies as "and", as NumPy's bool loops */
+    const char *comb = s->out == CK_BOOL ? (s->op == CK_REDUCE_SUM ? "|" : "&") : s->op == CK_REDUCE_SUM ? "+" : "*";
+    /* an input value (stored) in the compute type of the output, through
+     * the cast formula when the dtypes differ */
+    if (s->in == s->out)
+        ck_sbuf_printf(&b, "#define SCAN_IN(x) ((%s)(x))\n", c);
+    else
+        ck_sbuf_printf(&b, "#define SCAN_IN(x) ((%s)CK_CVT_(%c, %c, %s, (%s)(x)))\n", c, ck_cuda_kind_letter(s->in),
+                       ck_cuda_kind_letter(s->out), st, ck_cuda_compute_type(s->in));
     /* one block per row: each thread scans a run of elements serially, the
      * block scans the runs' totals in shared memory, then threads add their
      * offset; rows longer than a block's tile loop tile by tile with a carry */
@@ -274,7 +304,7 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
         "            %s v[8]; %s run = (%s)%s;\n"
         "            long long j0 = base + (long long)threadIdx.x * R;\n"
         "            for (int r = 0; r < R; r++) { long long j = j0 + r;\n"
-        "                %s x = j < len ? (%s)*(const %s *)(in + io + j * in_stride) : (%s)%s;\n"
+        "                %s x = j < len ? SCAN_IN(*(const %s *)(in + io + j * in_stride)) : (%s)%s;\n"
         "                run = run %s x; v[r] = run; }\n"
         "            tot[threadIdx.x] = run; __syncthreads();\n"
         "            for (int w = 1; w < T; w <<= 1) {\n"
@@ -285,7 +315,7 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
         "                if (j < len) *(%s *)(out + oo + j * out_stride) = (%s)(before %s v[r]); }\n"
         "            carry = carry %s tot[T - 1]; __syncthreads();\n        }\n    }\n}\n",
         c, s->nout, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1",
-        c, c, st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
+        c, in_st, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb, c, c, s->op == CK_REDUCE_SUM ? "0" : "1", comb,
         c, comb, c, s->op == CK_REDUCE_SUM ? "0" : "1", st, st, comb, comb);
     /* one long contiguous row (not complex): a single-pass scan with
      * decoupled look-back.  256 threads scan a tile of 4096 elements, 16 a
@@ -300,8 +330,8 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
      * Compute types of 4 bytes or less pack (flag, value) in one 64-bit
      * word, read and written whole; wider ones write the value, fence, then
      * the flag, and a reader reads the flag, fences, then the value. */
-    if (ck_cuda_kind_letter(s->t) != 'C') {
-        int packed = s->t == CK_FLOAT16 || ck_dtype_get_info(s->t)->itemsize <= 4;
+    if (ck_cuda_kind_letter(s->out) != 'C') {
+        int packed = s->out == CK_FLOAT16 || ck_dtype_get_info(s->out)->itemsize <= 4;
         ck_sbuf_printf(&b,
             "#define CK_SOP(a, b) ((a) %s (b))\n#define CK_PAD(i) ((i) + ((i) >> 5))\n"
             "extern \"C\" __global__ void __launch_bounds__(256) ck_scan_lb(long long len, const %s *in, %s *out,\n"
@@ -315,10 +345,10 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
             "    const long long t0 = (long long)tile * 4096 + (long long)warp * 512;\n"
             "    CT *wb = buf[warp];\n"
             "    if (t0 + 512 <= len) {\n"
-            "#pragma unroll\n        for (int r = 0; r < 16; r++) wb[CK_PAD(r * 32 + lane)] = (CT)in[t0 + r * 32 + lane];\n"
+            "#pragma unroll\n        for (int r = 0; r < 16; r++) wb[CK_PAD(r * 32 + lane)] = SCAN_IN(in[t0 + r * 32 + lane]);\n"
             "    } else {\n"
             "#pragma unroll\n        for (int r = 0; r < 16; r++) { long long j = t0 + r * 32 + lane;\n"
-            "            wb[CK_PAD(r * 32 + lane)] = j < len ? (CT)in[j] : ID; }\n    }\n"
+            "            wb[CK_PAD(r * 32 + lane)] = j < len ? SCAN_IN(in[j]) : ID; }\n    }\n"
             "    __syncwarp();\n"
             "    CT v[16];\n    v[0] = wb[CK_PAD(lane * 16)];\n"
             "#pragma unroll\n    for (int r = 1; r < 16; r++) v[r] = CK_SOP(v[r - 1], wb[CK_PAD(lane * 16 + r)]);\n"
@@ -330,7 +360,7 @@ char *ck_cuda_scan_source(const ck_cuda_scan_spec *s)
             "    CT agg = wsum[0], wpre = ID;\n"
             "    for (int k = 1; k < 8; k++) agg = CK_SOP(agg, wsum[k]);\n"
             "    for (int k = 0; k < warp; k++) wpre = k ? CK_SOP(wpre, wsum[k]) : wsum[0];\n",
-            comb, st, st, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1");
+            comb, in_st, st, c, c, c, s->op == CK_REDUCE_SUM ? "0" : "1");
         if (packed)
             ck_sbuf_printf(&b,
                 "    union CkPk { CT v; unsigned u; };\n"

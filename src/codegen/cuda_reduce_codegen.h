@@ -1,7 +1,9 @@
 /*
  * cuda_reduce_codegen.h - CUDA C source of the reductions (sum, prod, min,
  * max, all, any, argmin, argmax, count_nonzero) and the scans (cumsum,
- * cumprod).
+ * cumprod).  Sums, products and scans run in their output's dtype and
+ * convert an input of another dtype as they load it (int8 summed in
+ * int64), so the input is never copied to convert it.
  *
  * A reduction module holds four kernels over one (output, reduced) split
  * of the work, all taking the parameter struct ck_cuda_red_nd by value:
@@ -25,7 +27,7 @@
 
 typedef struct ck_cuda_red_spec {
     int op;              /* ck_reduce_op */
-    ck_dtype in, out;
+    ck_dtype in, out;    /* sum and prod run in out's dtype, the others in in's */
     int nout, nin;       /* output (outer) and reduced (inner) dims: 0..CK_CUDA_RED_MAXDIM */
     int thread_layout;   /* the main kernel is "thread", else "block" */
 } ck_cuda_red_spec;
@@ -53,9 +55,10 @@ size_t ck_cuda_red_acc_size(const ck_cuda_red_spec *sp);
 #define CK_CUDA_SCAN_MAXDIM 8   /* outer (row) dims */
 
 typedef struct ck_cuda_scan_spec {
-    int op;        /* CK_REDUCE_SUM or CK_REDUCE_PROD */
-    ck_dtype t;
-    int nout;      /* row dims: 0..CK_CUDA_SCAN_MAXDIM */
+    int op;         /* CK_REDUCE_SUM or CK_REDUCE_PROD */
+    ck_dtype in;    /* the input's dtype, converted as it is read */
+    ck_dtype out;   /* the output's, which the scan runs in */
+    int nout;       /* row dims: 0..CK_CUDA_SCAN_MAXDIM */
 } ck_cuda_scan_spec;
 
 typedef enum ck_scan_kernel {

@@ -102,8 +102,8 @@ static int ck_arrange_dims_(int n, int64_t *shape, int64_t *s0, int64_t *s1, cha
     return n ? w + 1 : 0;
 }
 
-/* Run op over src (already of the kernel's input dtype) into dst, whose
- * dims are src's kept ones (with 1s where reduced when keepdims). */
+/* Run op over src into dst, whose dims are src's kept ones (with 1s where
+ * reduced when keepdims); sums and products run in dst's dtype. */
 static ck_status ck_reduce_run_(ck_reduce_op op, const ck_array *src, uint64_t mask, int keepdims, ck_array *dst)
 {
     ck_reduce_desc d;
@@ -177,14 +177,15 @@ ck_status ck_reduce(ck_reduce_op op, const ck_array *a, uint64_t axis_mask, int 
 
     /* dtypes: sum and prod run in the dtype asked for; else, with out,
      * in what the input and out promote to (NumPy resolves the loop from
-     * both); else in NumPy's default */
-    ck_dtype in_t = a->dtype, out_t;
+     * both); else in NumPy's default.  The backend converts the input as it
+     * reads it (NumPy's unsafe cast to the loop's dtype): no converted copy,
+     * so summing a broadcast int8 array into int64 needs no memory. */
+    ck_dtype out_t;
     switch (op) {
     case CK_REDUCE_SUM: case CK_REDUCE_PROD:
         if (dtype != CK_DTYPE_INVALID) out_t = dtype;
         else if (out_given) out_t = ck_dtype_promote(a->dtype, out->dtype);
         else out_t = ck_reduce_default_dtype(op, a->dtype);
-        in_t = out_t;
         break;
     case CK_REDUCE_MIN: case CK_REDUCE_MAX: out_t = a->dtype; break;
     case CK_REDUCE_ALL: case CK_REDUCE_ANY: out_t = CK_BOOL; break;
@@ -200,9 +201,9 @@ ck_status ck_reduce(ck_reduce_op op, const ck_array *a, uint64_t axis_mask, int 
     }
 
     ck_device dev = ck_array_device(a);
-    ck_array tmp, cast;
+    ck_array tmp;
     ck_array *dst = out;
-    int tmp_used = 0, cast_used = 0;
+    int tmp_used = 0;
     if (out_given) {
         if (!ck_device_equal(dev, ck_array_device(out))) return ck_mixed_devices_(dev, ck_array_device(out));
         if (out->ndim != rnd)
@@ -223,17 +224,7 @@ ck_status ck_reduce(ck_reduce_op op, const ck_array *a, uint64_t axis_mask, int 
         if (s != CK_OK) return s;
     }
 
-    const ck_array *src = a;
-    if (in_t != a->dtype && dst->size > 0) {
-        /* NumPy casts the input (unsafely) to the loop's dtype */
-        s = ck_array_astype(&cast, a, in_t, 0);
-        if (s == CK_OK) {
-            src = &cast;
-            cast_used = 1;
-        }
-    }
-    if (s == CK_OK && dst->size > 0) s = ck_reduce_run_(op, src, axis_mask, keepdims, dst);
-    if (cast_used) ck_array_release(&cast);
+    if (dst->size > 0) s = ck_reduce_run_(op, a, axis_mask, keepdims, dst);
     if (s == CK_OK && tmp_used) s = ck_array_assign(out, &tmp);
     if (tmp_used) ck_array_release(&tmp);
     if (s != CK_OK && !out_given) ck_array_release(out);
@@ -275,16 +266,9 @@ ck_status ck_scan(ck_reduce_op op, const ck_array *a, int axis, ck_dtype dtype, 
                : out_given ? ck_dtype_promote(a->dtype, out->dtype)
                : ck_reduce_default_dtype(op, a->dtype);
     ck_device dev = ck_array_device(a);
-    ck_array tmp, cast;
+    ck_array tmp;
     ck_array *dst = out;
-    const ck_array *src = a;
-    int tmp_used = 0, cast_used = 0;
-    if (t != a->dtype) {
-        s = ck_array_astype(&cast, a, t, 0);
-        if (s != CK_OK) return s;
-        src = &cast;
-        cast_used = 1;
-    }
+    int tmp_used = 0;
     if (out_given) {
         if (!ck_device_equal(dev, ck_array_device(out))) s = ck_mixed_devices_(dev, ck_array_device(out));
         else if (out->ndim != a->ndim || memcmp(out->shape, a->shape, (size_t)a->ndim * sizeof *a->shape) != 0)
@@ -294,8 +278,9 @@ ck_status ck_scan(ck_reduce_op op, const ck_array *a, int axis, ck_dtype dtype, 
         /* in place works (each step reads its input before writing there);
          * any other overlap needs a temporary */
         else if (out->dtype != t ||
-                 (ck_array_may_overlap(out, src) &&
-                  !(out->data == src->data && memcmp(out->strides, src->strides, (size_t)a->ndim * 8) == 0))) {
+                 (ck_array_may_overlap(out, a) &&
+                  !(out->dtype == a->dtype && out->data == a->data &&
+                    memcmp(out->strides, a->strides, (size_t)a->ndim * 8) == 0))) {
             s = ck_array_empty(&tmp, a->ndim, a->shape, t, dev);
             if (s == CK_OK) {
                 dst = &tmp;
@@ -305,25 +290,25 @@ ck_status ck_scan(ck_reduce_op op, const ck_array *a, int axis, ck_dtype dtype, 
     } else {
         s = ck_array_empty(out, a->ndim, a->shape, t, dev);
     }
-    if (s != CK_OK) {
-        if (cast_used) ck_array_release(&cast);
-        return s;
-    }
+    if (s != CK_OK) return s;
 
     if (a->size > 0) {
+        /* the backend converts the input to t as it reads it (NumPy's unsafe
+         * cast to the loop's dtype), without a converted copy */
         ck_scan_desc d;
-        char *ip = src->data, *op_ = dst->data;
+        char *ip = a->data, *op_ = dst->data;
         d.op = op;
         d.dev = dev;
+        d.in_type = a->dtype;
         d.type = t;
         d.len = a->shape[axis];
-        d.in_stride = src->strides[axis];
+        d.in_stride = a->strides[axis];
         d.out_stride = dst->strides[axis];
         d.n_outer = 0;
         for (int i = a->ndim - 1; i >= 0; i--) {
             if (i == axis || a->shape[i] == 1) continue;
             d.outer_shape[d.n_outer] = a->shape[i];
-            d.outer_in_strides[d.n_outer] = src->strides[i];
+            d.outer_in_strides[d.n_outer] = a->strides[i];
             d.outer_out_strides[d.n_outer++] = dst->strides[i];
         }
         d.n_outer = ck_arrange_dims_(d.n_outer, d.outer_shape, d.outer_in_strides, d.outer_out_strides,
@@ -339,7 +324,6 @@ ck_status ck_scan(ck_reduce_op op, const ck_array *a, int axis, ck_dtype dtype, 
             s = be->scan(&d);
         }
     }
-    if (cast_used) ck_array_release(&cast);
     if (s == CK_OK && tmp_used) s = ck_array_assign(out, &tmp);
     if (tmp_used) ck_array_release(&tmp);
     if (s != CK_OK && !out_given) ck_array_release(out);

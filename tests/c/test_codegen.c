@@ -24,7 +24,7 @@ static void compile_one(const char *what, char *src)
     batch_replace_all(&c, b.s, "ck_scan(", to);
     snprintf(to, sizeof to, "ck_scan_lb_%d(", id);
     batch_replace_all(&e, c.s, "ck_scan_lb(", to);
-    ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n",
+    ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n#undef SCAN_IN\n#undef VFOLD\n",
                    id, e.s);
     batch_add(what, prog.s, 120);
     free(a.s); free(b.s); free(c.s); free(e.s); free(prog.s);
@@ -125,11 +125,33 @@ int main(void)
             n++;
         }
     }
-    for (int t = 1; t < CK_NTYPES; t++) {
-        ck_cuda_scan_spec sum = {CK_REDUCE_SUM, (ck_dtype)t, 1}, prod = {CK_REDUCE_PROD, (ck_dtype)t, 1};
+    for (int t = 0; t < CK_NTYPES; t++) {
+        ck_dtype wide = ck_reduce_default_dtype(CK_REDUCE_PROD, (ck_dtype)t);
+        if (t == CK_BOOL) wide = CK_INT64;
+        ck_cuda_scan_spec sum = {CK_REDUCE_SUM, (ck_dtype)t, (ck_dtype)t, 1};
+        ck_cuda_scan_spec prod = {CK_REDUCE_PROD, (ck_dtype)t, (ck_dtype)t, 1};
+        ck_cuda_scan_spec wprod = {CK_REDUCE_PROD, (ck_dtype)t, wide, 1};
         compile_one("scan_sum", ck_cuda_scan_source(&sum));
         compile_one("scan_prod", ck_cuda_scan_source(&prod));
-        n += 2;
+        compile_one("scan_prod_default", ck_cuda_scan_source(&wprod));
+        n += 3;
+    }
+    /* sums and cumulative sums that read one dtype and run in another, every
+     * pair (dtype= may ask for any): the input converts as it loads */
+    for (int t = 0; t < CK_NTYPES; t++) {
+        for (int o = 0; o < CK_NTYPES; o++) {
+            if (o == t) continue;
+            char what[64];
+            snprintf(what, sizeof what, "reduce_sum_%s_to_%s", ck_dtype_get_info((ck_dtype)t)->name,
+                     ck_dtype_get_info((ck_dtype)o)->name);
+            ck_cuda_red_spec rs = {CK_REDUCE_SUM, (ck_dtype)t, (ck_dtype)o, 1, 1, (t + o) % 2};
+            compile_one(what, ck_cuda_red_source(&rs));
+            snprintf(what, sizeof what, "scan_sum_%s_to_%s", ck_dtype_get_info((ck_dtype)t)->name,
+                     ck_dtype_get_info((ck_dtype)o)->name);
+            ck_cuda_scan_spec ss = {CK_REDUCE_SUM, (ck_dtype)t, (ck_dtype)o, 1};
+            compile_one(what, ck_cuda_scan_source(&ss));
+            n += 2;
+        }
     }
     batch_flush(0);
     printf("%d kernels compiled, %d failures\n", n, failures);

@@ -95,10 +95,10 @@ static void reduce(void)
 static void scan(void)
 {
     ck_cuda_scan_spec sp = {pick(0, 1) ? CK_REDUCE_SUM : CK_REDUCE_PROD, (ck_dtype)pickx(0, CK_NTYPES - 1),
-                            pickx(0, CK_CUDA_SCAN_MAXDIM)};
+                            (ck_dtype)pickx(0, CK_NTYPES - 1), pickx(0, CK_CUDA_SCAN_MAXDIM)};
     ck_scan_kernel k = (ck_scan_kernel)pick(CK_SCANK_ROWS, CK_SCANK_LOOKBACK);
-    int f[] = {sp.op, sp.t, sp.nout, k};
-    add(CK_KFAM_SCAN, ck_cuda_scan_key(&sp, k), f, 4);
+    int f[] = {sp.op, sp.in, sp.out, sp.nout, k};
+    add(CK_KFAM_SCAN, ck_cuda_scan_key(&sp, k), f, 5);
 }
 
 static void random_fill(void)

@@ -258,7 +258,12 @@ static void ck_rowst_##NAME##_##DT(const void *vacc, const int64_t *ix, char *ou
 
 /* ================================================================= SUM */
 
-/* bool and integers: one (wrapping) accumulator; vectorises as it is. */
+/* bool and integers: one (wrapping) accumulator; vectorises as it is.  A
+ * broadcast run (step 0) is n times one value, which wraps as n additions
+ * would: (2**36,) elements take no time. */
+#define CK_NADD_B(C, x, n) ((C)(x))
+#define CK_NADD_I(C, x, n) ((C)((uint64_t)(x) * (uint64_t)(n)))
+#define CK_NADD_U CK_NADD_I
 #define CK_SUM_PLAIN_(DT, K, S, C, R, W)                                          \
 typedef struct { C v; } ck_st_SUM_##DT;                                           \
 CK_STATE_FITS_(ck_st_SUM_##DT);                                                   \
@@ -270,6 +275,8 @@ static CK_HOT void ck_run_SUM_##DT(void *vst, const char *p, int64_t n, int64_t 
     if (s == (int64_t)sizeof(S)) {                                                \
         const S *x = (const S *)p;                                                \
         for (int64_t i = 0; i < n; i++) a = (C)CK_ADD_##K(a, x[i]);               \
+    } else if (s == 0 && n > 0) {                                                 \
+        a = CK_NADD_##K(C, *(const S *)p, n);                                     \
     } else {                                                                      \
         for (int64_t i = 0; i < n; i++, p += s) a = (C)CK_ADD_##K(a, *(const S *)p); \
     }                                                                             \
@@ -405,6 +412,13 @@ CK_RED_TYPES(CK_GEN_SUM_)
 #define CK_PRODLANES_I(S, C) 0
 #define CK_PRODLANES_U(S, C) 0
 #define CK_PRODLANES_C(S, C) 0
+/* A broadcast run (step 0) of an exact kind is one power, by squaring
+ * (wrapping as n products would); floats keep NumPy's order of rounding. */
+#define CK_PRODPOW_B 1
+#define CK_PRODPOW_I 1
+#define CK_PRODPOW_U 1
+#define CK_PRODPOW_F 0
+#define CK_PRODPOW_C 0
 
 #define CK_GEN_PROD_(DT, K, S, C, R, W)                                           \
 typedef struct { C v; } ck_st_PROD_##DT;                                          \
@@ -432,6 +446,10 @@ static void ck_run_PROD_##DT(void *vst, const char *p, int64_t n, int64_t s, int
     } else if (s == (int64_t)sizeof(S)) {                                         \
         const S *x = (const S *)p;                                                \
         for (int64_t i = 0; i < n; i++) a = (C)CK_MUL_##K(a, (C)x[i]);            \
+    } else if (CK_PRODPOW_##K && s == 0) {                                        \
+        C b = (C)*(const S *)p;                                                   \
+        for (int64_t e = n; e; e >>= 1, b = (C)CK_MUL_##K(b, b))                  \
+            if (e & 1) a = (C)CK_MUL_##K(a, b);                                   \
     } else {                                                                      \
         for (int64_t i = 0; i < n; i++, p += s) a = (C)CK_MUL_##K(a, (C)*(const S *)p); \
     }                                                                             \
@@ -647,6 +665,8 @@ CK_INLINE int64_t ck_nnz_##DT(const char *p, int64_t n, int64_t s)              
     if (s == (int64_t)sizeof(S)) {                                                \
         const S *x = (const S *)p;                                                \
         for (int64_t i = 0; i < n; i++) c += CK_NZ_##K(x[i]);                     \
+    } else if (s == 0) {                                                          \
+        c = n > 0 && CK_NZ_##K(*(const S *)p) ? n : 0;                            \
     } else {                                                                      \
         for (int64_t i = 0; i < n; i++, p += s) c += CK_NZ_##K(*(const S *)p);    \
     }                                                                             \
@@ -740,6 +760,71 @@ _Static_assert(CK_REDUCE_COUNT == 9, "a reduction without CPU kernels");
 
 /* ===================================================== reduction drivers */
 
+/* A kernel and how it reads its input.  Sums and products run in the
+ * dtype NumPy's loop has (int64 for int8, float32 for a float16 mean):
+ * an input of another dtype is converted by its cast loop a block at a
+ * time into a buffer on the stack, never into a converted copy of the
+ * array, as NumPy's buffered reductions do.  The blocks stay in L1, so
+ * this costs a fraction of reading the input from memory. */
+typedef struct ck_red_exec {
+    const ck_red_kernel *k;
+    ck_cpu_loop cast;   /* NULL: the kernel reads the input as it is */
+    int64_t esize;      /* bytes of a converted element */
+} ck_red_exec;
+
+#define CK_CVT_BYTES 4096
+
+/* The converting paths are out of line: their stack buffer would cost the
+ * plain paths a 4 KB frame. */
+static __attribute__((noinline)) void ck_exec_run_cast(const ck_red_exec *x, void *st, const char *p, int64_t n,
+                                                       int64_t s, int64_t idx)
+{
+    _Alignas(64) char buf[CK_CVT_BYTES];
+    int64_t es = x->esize, b = CK_CVT_BYTES / es, steps[2] = {es, s};
+    char *args[2] = {buf, (char *)p};
+    if (s == 0) {
+        /* one value, broadcast: the kernels of exact kinds fold it at once */
+        x->cast(args, 1, steps);
+        x->k->run(st, buf, n, 0, idx);
+        return;
+    }
+    for (int64_t i = 0; i < n; i += b) {
+        int64_t m = n - i < b ? n - i : b;
+        args[1] = (char *)(p + i * s);
+        x->cast(args, m, steps);
+        x->k->run(st, buf, m, es, idx + i);
+    }
+}
+
+static __attribute__((noinline)) void ck_exec_row_cast(const ck_red_exec *x, void *acc, int64_t *ix, const char *p,
+                                                       int64_t m, int64_t s, int64_t kk, int first)
+{
+    _Alignas(64) char buf[CK_CVT_BYTES];
+    int64_t es = x->esize, b = CK_CVT_BYTES / es, steps[2] = {es, s};
+    for (int64_t j = 0; j < m; j += b) {
+        int64_t mm = m - j < b ? m - j : b;
+        char *args[2] = {buf, (char *)(p + j * s)};
+        x->cast(args, mm, steps);
+        x->k->row((char *)acc + j * x->k->acc_size, ix ? ix + j : NULL, buf, mm, es, kk, first);
+    }
+}
+
+/* A loop over runs or rows passes cast (whether x->cast is set) from a
+ * local: *x is reread after every call, a local stays in a register. */
+CK_INLINE void ck_exec_run(const ck_red_exec *x, int cast, void *st, const char *p, int64_t n, int64_t s,
+                           int64_t idx)
+{
+    if (cast) ck_exec_run_cast(x, st, p, n, s, idx);
+    else x->k->run(st, p, n, s, idx);
+}
+
+CK_INLINE void ck_exec_row(const ck_red_exec *x, const ck_red_kernel *k, int cast, void *acc, int64_t *ix,
+                           const char *p, int64_t m, int64_t s, int64_t kk, int first)
+{
+    if (cast) ck_exec_row_cast(x, acc, ix, p, m, s, kk, first);
+    else k->row(acc, ix, p, m, s, kk, first);
+}
+
 /* Combine L leaf states, in order, pairwise: two subtrees of one level
  * merge as soon as both exist (as the sum kernels combine their blocks),
  * what is left folds from the right.  The tree depends on L only. */
@@ -761,7 +846,7 @@ static ck_state *ck_cascade(const ck_red_kernel *k, ck_state *st, int L)
 }
 
 typedef struct ck_leaf_ctx {
-    const ck_red_kernel *k;
+    const ck_red_exec *x;
     const char *p;
     int64_t n, s, idx0, leaf;
     ck_state *st;
@@ -773,28 +858,29 @@ static void ck_leaf_task(void *vc, int64_t begin, int64_t end, int worker)
     const ck_leaf_ctx *c = (const ck_leaf_ctx *)vc;
     for (int64_t i = begin; i < end; i++) {
         int64_t off = i * c->leaf, m = c->n - off < c->leaf ? c->n - off : c->leaf;
-        c->k->init(&c->st[i]);
-        c->k->run(&c->st[i], c->p + off * c->s, m, c->s, c->idx0 + off);
+        c->x->k->init(&c->st[i]);
+        ck_exec_run(c->x, c->x->cast != NULL, &c->st[i], c->p + off * c->s, m, c->s, c->idx0 + off);
     }
 }
 
 /* Fold one 1-D run into st, over the cores when it is long.  Leaves are
  * whole blocks of the kernel and their size depends on n only, so the
  * result does not depend on the thread count. */
-static void ck_reduce_1d(const ck_red_kernel *k, const char *p, int64_t n, int64_t s, int64_t idx0, void *st)
+static void ck_reduce_1d(const ck_red_exec *x, const char *p, int64_t n, int64_t s, int64_t idx0, void *st)
 {
+    const ck_red_kernel *k = x->k;
     int64_t leaf = n;
     if (n >= CK_PAR_MIN) {
         leaf = k->block;
         while (leaf < CK_LEAF_MIN || (n + leaf - 1) / leaf > CK_MAX_LEAVES) leaf *= 2;
     }
     if (leaf >= n) {
-        k->run(st, p, n, s, idx0);
+        ck_exec_run(x, x->cast != NULL, st, p, n, s, idx0);
         return;
     }
     int L = (int)((n + leaf - 1) / leaf);
     ck_state states[CK_MAX_LEAVES];
-    ck_leaf_ctx c = {k, p, n, s, idx0, leaf, states};
+    ck_leaf_ctx c = {x, p, n, s, idx0, leaf, states};
     ck_parallel_for(L, 1, ck_leaf_task, &c);
     k->merge(st, ck_cascade(k, states, L));
 }
@@ -802,7 +888,7 @@ static void ck_reduce_1d(const ck_red_kernel *k, const char *p, int64_t n, int64
 /* The inner (reduced) space of one output element: dims innermost first,
  * at least one. */
 typedef struct ck_inner {
-    const ck_red_kernel *k;
+    const ck_red_exec *x;
     int n;
     int64_t shape[CK_MAXDIMS], strides[CK_MAXDIMS];
     int64_t rows;    /* product of shape[1..] */
@@ -813,14 +899,15 @@ static void ck_fold_rows(const ck_inner *in, const char *base, int64_t r0, int64
 {
     int64_t idx[CK_MAXDIMS], rem = r0, n0 = in->shape[0], s0 = in->strides[0];
     const char *p = base;
+    const int cast = in->x->cast != NULL;
     for (int d = 1; d < in->n; d++) {
         idx[d] = rem % in->shape[d];
         rem /= in->shape[d];
         p += idx[d] * in->strides[d];
     }
     for (int64_t r = r0; r < r1; r++) {
-        if (split) ck_reduce_1d(in->k, p, n0, s0, r * n0, st);
-        else in->k->run(st, p, n0, s0, r * n0);
+        if (split) ck_reduce_1d(in->x, p, n0, s0, r * n0, st);
+        else ck_exec_run(in->x, cast, st, p, n0, s0, r * n0);
         for (int d = 1; d < in->n; d++) {
             p += in->strides[d];
             if (++idx[d] < in->shape[d]) break;
@@ -843,7 +930,7 @@ static void ck_group_task(void *vc, int64_t begin, int64_t end, int worker)
     const ck_group_ctx *c = (const ck_group_ctx *)vc;
     for (int64_t g = begin; g < end; g++) {
         int64_t r1 = (g + 1) * c->rpg;
-        c->in->k->init(&c->st[g]);
+        c->in->x->k->init(&c->st[g]);
         ck_fold_rows(c->in, c->base, g * c->rpg, r1 < c->in->rows ? r1 : c->in->rows, &c->st[g], 0);
     }
 }
@@ -855,7 +942,7 @@ static void ck_reduce_inner(const ck_inner *in, const char *base, void *st)
 {
     int64_t n0 = in->shape[0], rows = in->rows;
     if (rows == 1) {
-        ck_reduce_1d(in->k, base, n0, in->strides[0], 0, st);
+        ck_reduce_1d(in->x, base, n0, in->strides[0], 0, st);
         return;
     }
     if (n0 >= 2 * CK_LEAF_MIN || n0 * rows < CK_PAR_MIN) {
@@ -868,7 +955,7 @@ static void ck_reduce_inner(const ck_inner *in, const char *base, void *st)
     ck_state states[CK_MAX_LEAVES];
     ck_group_ctx c = {in, base, rpg, states};
     ck_parallel_for(G, 1, ck_group_task, &c);
-    in->k->merge(st, ck_cascade(in->k, states, G));
+    in->x->k->merge(st, ck_cascade(in->x->k, states, G));
 }
 
 static int64_t ck_outer_count(const ck_reduce_desc *d)
@@ -923,20 +1010,19 @@ static void ck_elem_task(void *vc, int64_t begin, int64_t end, int worker)
 
 typedef struct ck_rows_ctx {
     const ck_reduce_desc *d;
-    const ck_red_kernel *k;
+    const ck_red_exec *x;
     int64_t rb, nblk;   /* outputs per block along outer dim 0, blocks */
     int failed;         /* a task could not get its accumulators */
 } ck_rows_ctx;
 
 /* Tasks [begin, end): a block of up to rb outputs along outer dim 0, at one
  * position of the other outer dims; every inner position adds a row
- * segment into the block's accumulators. */
-static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
+ * segment into the block's accumulators.  Inlined twice, with cast 0 and
+ * 1, so the loop over rows does not test for a conversion at each row. */
+CK_INLINE void ck_rows_run(ck_rows_ctx *c, int64_t begin, int64_t end, const int cast)
 {
-    (void)worker;
-    ck_rows_ctx *c = (ck_rows_ctx *)vc;
     const ck_reduce_desc *d = c->d;
-    const ck_red_kernel *k = c->k;
+    const ck_red_kernel *k = c->x->k;
     int64_t rb = c->rb;
     char *acc = malloc((size_t)rb * (size_t)(k->acc_size + (k->has_ix ? 8 : 0)) + 64);
     if (!acc) {
@@ -957,12 +1043,12 @@ static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
         }
         int64_t m = n0 - blk * rb < rb ? n0 - blk * rb : rb;
         if (d->n_inner == 0) {
-            k->row(acc, ix, ip, m, si0, 0, 1);
+            ck_exec_row(c->x, k, cast, acc, ix, ip, m, si0, 0, 1);
         } else {
             int64_t idx[CK_MAXDIMS] = {0};
             const char *p = ip;
             for (int64_t kk = 0; kk < d->inner_size; kk++) {
-                k->row(acc, ix, p, m, si0, kk, kk == 0);
+                ck_exec_row(c->x, k, cast, acc, ix, p, m, si0, kk, kk == 0);
                 for (int i = 0; i < d->n_inner; i++) {
                     p += d->inner_strides[i];
                     if (++idx[i] < d->inner_shape[i]) break;
@@ -974,6 +1060,14 @@ static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
         k->row_store(acc, ix, op, m, so0);
     }
     free(acc);
+}
+
+static void ck_rows_task(void *vc, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    ck_rows_ctx *c = (ck_rows_ctx *)vc;
+    if (c->x->cast) ck_rows_run(c, begin, end, 1);
+    else ck_rows_run(c, begin, end, 0);
 }
 
 /* Outputs per row block: CK_ROW_BYTES of accumulators (or of the strided
@@ -998,15 +1092,23 @@ ck_status ck_cpu_reduce(const ck_reduce_desc *d)
 {
     if ((unsigned)d->op >= CK_REDUCE_COUNT || (unsigned)d->in_type >= CK_NTYPES)
         return ck_error_set(CK_ERR_VALUE, "invalid reduction");
+    /* sums and products run in their output's dtype, the others in the input's */
+    int upcast = d->op == CK_REDUCE_SUM || d->op == CK_REDUCE_PROD;
     ck_dtype want = d->in_type;
     if (d->op == CK_REDUCE_ALL || d->op == CK_REDUCE_ANY) want = CK_BOOL;
     else if (d->op >= CK_REDUCE_ARGMIN) want = CK_INT64;
-    if (d->out_type != want)
+    if (upcast ? (unsigned)d->out_type >= CK_NTYPES : d->out_type != want)
         return ck_error_set(CK_ERR_TYPE, "reduction of %s cannot write %s", ck_dtype_get_info(d->in_type)->name,
                             (unsigned)d->out_type < CK_NTYPES ? ck_dtype_get_info(d->out_type)->name : "?");
     if (d->n_outer < 0 || d->n_outer > CK_MAXDIMS || d->n_inner < 0 || d->n_inner > CK_MAXDIMS)
         return ck_error_set(CK_ERR_VALUE, "invalid reduction");
-    const ck_red_kernel *k = &ck_red_kernels[d->op][d->in_type];
+    ck_dtype lt = upcast ? d->out_type : d->in_type;
+    ck_red_exec x = {&ck_red_kernels[d->op][lt], NULL, 0};
+    if (lt != d->in_type) {
+        x.cast = ck_cpu_cast_loops[lt][d->in_type];
+        x.esize = ck_dtype_get_info(lt)->itemsize;
+    }
+    const ck_red_kernel *k = x.k;
     int64_t outer = ck_outer_count(d);
     if (outer == 0) return CK_OK;
     if (d->inner_size == 0 && (d->op == CK_REDUCE_MIN || d->op == CK_REDUCE_MAX ||
@@ -1022,7 +1124,7 @@ ck_status ck_cpu_reduce(const ck_reduce_desc *d)
         int64_t si = d->n_inner ? ck_abs64(d->inner_strides[0]) : 0;
         if (so < si || d->inner_size <= 32) {
             int64_t n0 = d->outer_shape[0], rest = outer / n0;
-            ck_rows_ctx c = {d, k, ck_row_block(n0, rest, k->acc_size + (k->has_ix ? 8 : 0), d->outer_in_strides[0], work, threads), 0, 0};
+            ck_rows_ctx c = {d, &x, ck_row_block(n0, rest, k->acc_size + (k->has_ix ? 8 : 0), d->outer_in_strides[0], work, threads), 0, 0};
             c.nblk = (n0 + c.rb - 1) / c.rb;
             int64_t tasks = c.nblk * rest;
             if (work >= CK_PAR_MIN && tasks >= 2 && threads > 1) ck_parallel_for(tasks, 1, ck_rows_task, &c);
@@ -1033,7 +1135,7 @@ ck_status ck_cpu_reduce(const ck_reduce_desc *d)
     }
 
     ck_inner in;
-    in.k = k;
+    in.x = &x;
     in.n = d->n_inner > 0 ? d->n_inner : 1;
     in.rows = 1;
     if (d->n_inner == 0) {
@@ -1103,7 +1205,28 @@ typedef struct ck_scan_ctx {
     const ck_scan_desc *d;
     const ck_scan_kernel *k;
     int64_t rb, nblk;   /* row form: outputs per block along outer dim 0, blocks; nblk 0: one run per element */
+    ck_cpu_loop cast;   /* an input of another dtype: converted into the output, then scanned there */
 } ck_scan_ctx;
+
+/* Bytes of output a run converts and scans at a time: in L1 while both happen. */
+#define CK_SCAN_CHUNK_BYTES 8192
+
+/* One run of a scan whose input is of another dtype than the output: a
+ * chunk at a time is converted into the output and scanned in place from
+ * the last value of the chunk before, so no copy of the input is made. */
+static void ck_scan1_cast(const ck_scan_ctx *c, const char *ip, char *op)
+{
+    const ck_scan_desc *d = c->d;
+    int64_t si = d->in_stride, so = d->out_stride, steps[2] = {so, si};
+    int64_t b = CK_SCAN_CHUNK_BYTES / ck_dtype_get_info(d->type)->itemsize;
+    for (int64_t i = 0; i < d->len; i += b) {
+        int64_t m = d->len - i < b ? d->len - i : b;
+        char *args[2] = {op + i * so, (char *)(ip + i * si)};
+        c->cast(args, m, steps);
+        if (i == 0) c->k->scan1(op, m, so, op, so);
+        else c->k->scan1(op + (i - 1) * so, m + 1, so, op + (i - 1) * so, so);
+    }
+}
 
 static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
 {
@@ -1122,7 +1245,8 @@ static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
             op += q * d->outer_out_strides[i];
         }
         if (!c->nblk) {
-            c->k->scan1(ip, d->len, d->in_stride, op, d->out_stride);
+            if (c->cast) ck_scan1_cast(c, ip, op);
+            else c->k->scan1(ip, d->len, d->in_stride, op, d->out_stride);
             continue;
         }
         int64_t blk = t % c->nblk, n0 = d->outer_shape[0];
@@ -1131,8 +1255,15 @@ static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
         ip += blk * c->rb * si0;
         op += blk * c->rb * so0;
         const char *prev = NULL;
+        int64_t steps[2] = {so0, si0};
         for (int64_t i = 0; i < d->len; i++) {
-            c->k->row(op, prev, ip, m, si0, so0);
+            if (c->cast) {
+                char *args[2] = {op, (char *)ip};
+                c->cast(args, m, steps);
+                c->k->row(op, prev, op, m, so0, so0);
+            } else {
+                c->k->row(op, prev, ip, m, si0, so0);
+            }
             prev = op;
             ip += d->in_stride;
             op += d->out_stride;
@@ -1142,13 +1273,15 @@ static void ck_scan_task(void *vc, int64_t begin, int64_t end, int worker)
 
 ck_status ck_cpu_scan(const ck_scan_desc *d)
 {
-    if ((d->op != CK_REDUCE_SUM && d->op != CK_REDUCE_PROD) || (unsigned)d->type >= CK_NTYPES)
+    if ((d->op != CK_REDUCE_SUM && d->op != CK_REDUCE_PROD) || (unsigned)d->type >= CK_NTYPES ||
+        (unsigned)d->in_type >= CK_NTYPES)
         return ck_error_set(CK_ERR_VALUE, "scans are cumulative sums and products only");
     if (d->n_outer < 0 || d->n_outer > CK_MAXDIMS) return ck_error_set(CK_ERR_VALUE, "invalid scan");
     int64_t outer = 1;
     for (int i = 0; i < d->n_outer; i++) outer *= d->outer_shape[i];
     if (outer == 0 || d->len == 0) return CK_OK;
-    ck_scan_ctx c = {d, &ck_scan_kernels[d->op == CK_REDUCE_PROD][d->type], 0, 0};
+    ck_scan_ctx c = {d, &ck_scan_kernels[d->op == CK_REDUCE_PROD][d->type], 0, 0,
+                     d->in_type != d->type ? ck_cpu_cast_loops[d->type][d->in_type] : NULL};
     int threads = ck_cpu_num_threads();
     int64_t tasks = outer;
     /* the row form, as for reductions: whole rows of outputs per step */

@@ -161,7 +161,7 @@ ck_status ck_cuda_scan(const ck_scan_desc *d)
         return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "GPU scans support up to %d outer dimensions", CK_CUDA_SCAN_MAXDIM);
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
-    ck_cuda_scan_spec sp = {d->op, d->type, d->n_outer};
+    ck_cuda_scan_spec sp = {d->op, d->in_type, d->type, d->n_outer};
     ck_cuda_scan_nd nd;
     memset(&nd, 0, sizeof nd);
     long long rows = 1;
@@ -173,9 +173,9 @@ ck_status ck_cuda_scan(const ck_scan_desc *d)
     }
     if (rows == 0 || d->len == 0) return CK_OK;
     CUfunction f;
-    int isz = ck_dtype_get_info(d->type)->itemsize;
+    int isz = ck_dtype_get_info(d->in_type)->itemsize, osz = ck_dtype_get_info(d->type)->itemsize;
     /* a few long contiguous rows: the single-pass scan over all the GPU, row by row */
-    if (rows <= 16 && d->len >= ((int64_t)1 << 16) && d->in_stride == isz && d->out_stride == isz &&
+    if (rows <= 16 && d->len >= ((int64_t)1 << 16) && d->in_stride == isz && d->out_stride == osz &&
         !ck_dtype_is_complex(d->type) && d->len / 4096 < 0x7FFFFFFF)
         return scan_long_rows(d, &sp, rows, &nd);
     s = ck_cuda_get_kernel(dev, ck_cuda_scan_key(&sp, CK_SCANK_ROWS), scan_source, &sp,
