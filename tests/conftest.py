@@ -56,3 +56,22 @@ def assert_same(got, want, rtol=None, atol=0):
         np.testing.assert_allclose(got_np, want, rtol=rtol, atol=atol, equal_nan=True)
     else:
         np.testing.assert_array_equal(got_np, want)
+
+
+# Tests that failed on the H200 run of 2026-12-02 (NumPy 2.5 there, 2.4 here)
+# and are not fixed yet: marked xfail (not strict) by node id, one a line in
+# known_gpu_failures.txt, so the GPU suite shows what is known apart from
+# what is new. Issue 13's note lists them; each fix removes its line.
+_KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_gpu_failures.txt")
+
+
+def pytest_collection_modifyitems(config, items):
+    try:
+        with open(_KNOWN) as f:
+            known = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    except OSError:
+        return
+    for item in items:
+        if item.nodeid in known:
+            item.add_marker(pytest.mark.xfail(reason="failed on the H200 run of 2026-12-02; not fixed yet "
+                                                     "(tests/known_gpu_failures.txt)", strict=False))

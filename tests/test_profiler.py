@@ -145,7 +145,8 @@ def test_key_averages_and_table(device):
     assert ("CUDA total" in lines[1]) == (device == "cuda")
     assert "Self CPU time total" in t
     one = prof.key_averages().table(sort_by="cpu_time_total", row_limit=1)
-    assert len([ln for ln in one.splitlines() if ln and not ln.startswith("-")]) == 3   # header, a row, the total
+    # header, a row, the CPU total (and the CUDA total on a GPU)
+    assert len([ln for ln in one.splitlines() if ln and not ln.startswith("-")]) == 3 + (device == "cuda")
     by_shape = prof.key_averages(group_by_input_shape=True)
     assert any(a.input_shapes == "[[1000], [], [1000]]" for a in by_shape)
     assert "Input Shapes" in by_shape.table()
