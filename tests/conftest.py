@@ -62,6 +62,7 @@ def assert_same(got, want, rtol=None, atol=0):
 # and are not fixed yet: marked xfail (not strict) by node id, one a line in
 # known_gpu_failures.txt, so the GPU suite shows what is known apart from
 # what is new. Issue 13's note lists them; each fix removes its line.
+# "skip: <id>" lines are cases that cannot run there at all.
 _KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_gpu_failures.txt")
 
 
@@ -72,6 +73,9 @@ def pytest_collection_modifyitems(config, items):
     except OSError:
         return
     for item in items:
-        if item.nodeid in known:
+        if "skip: " + item.nodeid in known:
+            item.add_marker(pytest.mark.skip(reason="NumPy's answer allocates more than the machine has and the "
+                                                    "kernel kills the worker (the H200 run of 2026-12-02)"))
+        elif item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason="failed on the H200 run of 2026-12-02; not fixed yet "
                                                      "(tests/known_gpu_failures.txt)", strict=False))

@@ -14,7 +14,9 @@ def test_soak_briefly(device, tmp_path):
     out = tmp_path / "soak.json"
     # its own process: the soak caps the memory pool, and its faults' children
     # are its own
-    r = subprocess.run([sys.executable, SOAK, "--device", device, "--duration", "4s", "--fault-every", "1.5",
+    # (a GPU's first minutes compile kernels: more seconds for the same mix)
+    seconds = "4s" if device == "cpu" else "12s"
+    r = subprocess.run([sys.executable, SOAK, "--device", device, "--duration", seconds, "--fault-every", "1.5",
                         "--seed", "13", "--json", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
     summary = json.loads(out.read_text())
