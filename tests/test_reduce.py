@@ -383,7 +383,8 @@ def upcast_values(name, dtype, target, n):
         # long products cross the float range in some orders and not in others
         # (a GPU's scan multiplies segments: inf there, then 0 * inf); +-1 keeps
         # every order exact
-        return st.sampled_from([1.0, -1.0])
+        kind = np.dtype(dtype).kind
+        return st.sampled_from({"i": [1, -1], "u": [1], "b": [True]}.get(kind, [1.0, -1.0]))
     if np.dtype(dtype).kind in "iu" and (target in ("float16", "float32") or name in ("mean", "var", "std")):
         return elements(np.dtype(dtype), -100, 100)   # inexact sums of small values: order barely matters
     if np.dtype(dtype).kind == "f" and target is not None and np.dtype(target).kind in "iub":

@@ -17,6 +17,10 @@ typedef CUresult (*getfn_fn)(CUfunction *, CUmodule, const char *);
 static launch_fn real_launch_;
 static coop_fn real_coop_;
 static getfn_fn real_getfn_;
+/* Names a function had before it was renamed: kept for readers that may
+ * still hold them, on a list so that they stay reachable. */
+typedef struct retired_name { struct retired_name *next; char *name; } retired_name;
+static retired_name *retired_;
 static const ck_cu_launch_observer *observer_;
 
 /* ------------------------------------------------------------- names */
@@ -57,7 +61,13 @@ void ck_cu_note_function(CUfunction f, const char *name)
     char *c = strdup(name);
     if (!c) goto out;
     if (fn_tab_[j].f) {
-        /* the old name stays allocated: a reader may hold it */
+        /* the old name stays allocated (a reader may hold it), and reachable */
+        retired_name *r = malloc(sizeof *r);
+        if (r) {
+            r->name = fn_tab_[j].name;
+            r->next = retired_;
+            retired_ = r;
+        }
         fn_tab_[j].name = c;
     } else {
         fn_tab_[j].f = f;
