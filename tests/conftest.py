@@ -66,6 +66,10 @@ def assert_same(got, want, rtol=None, atol=0):
 _KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_gpu_failures.txt")
 
 
+# NumPy 2.5 (the GPU machine's) allocates for these where 2.4 raises MemoryError
+_NUMPY_2_5 = tuple(int(v) for v in np.__version__.split(".")[:2]) >= (2, 5)
+
+
 def pytest_collection_modifyitems(config, items):
     try:
         with open(_KNOWN) as f:
@@ -73,7 +77,7 @@ def pytest_collection_modifyitems(config, items):
     except OSError:
         return
     for item in items:
-        if "skip: " + item.nodeid in known:
+        if "skip: " + item.nodeid in known and _NUMPY_2_5:
             item.add_marker(pytest.mark.skip(reason="NumPy's answer allocates more than the machine has and the "
                                                     "kernel kills the worker (the H200 run of 2026-12-02)"))
         elif item.nodeid in known:
