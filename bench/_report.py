@@ -21,6 +21,18 @@ def median_time(fn, repeats=15):
     return statistics.median(ts)
 
 
+def per_call(fn, calls=20000, repeats=7):
+    """Best seconds a call of fn() over repeats of a loop of calls, after one warm-up call."""
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
 def import_seconds(module, runs=15, env=None):
     """Median seconds of a new interpreter running `import module`."""
     ts = []

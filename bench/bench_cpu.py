@@ -9,25 +9,13 @@ use one core; cudakit splits large loops over the cores).
 """
 import argparse
 import os
-import time
 
 os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
 
 import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
-from _report import cpu_machine, import_seconds, median_time, write_results  # noqa: E402
-
-
-def per_call(fn, calls=20000, repeats=7):
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
-    return best
+from _report import cpu_machine, import_seconds, median_time, per_call, write_results  # noqa: E402
 
 
 def import_time(module, runs=15):

@@ -15,7 +15,6 @@ at most 38 ms (20x faster than the 0.76 s of 2026-12-01).
 import argparse
 import os
 import sys
-import time
 
 os.environ.setdefault("CUDAKIT_DEVICE", "cpu")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,34 +23,15 @@ import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
 from cudakit import cuda  # noqa: E402
-from cudakit.cuda.types import float32  # noqa: E402
-from _report import cpu_machine, median_time, write_results  # noqa: E402
+from _report import cpu_machine, median_time, per_call, write_results  # noqa: E402
 
 TPB = 256
 
 
-@cuda.jit
-def add_one(x):
-    i = cuda.grid(1)
-    if i < x.size:
-        x[i] += 1
-
-
-@cuda.jit
-def block_sum(x, partial):
-    buf = cuda.shared.array(256, dtype=float32)
-    t = cuda.threadIdx.x
-    i = cuda.grid(1)
-    buf[t] = x[i] if i < x.size else 0
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            buf[t] += buf[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        partial[cuda.blockIdx.x] = buf[0]
+# the kernels the tests check on both devices
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+from _pyk_kernels import block_sum  # noqa: E402
+from _pyk_literature import add_one  # noqa: E402
 
 
 BLOCK_SUM_C = r"""
@@ -75,17 +55,6 @@ def axpy(x, y, n):
     i = cuda.grid(1)
     if i < n:
         y[i] = 2.0 * x[i] + y[i]
-
-
-def per_call_us(fn, calls=20000, repeats=7):
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
-    return best * 1e6
 
 
 def main():
@@ -125,10 +94,10 @@ def main():
 
     a, b = ck.ones(1024, dtype=ck.float32), ck.ones(1024, dtype=ck.float32)
     na, nb = np.ones(1024, np.float32), np.ones(1024, np.float32)
-    t_np = per_call_us(lambda: np.add(na, nb, out=nb))
-    row("launch, 2 arrays + a Python int (numpy: one add, out=)", "us", per_call_us(lambda: axpy[4, 256](a, b, 1024)), t_np)
+    t_np = per_call(lambda: np.add(na, nb, out=nb)) * 1e6
+    row("launch, 2 arrays + a Python int (numpy: one add, out=)", "us", per_call(lambda: axpy[4, 256](a, b, 1024)) * 1e6, t_np)
     s32 = np.int32(1024)
-    row("launch, 2 arrays + an np.int32 (numpy: one add, out=)", "us", per_call_us(lambda: axpy[4, 256](a, b, s32)), t_np)
+    row("launch, 2 arrays + an np.int32 (numpy: one add, out=)", "us", per_call(lambda: axpy[4, 256](a, b, s32)) * 1e6, t_np)
 
     if args.out:
         write_results(args.out, "Python kernels on the CPU target", cpu_machine(np, ck),

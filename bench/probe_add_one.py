@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cudakit as ck  # noqa: E402
-from bench_cpu_pykernels import add_one  # noqa: E402  (the same kernel)
+from bench_cpu_pykernels import add_one  # noqa: E402  (the tests' kernel)
 
 N = 1 << 28
 
