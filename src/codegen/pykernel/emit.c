@@ -52,6 +52,7 @@ static void line(pyk_ctx *c, const char *f, ...)
 
 static const char *ex(pyk_ctx *c, pyk_node *e);
 static void block(pyk_ctx *c, pyk_node *body);
+static void loop_else(pyk_ctx *c, const char *broke, pyk_node *orelse);
 static void leave(pyk_ctx *c);
 static int x_is_zero(const pyk_node *x);
 
@@ -1091,13 +1092,7 @@ static void for_stmt(pyk_ctx *c, pyk_node *s)
         line(c, "%s:;", end);
         c->indent--;
         line(c, "}");
-        if (broke) {
-            line(c, "if (!%s) {", broke);
-            c->indent++;
-            block(c, orelse);
-            c->indent--;
-            line(c, "}");
-        }
+        loop_else(c, broke, orelse);
         return;
     } else if (it->k == T_ITER) {
         /* enumerate(x[, start]) or zip(a, b, ...): a counter over the shortest */
@@ -1141,13 +1136,7 @@ static void for_stmt(pyk_ctx *c, pyk_node *s)
     line(c, "}");
     c->indent--;
     line(c, "}");
-    if (broke) {
-        line(c, "if (!%s) {", broke);
-        c->indent++;
-        block(c, orelse);
-        c->indent--;
-        line(c, "}");
-    }
+    loop_else(c, broke, orelse);
 }
 
 /* Leave the function: a return, or a raise or failed assert after its report. */
@@ -1236,13 +1225,7 @@ static void stmt(pyk_ctx *c, pyk_node *s)
         nloops_--;
         c->indent--;
         line(c, "}");
-        if (broke) {
-            line(c, "if (!%s) {", broke);
-            c->indent++;
-            block(c, orelse);
-            c->indent--;
-            line(c, "}");
-        }
+        loop_else(c, broke, orelse);
         return;
     }
     case PK_IF: {
@@ -1335,6 +1318,18 @@ static void stmt(pyk_ctx *c, pyk_node *s)
     default:
         pyk_fail(c, s, CK_ERR_NOT_IMPLEMENTED, "a %s statement cannot be written", pyk_kind_name(s->kind));
     }
+}
+
+/* A loop's else: it runs when the loop ended without a break (broke: the
+ * loop's break flag, NULL when it has no else). */
+static void loop_else(pyk_ctx *c, const char *broke, pyk_node *orelse)
+{
+    if (!broke) return;
+    line(c, "if (!%s) {", broke);
+    c->indent++;
+    block(c, orelse);
+    c->indent--;
+    line(c, "}");
 }
 
 static void block(pyk_ctx *c, pyk_node *body)
