@@ -199,12 +199,18 @@ void ck_cu_describe_launches(char *buf, size_t n)
 
 void ck_cu_set_launch_observer(const ck_cu_launch_observer *o) { __atomic_store_n(&observer_, o, __ATOMIC_RELEASE); }
 
+/* A launch remembered for fault messages; the observer, when there is one. */
+static const ck_cu_launch_observer *note_(const ck_cu_launch *l)
+{
+    ck_cu_note_launch(l->f, l->stream, l->grid, l->block);
+    return __atomic_load_n(&observer_, __ATOMIC_ACQUIRE);
+}
+
 static CUresult launch_hook(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                             unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
 {
     ck_cu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shmem, s};
-    ck_cu_note_launch(f, s, l.grid, l.block);
-    const ck_cu_launch_observer *o = __atomic_load_n(&observer_, __ATOMIC_ACQUIRE);
+    const ck_cu_launch_observer *o = note_(&l);
     if (__builtin_expect(o == NULL, 1)) return real_launch_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
     void *token = o->before(&l);
     CUresult r = real_launch_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
@@ -218,8 +224,7 @@ static CUresult coop_hook(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
                           unsigned shmem, CUstream s, void **params)
 {
     ck_cu_launch l = {f, {gx, gy, gz}, {bx, by, bz}, shmem, s};
-    ck_cu_note_launch(f, s, l.grid, l.block);
-    const ck_cu_launch_observer *o = __atomic_load_n(&observer_, __ATOMIC_ACQUIRE);
+    const ck_cu_launch_observer *o = note_(&l);
     if (__builtin_expect(o == NULL, 1)) return real_coop_(f, gx, gy, gz, bx, by, bz, shmem, s, params);
     void *token = o->before(&l);
     CUresult r = real_coop_(f, gx, gy, gz, bx, by, bz, shmem, s, params);
