@@ -101,30 +101,26 @@ def write_module(lib, c, opts=""):
     return name
 
 
-def first_call():
-    n = 1 << 16
-    res = {}
-    x, y = ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32)
+def _first_call_ms(lib, x, y, n, sync):
+    """Median of 7 imports of a module with a kernel never seen before, through its first launch."""
     ts = []
     for k in range(7):
-        name = write_module("cudakit", 2.0 + k + np.random.random())
-        sync_ck()
+        name = write_module(lib, 2.0 + k + np.random.random())
+        sync()
         t0 = time.perf_counter()
         importlib.import_module(name).axpy[(n + 255) // 256, 256](x, y, n)
-        sync_ck()
+        sync()
         ts.append(time.perf_counter() - t0)
-    res["cudakit"] = statistics.median(ts) * 1e3
+    return statistics.median(ts) * 1e3
+
+
+def first_call():
+    n = 1 << 16
+    res = {"cudakit": _first_call_ms("cudakit", ck.ones(n, dtype=ck.float32), ck.ones(n, dtype=ck.float32), n,
+                                     sync_ck)}
     if nbcuda is not None:
         xn, yn = nbcuda.to_device(np.ones(n, np.float32)), nbcuda.to_device(np.ones(n, np.float32))
-        ts = []
-        for k in range(7):
-            name = write_module("numba", 2.0 + k + np.random.random())
-            sync_nb()
-            t0 = time.perf_counter()
-            importlib.import_module(name).axpy[(n + 255) // 256, 256](xn, yn, n)
-            sync_nb()
-            ts.append(time.perf_counter() - t0)
-        res["numba-cuda"] = statistics.median(ts) * 1e3
+        res["numba-cuda"] = _first_call_ms("numba", xn, yn, n, sync_nb)
     record("first call of a new kernel (compile + launch)", "ms", res)
 
 
