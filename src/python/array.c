@@ -60,6 +60,10 @@ static int set_shape(PyObject *self, PyObject *value, void *c)
 {
     (void)c;
     if (!value) { PyErr_SetString(PyExc_AttributeError, "cannot delete array shape"); return -1; }
+    /* NumPy 2.5 deprecates it: other holders of the array see it change */
+    if (PyErr_WarnEx(PyExc_DeprecationWarning, "Setting the shape of an array is deprecated (as in NumPy 2.5); "
+                                               "reshape() gives a view with the new shape.", 1) < 0)
+        return -1;
     int nd;
     int64_t shape[CK_MAXDIMS];
     if (ck_py_shape_from_obj(value, &nd, shape) < 0) return -1;
