@@ -67,6 +67,7 @@ typedef struct ck_pyk_options {
     int max_registers;     /* 0: the compiler's choice */
     int launch_bounds;     /* 0: none; else the most threads a block (__launch_bounds__) */
     int no_coarsen;        /* never a grid-stride kernel (see thread coarsening above) */
+    int no_prefetch;       /* a grid-stride kernel without its L2 hints for the next index */
     const char *filename;  /* the Python file, for #line and messages */
 } ck_pyk_options;
 

@@ -1099,7 +1099,7 @@ def test_coarsening_only_where_the_threads_differ_by_grid_1():
 
 def test_coarsened_translation_compiles_for_the_gpu():
     src = _co_guarded.inspect_cuda("void(int32[:], int64[:], int64)", full=True)
-    assert "goto ck_next_;" in src and "ck_gi += (long long)gridDim.x * blockDim.x" in src
+    assert "goto ck_next_;" in src and "ck_gi += ck_gs" in src and "ck_pyk_prefetch_l2" in src
     try:
         ck._core._kernel_compile(src, "co_guarded.cu", 90)
     except ck.cuda.CUDAError as e:

@@ -68,6 +68,7 @@ static PyObject *f_translate(PyObject *m, PyObject *args)
     CK_OPT_INT_("max_registers", max_registers)
     CK_OPT_INT_("launch_bounds", launch_bounds)
     CK_OPT_INT_("no_coarsen", no_coarsen)
+    CK_OPT_INT_("no_prefetch", no_prefetch)
 #undef CK_OPT_INT_
     if ((v = PyDict_GetItemString(opts, "filename")) && PyUnicode_Check(v)) o.filename = PyUnicode_AsUTF8(v);
     ck_pyk_result r;

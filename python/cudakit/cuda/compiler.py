@@ -16,6 +16,7 @@ compiled for the launch's device (NVRTC, or the system C++ compiler for the
 CPU) and cached on disk; launches go through _core._PyKernel, in C.
 """
 import math as _math
+import os as _os
 import warnings as _warnings
 
 import numpy as _np
@@ -231,7 +232,9 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             lb = lb[0] if lb else None
         opts = {"debug": int(debug or checked), "lineinfo": int(bool(self._options.get("lineinfo"))),
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
-                "no_coarsen": int(not self._options.get("coarsen", True)), "filename": self._source().filename}
+                "no_coarsen": int(not self._options.get("coarsen", True)),
+                "no_prefetch": int(_os.environ.get("CUDAKIT_PYK_PREFETCH", "1") == "0"),
+                "filename": self._source().filename}
         try:
             src, name, nparams, barrier, _, grid_sync, coarsened = _core._pyk_translate(self._tree(), list(argtypes),
                                                                                      opts)

@@ -2063,7 +2063,23 @@ static int co_eligible(pyk_ctx *c, pyk_func *f)
  * runs the body once, as its thread would have, a grid's width apart. */
 static void co_emit_loop(pyk_ctx *c, pyk_func *f, pyk_node *params)
 {
-    line(c, "for (long long ck_gi = ck_pyk_grid_x(); ck_gi < ck_nthreads; ck_gi += (long long)gridDim.x * blockDim.x) {");
+    /* The body's loads wait one at a time, the next index's only after
+     * this one's stores: too few bytes in flight for a GPU's bandwidth.
+     * Where the body reads a 1-d array at the index (add_one), the element
+     * of the index after next is asked into L2 each time round: two such
+     * requests in flight a thread, besides the load that waits. */
+    const char *hints = "";
+    for (int i = 0; i < f->nparams && !c->opt->no_prefetch; i++) {
+        const pyk_type *t = f->ptypes[i];
+        if (t->k != T_ARRAY || t->ndim != 1) continue;
+        const char *pn = pyk_sym(c, params, i);
+        hints = fmt(c, "%s%*sif (ck_gi + ck_ahead < ck_sh0_%s) ck_pyk_prefetch_l2((const char *)ck_p_%s + (ck_gi + ck_ahead) * ck_st0_%s);\n",
+                    hints, 4 * (c->indent + 1), "", pn, pn, pn);
+    }
+    line(c, "const long long ck_gs = (long long)gridDim.x * blockDim.x;");
+    if (*hints) line(c, "const long long ck_ahead = 2 * ck_gs;");
+    line(c, "for (long long ck_gi = ck_pyk_grid_x(); ck_gi < ck_nthreads; ck_gi += ck_gs) {");
+    ck_sbuf_printf(&c->body, "%s", hints);
     c->indent++;
     line(c, "{");
     c->indent++;
