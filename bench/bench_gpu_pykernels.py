@@ -16,7 +16,10 @@ CuPy's RawKernel, PyTorch's x + 1) in one run (issue 14).
   - RawKernel launch with tuple grids and an np.int32, against CuPy's;
   - launch with two NumPy arrays (copied in and back by both);
   - add_one on 2^28 float32 in place: GB/s (read and write), against
-    PyTorch's x + 1, median of 10 between events.
+    PyTorch's x += 1, median of 10 between events; cudakit's coarsened
+    kernel (the default: a grid-stride loop over a wave of blocks, asking
+    L2 for the element two waves ahead), the same without those hints
+    (CUDAKIT_PYK_PREFETCH=0) and with coarsen=False (one index a thread).
 The goals (issue 14): first call <= 150 ms, from the disk cache <= 10 ms,
 launch <= 5 us either scalar, RawKernel <= 0.8x CuPy's, NumPy arrays <= 0.3x
 numba-cuda's, add_one >= 0.95x PyTorch's bandwidth.
@@ -202,11 +205,15 @@ ADD_ONE = '''
 from cudakit import cuda
 
 
-@cuda.jit
-def add_one(x):
+def _add_one(x):
     i = cuda.grid(1)
     if i < x.size:
         x[i] += 1
+
+
+add_one = cuda.jit(_add_one)                        # coarsened: a grid-stride loop, a wave of blocks
+add_one_nohint = cuda.jit(_add_one)                 # the same translated with CUDAKIT_PYK_PREFETCH=0
+add_one_plain = cuda.jit(coarsen=False)(_add_one)   # one index a thread, n / 256 blocks
 '''
 
 
@@ -216,8 +223,8 @@ def add_one_bandwidth():
     name = f"pyk_add_one_{uuid.uuid4().hex[:8]}"
     with open(os.path.join(_mods, name + ".py"), "w") as f:
         f.write(ADD_ONE)
-    k = importlib.import_module(name).add_one
-    res = {}
+    mod = importlib.import_module(name)
+    res, nohint, plain = {}, {}, {}
     x = ck.zeros(n, dtype=ck.float32)
 
     def timed(fn, new_event, elapsed, sync):
@@ -233,17 +240,28 @@ def add_one_bandwidth():
             out.append(elapsed(a, b))
         return statistics.median(out)
 
-    ms = timed(lambda: k[n // 256, 256](x), ck.cuda.Event, lambda a, b: a.elapsed_time(b), sync_ck)
+    ms = timed(lambda: mod.add_one[n // 256, 256](x), ck.cuda.Event, lambda a, b: a.elapsed_time(b), sync_ck)
     assert float(x[7]) == 11.0 and float(x[n - 1]) == 11.0      # 1 + 10 calls
     res["cudakit"] = nbytes / ms / 1e6
+    ms = timed(lambda: mod.add_one_plain[n // 256, 256](x), ck.cuda.Event, lambda a, b: a.elapsed_time(b), sync_ck)
+    assert float(x[7]) == 22.0 and float(x[n - 1]) == 22.0
+    plain["cudakit"] = nbytes / ms / 1e6
+    os.environ["CUDAKIT_PYK_PREFETCH"] = "0"    # read when the first launch translates
+    mod.add_one_nohint[n // 256, 256](x)
+    del os.environ["CUDAKIT_PYK_PREFETCH"]
+    ms = timed(lambda: mod.add_one_nohint[n // 256, 256](x), ck.cuda.Event, lambda a, b: a.elapsed_time(b), sync_ck)
+    assert float(x[7]) == 34.0 and float(x[n - 1]) == 34.0
+    nohint["cudakit"] = nbytes / ms / 1e6
     del x
     if torch is not None:
         t = torch.zeros(n, dtype=torch.float32, device="cuda")
-        ms = timed(lambda: t + 1, lambda: torch.cuda.Event(enable_timing=True), lambda a, b: a.elapsed_time(b),
+        ms = timed(lambda: t.add_(1), lambda: torch.cuda.Event(enable_timing=True), lambda a, b: a.elapsed_time(b),
                    torch.cuda.synchronize)
-        res["torch"] = nbytes / ms / 1e6
+        res["torch"] = nohint["torch"] = plain["torch"] = nbytes / ms / 1e6
         del t
-    record("add_one on 2^28 float32 (torch: x + 1)", "GB/s", res, higher=True)
+    record("add_one on 2^28 float32, coarsened (torch: x += 1)", "GB/s", res, higher=True)
+    record("add_one on 2^28 float32, coarsened, no L2 hints (torch: x += 1)", "GB/s", nohint, higher=True)
+    record("add_one on 2^28 float32, coarsen=False (torch: x += 1)", "GB/s", plain, higher=True)
 
 
 def main():

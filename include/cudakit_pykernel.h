@@ -24,6 +24,17 @@
  * each), a scalar as its value; ck_pyk_param_count gives the count.  A
  * debug kernel takes its error record after them, and one that
  * synchronises its grid (grid_sync) its grid barrier's workspace last.
+ *
+ * Thread coarsening: a kernel whose threads differ only by cuda.grid(1)
+ * (no barrier, warp function, shared or local array, no other reading of
+ * threadIdx, blockIdx, blockDim, gridDim or laneid, itself or in the
+ * device functions it calls; not debug) is written, for the GPU, as a
+ * grid-stride loop over the indices 0 .. ck_nthreads - 1, each iteration
+ * the body of one thread of the launch asked for (its variables fresh, a
+ * return ending only that iteration).  The launcher passes the thread
+ * count asked for (grid.x * block.x) and may launch fewer blocks, a wave
+ * of the device: every index is still done exactly once.  The CPU form is
+ * the plain one (its thread loops vectorise), the count unused.
  */
 #ifndef CUDAKIT_PYKERNEL_H
 #define CUDAKIT_PYKERNEL_H
@@ -55,6 +66,8 @@ typedef struct ck_pyk_options {
     int lineinfo;          /* #line directives with the Python file and line */
     int max_registers;     /* 0: the compiler's choice */
     int launch_bounds;     /* 0: none; else the most threads a block (__launch_bounds__) */
+    int no_coarsen;        /* never a grid-stride kernel (see thread coarsening above) */
+    int no_prefetch;       /* a grid-stride kernel without its L2 hints for the next index */
     const char *filename;  /* the Python file, for #line and messages */
 } ck_pyk_options;
 
@@ -65,6 +78,8 @@ typedef struct ck_pyk_result {
     int uses_barrier;      /* syncthreads or warp functions: the CPU runs fibers */
     int grid_sync;         /* 0; 1: g.sync(), a cooperative launch whose last parameter is a ck_pyk_gridws
                             * (pyk_prelude.cuh); 2: the same, on a GPU only (the CPU form cannot wait for the grid) */
+    int coarsened;         /* 1: a grid-stride kernel (see below): its last parameter is the launch's thread
+                            * count along x (long long), and the launcher may give it fewer blocks */
     ck_dtype return_dtype; /* device_function: the number it returns (CK_DTYPE_INVALID: none, or not a number) */
     int error_line, error_col;  /* where a translation failed (1-based; 0 when unknown) */
 } ck_pyk_result;

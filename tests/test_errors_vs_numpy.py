@@ -1049,6 +1049,10 @@ _KNOWN_PATTERNS = [
      "cudakit: the axis no C int holds"),
 ]
 
+if tuple(int(v) for v in np.__version__.split(".")[:2]) < (2, 5):
+    _KNOWN_PATTERNS.append((r"^rot90\(k=1\.5\)$", "NumPy before 2.5 reads a non-integer k as k=3 (numpy#31342); "
+                            "cudakit truncates it and warns, as NumPy 2.5 does"))
+
 
 def known(cid):
     import re

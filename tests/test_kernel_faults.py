@@ -31,6 +31,10 @@ def attempt(src, name, grid, block, *args, sync=False):
     k = ck.RawKernel(src, name)
     o = ck.zeros(64, dtype=ck.int32, device=DEV)
     try:
+        # compiled first: a SIGINT sent a moment after STARTED must meet the
+        # running kernel, not the host compiler (a cold cache on a busy
+        # machine takes more than that moment)
+        k.compile(DEV)
         print('STARTED', flush=True)
         k(grid, block, (o,) + args)
         if sync:

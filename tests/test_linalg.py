@@ -810,3 +810,21 @@ def test_many_small_batched(device):
             close(ck.linalg.eigvalsh(ah), np.linalg.eigvalsh(h))
             close(ck.linalg.det(aw), np.linalg.det(w))
             close(ck.linalg.cholesky(ah), np.linalg.cholesky(h))
+
+
+def test_tensordot_integer_axes_on_the_device_path(device):
+    # the GPU's tensordot (cudakit._linalg_dev, also run here on the CPU's
+    # arrays) reads an int as NumPy does: a negative one contracts nothing,
+    # one beyond the dimensions fails indexing the shape (IndexError)
+    from cudakit import _linalg_dev
+
+    m = np.arange(6.0).reshape(2, 3)
+    cm = ck.asarray(m, device=device)
+    for axes in (-2, -1, 0, 2):
+        assert_same(_linalg_dev.tensordot(cm, cm, axes), np.tensordot(m, m, axes=axes))
+    assert_same(_linalg_dev.tensordot(cm, cm.T, 1), np.tensordot(m, m.T, axes=1))
+    for axes, exc in ((3, IndexError), (1, ValueError)):
+        with pytest.raises(exc):
+            np.tensordot(m, m, axes=axes)
+        with pytest.raises(exc):
+            _linalg_dev.tensordot(cm, cm, axes)

@@ -298,3 +298,21 @@ def test_numpy_not_imported_by_import_cudakit():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env={"CUDAKIT_DEVICE": "cpu", "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+# ------------------------------------------------------------ NumPy 2.5's deprecations
+
+def test_non_integer_k_is_deprecated_and_truncated(device):
+    # NumPy 2.5 warns and truncates (rot90 through int(), tri through an
+    # integer arange); NumPy 2.4 rotated a float k as k=3, so the expected
+    # values are the integer k's
+    m = np.arange(6.0).reshape(2, 3)
+    for k in (1.5, 2.25, -1.5):
+        with pytest.warns(DeprecationWarning, match="rot90"):
+            got = ck.rot90(ck.asarray(m, device=device), k=k)
+        assert_same(got, np.rot90(m, k=int(k)))
+        with pytest.warns(DeprecationWarning, match="tri"):
+            got = ck.tri(3, 4, k=k, device=device)
+        assert_same(got, np.tri(3, 4, k=int(k)))
+    with pytest.raises(TypeError):
+        ck.rot90(ck.asarray(m, device=device), k="1")

@@ -994,3 +994,113 @@ def test_binary_op_translations_compile_for_the_gpu(pyk_module, name, ta, tb):
         ck._core._kernel_compile(src, f"{name}.cu", 90)
     except ck.cuda.CUDAError as e:
         pytest.skip(f"no NVRTC here: {e}")
+
+
+# ------------------------------------------------------------ thread coarsening
+
+@cuda.jit
+def _co_mark(hits):
+    i = cuda.grid(1)
+    cuda.atomic.add(hits, i, 1)   # no bounds test: every index the launch names exactly once
+
+
+@cuda.jit
+def _co_guarded(hits, seen, n):
+    i = cuda.grid(1)
+    if i >= n:
+        return            # ends this index, not the grid-stride loop
+    for k in range(3):
+        if k == 1 and i % 3 == 0:
+            return
+        cuda.atomic.add(hits, i, 1)
+    seen[i] = i
+
+
+@pytest.mark.parametrize("n, block", [(1, 1), (31, 32), (1000, 96), (4099, 256), ((1 << 20) + 3, 256)])
+def test_coarsened_kernels_do_every_index_once(device, n, block):
+    # on a GPU a launch of more blocks than a wave of the device runs as a
+    # wave, each thread looping over several indices (the last size is past
+    # the H200's wave, 132 x 2048 threads); on the CPU one index a thread
+    grid = (n + block - 1) // block
+    total = grid * block
+    hits = ck.zeros(total, dtype=ck.int32, device=device)
+    _co_mark[grid, block](hits)
+    assert_same(hits, np.ones(total, np.int32))
+    hits = ck.zeros(n, dtype=ck.int32, device=device)
+    seen = ck.full(n, -1, dtype=ck.int64, device=device)
+    _co_guarded[grid, block](hits, seen, n)
+    idx = np.arange(n)
+    assert_same(hits, np.where(idx % 3 == 0, 1, 3).astype(np.int32))
+    assert_same(seen, np.where(idx % 3 == 0, -1, idx))
+    # a 2-d launch of a cuda.grid(1) kernel is not coarsened: its y threads
+    # repeat x's, as they did
+    hits = ck.zeros(total, dtype=ck.int32, device=device)
+    _co_mark[(grid, 2), block](hits)
+    assert_same(hits, np.full(total, 2, np.int32))
+
+
+def _coarsened(kernel, sig):
+    return "ck_nthreads" in kernel.inspect_cuda(sig)
+
+
+def test_coarsening_only_where_the_threads_differ_by_grid_1():
+    def body_tid(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = cuda.threadIdx.x
+
+    def body_sync(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = 1
+        cuda.syncthreads()
+
+    def body_shared(a):
+        s = cuda.shared.array(32, dtype=np.float32)
+        i = cuda.grid(1)
+        s[0] = 1
+        if i < a.size:
+            a[i] = s[0]
+
+    def body_stride(a):
+        for i in range(cuda.grid(1), a.size, cuda.gridsize(1)):
+            a[i] = 1
+
+    def body_lane(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = cuda.laneid
+
+    @cuda.jit(device=True)
+    def where_am_i():
+        return cuda.blockIdx.x
+
+    def body_devfunc(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = where_am_i()
+
+    @cuda.jit(device=True)
+    def twice(x):
+        return 2 * x
+
+    def body_ok(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = twice(a[i])
+
+    sig = "void(float32[:])"
+    assert _coarsened(cuda.jit(body_ok), sig)
+    assert not _coarsened(cuda.jit(coarsen=False)(body_ok), sig)
+    assert not _coarsened(cuda.jit(debug=True)(body_ok), sig)
+    for body in (body_tid, body_sync, body_shared, body_stride, body_lane, body_devfunc):
+        assert not _coarsened(cuda.jit(body), sig), body.__name__
+
+
+def test_coarsened_translation_compiles_for_the_gpu():
+    src = _co_guarded.inspect_cuda("void(int32[:], int64[:], int64)", full=True)
+    assert "goto ck_next_;" in src and "ck_gi += ck_gs" in src and "ck_pyk_prefetch_l2" in src
+    try:
+        ck._core._kernel_compile(src, "co_guarded.cu", 90)
+    except ck.cuda.CUDAError as e:
+        pytest.skip(f"no NVRTC here: {e}")

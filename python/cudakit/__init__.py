@@ -150,9 +150,25 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
     return r if dtype is None else r.astype(dtype)
 
 
+def _int_or_deprecated(fn, name, v):
+    """v as an int; another number is deprecated and truncated (NumPy 2.5's
+    rot90 and tri warn, then truncate: tri through an integer arange)."""
+    try:
+        return _operator.index(v)
+    except TypeError:
+        if isinstance(v, (str, bytes)):
+            raise TypeError(f"{fn}: {name} must be an integer, not {type(v).__name__}") from None
+        import warnings
+
+        warnings.warn(f"{fn}: a {name} ({v!r}) that is not an integer is deprecated, as in NumPy 2.5",
+                      DeprecationWarning, stacklevel=3)
+        return int(v)
+
+
 def tri(N, M=None, k=0, dtype=float, *, device=None):
     """An array with ones at and below the k-th diagonal."""
     M = N if M is None else M
+    k = _int_or_deprecated("tri", "k", k)
     rows = _core.arange(N, device=device).reshape(N, 1)
     cols = _core.arange(-k, M - k, device=device).reshape(1, M)
     return _core.greater_equal(rows, cols).astype(dtype)
@@ -339,7 +355,7 @@ def rot90(m, k=1, axes=(0, 1)):
         raise ValueError("Axes must be different.")
     if axes[0] >= m.ndim or axes[0] < -m.ndim or axes[1] >= m.ndim or axes[1] < -m.ndim:
         raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
-    k %= 4
+    k = _int_or_deprecated("rot90", "k", k) % 4
     if k == 0:
         return m[...]
     if k == 2:

@@ -18,6 +18,8 @@ try:
 except ImportError:  # pragma: no cover - NumPy is a test dependency, not a requirement
     _np = None
 
+from . import _core
+
 if _np is not None:
     try:
         from numpy._core import _exceptions as _npx
@@ -99,6 +101,13 @@ class _ArrayMemoryError(_WithMessage, *_MEMORY):
     shape = dtype = None
 
 
+class _DeviceMemoryError(_WithMessage, _core.OutOfMemoryError, *_MEMORY):
+    """Out of GPU memory: a cuda.OutOfMemoryError that ``except`` clauses
+    naming NumPy's MemoryError class catch too (zeros(2**50) on a GPU)."""
+
+    shape = dtype = None
+
+
 class _CIntOverflowError(OverflowError, ValueError):
     """An integer argument that no C int holds: NumPy raises OverflowError or
     ValueError for it depending on the function, so this is both."""
@@ -111,5 +120,6 @@ for _c in (AxisError, ComplexWarning, DTypePromotionError, UFuncTypeError):
 for _c in (_UFuncNoLoopError, _UFuncInputCastingError, _UFuncOutputCastingError):
     _c.__name__ = "UFuncTypeError"
 _ArrayMemoryError.__name__ = "MemoryError"
+_DeviceMemoryError.__name__ = "OutOfMemoryError"
 _CIntOverflowError.__name__ = "OverflowError"
 del _c

@@ -115,9 +115,16 @@ def tensordot(a, b, axes=2):
         axes_a, axes_b = axes
     except TypeError:
         n = _operator.index(axes)
-        if n < 0 or n > a.ndim or n > b.ndim:
-            raise ValueError("shape-mismatch for sum")
-        axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+        # NumPy's reading: the last n of a with the first n of b, so a
+        # negative n contracts nothing and one beyond the dimensions fails
+        # as NumPy's indexing of the shape does
+        axes_a, axes_b = list(range(-n, 0)), list(range(n))
+        for i, j in zip(axes_a, axes_b):
+            if i < -a.ndim or j >= b.ndim:
+                raise IndexError("tuple index out of range")
+            if a.shape[i] != b.shape[j]:
+                break
+        axes_a = [i + a.ndim for i in axes_a]
     else:
         axes_a, axes_b = _axes_list(axes_a, a.ndim), _axes_list(axes_b, b.ndim)
     if len(axes_a) != len(axes_b) or any(a.shape[i] != b.shape[j] for i, j in zip(axes_a, axes_b)):

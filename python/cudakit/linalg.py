@@ -580,8 +580,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Matrix norm over the last two axes."""
     if _use_device_path(x):
-        if x.ndim < 2:
-            raise ValueError(f"The input does not have enough dimensions: {x.ndim} < 2")
+        if x.ndim < 2:   # NumPy's error: the axis -2 it reduces over
+            raise _core.AxisError(f"axis -2 is out of bounds for array of dimension {x.ndim}")
         return _device_matrix_norm(x, (x.ndim - 2, x.ndim - 1), keepdims, ord)
     return _call("matrix_norm", _la.matrix_norm, (x,), keepdims=keepdims, ord=ord)
 

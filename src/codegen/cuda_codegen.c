@@ -73,7 +73,8 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
     const char *ot = storage_[sp->types[0]];
     switch (sp->op) {
     case CK_KOP_CAST:
-        ck_sbuf_printf(b, "CK_CVT_(%s, %s, %s, v1)", kind_[sp->types[1]], kind_[sp->types[0]], ot);
+        if (sp->types[1] == sp->types[0]) ck_sbuf_printf(b, "v1");
+        else ck_sbuf_printf(b, "CK_CVT_(%s, %s, %s, v1)", kind_[sp->types[1]], kind_[sp->types[0]], ot);
         return;
     case CK_KOP_FILL:
         ck_sbuf_printf(b, "v1");
@@ -96,7 +97,9 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
 static const char *load_type(const ck_cuda_ew_spec *sp, int k)
 {
     if (sp->op == CK_KOP_IOTA) return "double";
-    if (sp->op == CK_KOP_FILL || sp->op == CK_OP_WHERE) return storage_[sp->types[k]];
+    /* a copy moves the stored bits, no round trip through the compute type */
+    if (sp->op == CK_KOP_FILL || sp->op == CK_OP_WHERE || (sp->op == CK_KOP_CAST && sp->types[1] == sp->types[0]))
+        return storage_[sp->types[k]];
     return compute_[sp->types[k]];
 }
 

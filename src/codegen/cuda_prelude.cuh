@@ -35,8 +35,29 @@ struct ck_f16 {
     ck_f16(float f) { _Float16 h = (_Float16)f; __builtin_memcpy(&bits, &h, 2); }
     ck_f16(double d) { _Float16 h = (_Float16)d; __builtin_memcpy(&bits, &h, 2); }
 #else
-    __device__ ck_f16(float f) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f)); }
-    __device__ ck_f16(double d) { asm("cvt.rn.f16.f64 %0, %1;" : "=h"(bits) : "d"(d)); }
+    /* cvt gives every NaN as the canonical 0x7fff: a NaN's sign and payload
+     * go by hand, as NumPy's conversions keep them (minimum(x, nan) returns
+     * that very NaN, a strided copy its bits) */
+    __device__ ck_f16(float f)
+    {
+        unsigned u = __float_as_uint(f);
+        if ((u & 0x7fffffffu) > 0x7f800000u) {
+            unsigned short m = (unsigned short)((u >> 13) & 0x3ffu);
+            bits = (unsigned short)(((u >> 16) & 0x8000u) | 0x7c00u | (m ? m : 1u));
+        } else {
+            asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+        }
+    }
+    __device__ ck_f16(double d)
+    {
+        unsigned long long u = (unsigned long long)__double_as_longlong(d);
+        if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) {
+            unsigned short m = (unsigned short)((u >> 42) & 0x3ffu);
+            bits = (unsigned short)(((u >> 48) & 0x8000u) | 0x7c00u | (m ? m : 1u));
+        } else {
+            asm("cvt.rn.f16.f64 %0, %1;" : "=h"(bits) : "d"(d));
+        }
+    }
 #endif
     template <typename T> __device__ ck_f16(T v) : ck_f16((float)v) {}
     __device__ operator float() const
@@ -46,6 +67,8 @@ struct ck_f16 {
         __builtin_memcpy(&h, &bits, 2);
         return (float)h;
 #else
+        if ((bits & 0x7fffu) > 0x7c00u)
+            return __uint_as_float(((unsigned)(bits & 0x8000u) << 16) | 0x7f800000u | ((unsigned)(bits & 0x3ffu) << 13));
         float f;
         asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
         return f;

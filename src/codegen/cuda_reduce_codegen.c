@@ -3,6 +3,7 @@
 #include "cuda_codegen.h"
 #include "kernel_keys.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 uint64_t ck_cuda_red_key(const ck_cuda_red_spec *s, ck_red_kernel k)
@@ -21,9 +22,20 @@ const char *ck_cuda_red_name(const ck_cuda_red_spec *s, ck_red_kernel k)
     }
 }
 
+/* A float (or complex) min/max carries the index of the element it holds:
+ * equal zeros (and NaNs) differ in their bits, and NumPy's answer is the
+ * later (float32/64) or first (float16, complex) of them in index order,
+ * which the interleaved partials of a tree do not keep by themselves. */
+static int minmax_indexed(const ck_cuda_red_spec *s)
+{
+    char k = ck_cuda_kind_letter(s->in);
+    return (s->op == CK_REDUCE_MIN || s->op == CK_REDUCE_MAX) && (k == 'F' || k == 'C');
+}
+
 /* The accumulator type of op on input t with output o. */
 static const char *acc_type(const ck_cuda_red_spec *s)
 {
+    if (minmax_indexed(s)) return "ck_argacc";
     switch (s->op) {
     case CK_REDUCE_SUM: case CK_REDUCE_PROD:
         /* float sums accumulate in double: the partials of a split sum are
@@ -41,6 +53,7 @@ static const char *acc_type(const ck_cuda_red_spec *s)
 /* The bytes of acc_type's type: the two change together. */
 size_t ck_cuda_red_acc_size(const ck_cuda_red_spec *s)
 {
+    if (minmax_indexed(s)) return 32;   /* {value, index} padded */
     switch (s->op) {
     case CK_REDUCE_SUM: case CK_REDUCE_PROD:
         return s->out == CK_FLOAT16 || s->out == CK_FLOAT32 ? 8 : s->out == CK_COMPLEX64 ? 16
@@ -92,7 +105,9 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
         default: id = NULL;
         }
         int mn = s->op == CK_REDUCE_MIN;
-        if (id)
+        if (minmax_indexed(s))
+            ck_sbuf_printf(&b, "#define IDENT ck_mk(%s(%s), -1)\n", in_c, id);
+        else if (id)
             ck_sbuf_printf(&b, "#define IDENT (%s(%s))\n", A, id);
         else if (k == 'U')   /* the type's largest value for min, 0 for max */
             ck_sbuf_printf(&b, "#define IDENT ((%s)(%s))\n", A, mn ? "~0ull" : "0");
@@ -104,7 +119,24 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
         size_t i = 0;
         for (; nm[i] && i + 1 < sizeof dt; i++) dt[i] = (char)(nm[i] >= 'a' && nm[i] <= 'z' ? nm[i] - 32 : nm[i]);
         dt[i] = 0;
-        ck_sbuf_printf(&b, "#define MAP(v, j) (v)\n#define COMB(a, b) CK_X_%s_%c(%s, a, b)\n", mm, k, dt);
+        if (!minmax_indexed(s)) {
+            ck_sbuf_printf(&b, "#define MAP(v, j) (v)\n#define COMB(a, b) CK_X_%s_%c(%s, a, b)\n", mm, k, dt);
+            break;
+        }
+        /* NaN first, then the extreme value, then of equal ones the later
+         * or the first by index as the element-wise op's ties rule says */
+        ck_sbuf_printf(&b, "static __device__ ck_argacc ck_mk(%s v, long long i) { ck_argacc r; r.v = v; r.i = i; return r; }\n", in_c);
+        ck_sbuf_printf(&b, "static __device__ bool ck_isnan_(%s v) { return %s; }\n", in_c, k == 'F' ? "v != v" : "CK_CNAN(v)");
+        ck_sbuf_printf(&b, "static __device__ bool ck_better_(%s x, %s y) { return %s; }\n", in_c, in_c,
+                       k == 'C' ? (mn ? "CK_CLT(x, y)" : "CK_CLT(y, x)") : (mn ? "x < y" : "x > y"));
+        char later[40];
+        snprintf(later, sizeof later, k == 'F' ? "CK_TIES_LATER_%s" : "0", dt);
+        ck_sbuf_printf(&b, "static __device__ ck_argacc ck_comb(ck_argacc a, ck_argacc b) {\n"
+                           "    bool an = ck_isnan_(a.v), bn = ck_isnan_(b.v);\n"
+                           "    bool pick = (an || bn) ? bn && (!an || b.i < a.i)\n"
+                           "              : ck_better_(b.v, a.v) || (!ck_better_(a.v, b.v) && (%s ? b.i > a.i : b.i < a.i));\n"
+                           "    return pick ? b : a;\n}\n", later);
+        ck_sbuf_printf(&b, "#define MAP(v, j) ck_mk((v), (j))\n#define COMB(a, b) ck_comb(a, b)\n");
         break;
     }
     case CK_REDUCE_ALL:
@@ -139,6 +171,8 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
     /* the final conversion of an accumulator to the output */
     if (s->op == CK_REDUCE_ARGMIN || s->op == CK_REDUCE_ARGMAX)
         ck_sbuf_printf(&b, "#define FIN(a) ((%s)((a).i < 0 ? 0 : (a).i))\n", out_st);
+    else if (minmax_indexed(s))
+        ck_sbuf_printf(&b, "#define FIN(a) ((%s)(a).v)\n", out_st);
     else
         ck_sbuf_printf(&b, "#define FIN(a) ((%s)(a))\n", out_st);
 

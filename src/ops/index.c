@@ -24,6 +24,7 @@ typedef struct ix_plan {
     int64_t rshape[CK_MAXDIMS];
     int64_t rstrides[CK_MAXDIMS];     /* the view's stride per result dim; 0 at broadcast dims */
     int64_t istrides[CK_MAXDIMS][CK_MAXDIMS];
+    int names_none;                   /* the index arrays broadcast to no element: no bounds to check */
 } ix_plan;
 
 static void plan_release(ix_plan *p)
@@ -272,6 +273,8 @@ static ck_status build_plan(ix_plan *p, const ck_array *a, int n, const ck_index
             ck_error_clear();
             return ck_error_set(CK_ERR_INDEX, "%s", msg);
         }
+        /* NumPy checks the indices that name an element: zeros((0, 0))[[], [5]] is empty */
+        for (int d = 0; d < bnd; d++) p->names_none |= bshape[d] == 0;
     }
     int nbasic = 0;
     for (int j = 0; j < vnd; j++) nbasic += !adv_vdim[j];
@@ -392,7 +395,7 @@ ck_status ck_index_get(ck_array *out, const ck_array *a, int n, const ck_index_i
     if (!p) return ck_error_set(CK_ERR_MEMORY, "out of memory planning an index");
     s = build_plan(p, a, n, items);
     if (s == CK_OK) s = ck_array_empty(out, p->rnd, p->rshape, a->dtype, ck_array_device(a));
-    if (s == CK_OK) {
+    if (s == CK_OK && !p->names_none) {
         ck_gather_desc *d = malloc(sizeof *d);
         if (!d) s = ck_error_set(CK_ERR_MEMORY, "out of memory planning an index");
         else {
@@ -567,7 +570,7 @@ ck_status ck_index_set(ck_array *a, int n, const ck_index_item *items, const ck_
                              "shape mismatch: value array of shape %s could not be broadcast to indexing result of shape %s",
                              ck_shape_str(values->ndim, values->shape, 0), ck_shape_str(p->rnd, p->rshape, 1));
     }
-    if (s == CK_OK) {
+    if (s == CK_OK && !p->names_none) {
         fill_desc(d, p, mode, vb.data, vb.strides);
         s = ck_backend_for(ck_array_device(a))->scatter(d);
     }

@@ -60,6 +60,10 @@ static int set_shape(PyObject *self, PyObject *value, void *c)
 {
     (void)c;
     if (!value) { PyErr_SetString(PyExc_AttributeError, "cannot delete array shape"); return -1; }
+    /* NumPy 2.5 deprecates it: other holders of the array see it change */
+    if (PyErr_WarnEx(PyExc_DeprecationWarning, "Setting the shape of an array is deprecated (as in NumPy 2.5); "
+                                               "reshape() gives a view with the new shape.", 1) < 0)
+        return -1;
     int nd;
     int64_t shape[CK_MAXDIMS];
     if (ck_py_shape_from_obj(value, &nd, shape) < 0) return -1;
@@ -724,7 +728,6 @@ static PyObject *m_argsort(PyObject *self, PyObject *args, PyObject *kw)
  * ufunc of the same name, on the arrays' device, as CuPy does. */
 static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self;
     if (PyTuple_GET_SIZE(args) < 2) Py_RETURN_NOTIMPLEMENTED;
     PyObject *ufunc = PyTuple_GET_ITEM(args, 0), *method = PyTuple_GET_ITEM(args, 1);
     if (!PyUnicode_Check(method) || PyUnicode_CompareWithASCIIString(method, "__call__") != 0)
@@ -733,11 +736,39 @@ static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
     if (!name) { PyErr_Clear(); Py_RETURN_NOTIMPLEMENTED; }
     PyObject *mod = PyImport_ImportModule("cudakit");
     PyObject *f = mod ? PyObject_GetAttr(mod, name) : NULL;
+    int cmp = PyUnicode_CompareWithASCIIString(name, "equal") == 0 ? Py_EQ
+            : PyUnicode_CompareWithASCIIString(name, "not_equal") == 0 ? Py_NE : -1;
     Py_XDECREF(mod);
     Py_DECREF(name);
     if (!f) { PyErr_Clear(); Py_RETURN_NOTIMPLEMENTED; }
     PyObject *inputs = PyTuple_GetSlice(args, 2, PyTuple_GET_SIZE(args));
     PyObject *r = inputs ? PyObject_Call(f, inputs, kw) : NULL;
+    /* A NumPy scalar's == (np.datetime64(...) == a) comes here with the
+     * scalar made a 0-d NumPy array (np.equal itself passes the scalar):
+     * an operand no loop takes compares element-wise unequal, as the
+     * operator says, where NumPy, given the error, would convert a GPU
+     * array to find the result's shape. */
+    if (!r && cmp >= 0 && PyTuple_GET_SIZE(inputs) == 2 && (!kw || PyDict_GET_SIZE(kw) == 0) &&
+        PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyObject *x = PyTuple_GET_ITEM(inputs, 0), *y = PyTuple_GET_ITEM(inputs, 1);
+        PyObject *other = x == self ? y : x, *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        PyObject *np = ck_py_numpy();
+        PyObject *nd = np ? PyObject_GetAttrString(np, "ndarray") : NULL;
+        PyObject *ndim = nd && Py_IS_TYPE(other, (PyTypeObject *)nd) ? PyObject_GetAttrString(other, "ndim") : NULL;
+        int scalar_made_array = ndim && PyLong_Check(ndim) && PyLong_AsLong(ndim) == 0;
+        Py_XDECREF(nd);
+        Py_XDECREF(ndim);
+        PyErr_Clear();
+        if (scalar_made_array) {
+            Py_XDECREF(et);
+            Py_XDECREF(ev);
+            Py_XDECREF(tb);
+            r = PyObject_RichCompare(self, other, cmp);
+        } else {
+            PyErr_Restore(et, ev, tb);
+        }
+    }
     Py_XDECREF(inputs);
     Py_DECREF(f);
     return r;

@@ -65,6 +65,7 @@ typedef enum {
     CK_PY_UFUNC_OUTPUT_CAST,      /* _UFuncOutputCastingError */
     CK_PY_ARRAY_MEMORY_ERROR,     /* _ArrayMemoryError: MemoryError */
     CK_PY_C_INT_OVERFLOW,         /* OverflowError and ValueError: an int no C int holds */
+    CK_PY_DEVICE_MEMORY_ERROR,    /* cuda.OutOfMemoryError and NumPy's MemoryError class */
     CK_PY_EXC_COUNT
 } ck_py_exc_id;
 /* The class (borrowed; never NULL: the builtin base when the module cannot

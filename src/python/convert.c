@@ -462,6 +462,27 @@ static PyObject *from_sequence(PyObject *obj, ck_dtype dtype, ck_device dev, int
 
 /* ------------------------------------------------------------ asarray */
 
+/* obj's nested lists with the arrays of other devices copied to the host,
+ * for NumPy to assemble ([a, [1, 2, 3]] with a on a GPU) (new reference). */
+static PyObject *host_leaves(PyObject *obj)
+{
+    if (CkArray_Check(obj) && ck_array_device(CK_ARR(obj)).type != CK_DEVICE_CPU) {
+        ck_array host;
+        ck_status st = ck_array_to_device(&host, CK_ARR(obj), ck_device_cpu());
+        if (st != CK_OK) return ck_py_raise(st);
+        return ck_py_wrap(&host, NULL);
+    }
+    if (!seq_is_container(obj)) return Py_NewRef(obj);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *x = host_leaves(PySequence_Fast_GET_ITEM(obj, i));
+        if (!x) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, x);
+    }
+    return out;
+}
+
 /* An array object converted to dtype / device as asked (new reference). */
 static PyObject *adjust(PyObject *arr, ck_dtype dtype, int copy, int has_dev, ck_device dev, int fresh)
 {
@@ -602,10 +623,14 @@ PyObject *ck_py_asarray(PyObject *obj, ck_dtype dtype, int copy, int has_dev, ck
         PyObject *res = PyList_Check(obj) || PyTuple_Check(obj) ? from_sequence(obj, dtype, target, &fallback) : NULL;
         Py_DECREF(fast);
         if (res || !fallback) return res;
-        /* nested arrays inside lists: NumPy assembles them */
+        /* nested arrays inside lists: NumPy assembles them (from host
+         * copies of GPU arrays) */
         PyObject *np = ck_py_numpy();
         if (!np) return NULL;
-        PyObject *conv = PyObject_CallMethod(np, "asarray", "O", obj);
+        PyObject *hosted = host_leaves(obj);
+        if (!hosted) return NULL;
+        PyObject *conv = PyObject_CallMethod(np, "asarray", "O", hosted);
+        Py_DECREF(hosted);
         if (!conv) return NULL;
         res = ck_py_asarray(conv, dtype, 1, 1, target);
         Py_DECREF(conv);

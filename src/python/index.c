@@ -574,6 +574,23 @@ int ck_py_check_weak_scalar(const ck_scalar *s, ck_dtype dt)
             PyErr_SetString(PyExc_OverflowError, "cannot convert float infinity to integer");
             return -1;
         }
+        /* NumPy converts a Python float by int(), then checks the integer
+         * as it checks a Python int: asarray(300.5, dtype=uint8) raises */
+        if (dt != CK_BOOL) {
+            double t = trunc(s->v.f);
+            if (t < -9223372036854775808.0 || t >= 18446744073709551616.0) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "Python integer %.0f out of bounds for %s", t, ck_dtype_get_info(dt)->name);
+                PyErr_SetString(PyExc_OverflowError, msg);
+                return -1;
+            }
+            ck_scalar as_int;
+            as_int.dtype = t >= 9223372036854775808.0 ? CK_UINT64 : CK_INT64;
+            if (as_int.dtype == CK_UINT64) as_int.v.u = (uint64_t)t;
+            else as_int.v.i = (int64_t)t;
+            ck_status st = ck_check_pyint_fits(&as_int, dt);
+            if (st != CK_OK) return ck_py_raise_int(st);
+        }
     }
     return 0;
 }

@@ -27,6 +27,7 @@ static const struct {
     [CK_PY_UFUNC_OUTPUT_CAST] = {"_UFuncOutputCastingError", 0},
     [CK_PY_ARRAY_MEMORY_ERROR] = {"_ArrayMemoryError", 0},
     [CK_PY_C_INT_OVERFLOW] = {"_CIntOverflowError", 0},
+    [CK_PY_DEVICE_MEMORY_ERROR] = {"_DeviceMemoryError", 0},
 };
 static PyObject *exc_classes[CK_PY_EXC_COUNT];
 
@@ -37,6 +38,7 @@ static PyObject *exc_fallback(ck_py_exc_id id)
     case CK_PY_COMPLEX_WARNING: return PyExc_RuntimeWarning;
     case CK_PY_ARRAY_MEMORY_ERROR: return PyExc_MemoryError;
     case CK_PY_C_INT_OVERFLOW: return PyExc_OverflowError;
+    case CK_PY_DEVICE_MEMORY_ERROR: return ck_py_OutOfMemoryError;
     default: return PyExc_TypeError;
     }
 }
@@ -126,7 +128,7 @@ PyObject *ck_py_raise(ck_status s)
     case CK_ERR_ZERO_DIVISION: exc = PyExc_ZeroDivisionError; break;
     case CK_ERR_NOT_IMPLEMENTED: exc = PyExc_NotImplementedError; break;
     case CK_ERR_DEVICE: exc = ck_py_CUDAError; break;
-    case CK_ERR_DEVICE_MEMORY: exc = ck_py_OutOfMemoryError; break;
+    case CK_ERR_DEVICE_MEMORY: exc = ck_py_exc(CK_PY_DEVICE_MEMORY_ERROR); break;
     case CK_ERR_COMPILE: exc = ck_py_CompileError; break;
     default: exc = PyExc_RuntimeError; break;
     }

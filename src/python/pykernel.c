@@ -23,7 +23,7 @@
 
 /* _pyk_translate(tree, args, options) -> (source, kernel name, nparams,
  * uses_barrier, the dtype name a device function returns or None,
- * grid_sync (0, 1, or 2: on a GPU only)), or
+ * grid_sync (0, 1, or 2: on a GPU only), coarsened), or
  * raises ValueError/TypeError/NotImplementedError with .lineno and
  * .col_offset set (Python formats the message). */
 static PyObject *f_translate(PyObject *m, PyObject *args)
@@ -67,6 +67,8 @@ static PyObject *f_translate(PyObject *m, PyObject *args)
     CK_OPT_INT_("lineinfo", lineinfo)
     CK_OPT_INT_("max_registers", max_registers)
     CK_OPT_INT_("launch_bounds", launch_bounds)
+    CK_OPT_INT_("no_coarsen", no_coarsen)
+    CK_OPT_INT_("no_prefetch", no_prefetch)
 #undef CK_OPT_INT_
     if ((v = PyDict_GetItemString(opts, "filename")) && PyUnicode_Check(v)) o.filename = PyUnicode_AsUTF8(v);
     ck_pyk_result r;
@@ -92,7 +94,8 @@ static PyObject *f_translate(PyObject *m, PyObject *args)
         return NULL;
     }
     const char *ret = r.return_dtype == CK_DTYPE_INVALID ? NULL : ck_dtype_get_info(r.return_dtype)->name;
-    PyObject *res = Py_BuildValue("(ssiizi)", r.source, r.kernel_name, r.nparams, r.uses_barrier, ret, r.grid_sync);
+    PyObject *res = Py_BuildValue("(ssiizii)", r.source, r.kernel_name, r.nparams, r.uses_barrier, ret, r.grid_sync,
+                                  r.coarsened);
     ck_pyk_result_free(&r);
     return res;
 }
@@ -135,6 +138,8 @@ typedef struct pk_spec {
     pk_gridws *ws;           /* grid_sync on a GPU: one a stream */
     int nws;
     int checked;             /* compiled for bounds mode: with debug's index checks */
+    int coarsened;           /* takes the launch's thread count last; on a GPU a wave of blocks at most */
+    unsigned wave_threads;   /* threads the device holds at once (multiprocessors x threads each) */
 } pk_spec;
 
 /* The object is the base of cudakit.cuda's Dispatcher, whose methods it
@@ -238,8 +243,8 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
     if (!r) return NULL;
     PyObject *mod, *store;
     const char *name;
-    int nparams, debug, grid_sync = 0;
-    if (!PyArg_ParseTuple(r, "OsipO|i", &mod, &name, &nparams, &debug, &store, &grid_sync)) {
+    int nparams, debug, grid_sync = 0, coarsened = 0;
+    if (!PyArg_ParseTuple(r, "OsipO|ii", &mod, &name, &nparams, &debug, &store, &grid_sync, &coarsened)) {
         Py_DECREF(r);
         return NULL;
     }
@@ -276,6 +281,14 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
     s->debug = debug;
     s->grid_sync = grid_sync;
     s->checked = checked;
+    s->coarsened = coarsened;
+    if (coarsened && dev.type != CK_DEVICE_CPU) {
+        ck_device_props pr;
+        ck_status ps = ck_device_properties(dev, &pr);
+        if (ps != CK_OK) { Py_DECREF(r); return (pk_spec *)ck_py_raise(ps); }
+        s->wave_threads = (unsigned)(pr.multi_processor_count > 0 ? pr.multi_processor_count : 1) *
+                          (unsigned)(pr.max_threads_per_multiprocessor > 0 ? pr.max_threads_per_multiprocessor : 1024);
+    }
     Py_DECREF(r);
     k->last = k->nspecs++;
     return s;
@@ -442,13 +455,31 @@ static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n
         np++;
         flags |= CK_LAUNCH_COOPERATIVE;
     }
+    const unsigned *grid = L->grid;
+    unsigned wave[3];
+    if (s->coarsened) {
+        /* the thread count asked for, the loop's bound; on a GPU a 1-d launch
+         * of more blocks than a wave of the device runs as one wave, each
+         * thread doing several indices */
+        vals[np].i64 = (int64_t)L->grid[0] * L->block[0];
+        params[np] = &vals[np];
+        np++;
+        if (s->wave_threads && L->grid[1] == 1 && L->grid[2] == 1 && L->block[1] == 1 && L->block[2] == 1) {
+            unsigned cap = s->wave_threads / L->block[0];
+            if (cap && L->grid[0] > cap) {
+                wave[0] = cap;
+                wave[1] = wave[2] = 1;
+                grid = wave;
+            }
+        }
+    }
     ck_status r;
     if (dev.type == CK_DEVICE_CPU) {
         Py_BEGIN_ALLOW_THREADS
-        r = ck_function_launch_ex(s->f, L->grid, L->block, L->shmem, st, flags, np, params, NULL);
+        r = ck_function_launch_ex(s->f, grid, L->block, L->shmem, st, flags, np, params, NULL);
         Py_END_ALLOW_THREADS
     } else {
-        r = ck_function_launch_ex(s->f, L->grid, L->block, L->shmem, st, flags, np, params, NULL);
+        r = ck_function_launch_ex(s->f, grid, L->block, L->shmem, st, flags, np, params, NULL);
     }
     if (r != CK_OK && (flags & CK_LAUNCH_COOPERATIVE)) {
         /* the grid's limits are the user's to act on: say the Python kernel's name, not its C one */

@@ -603,6 +603,16 @@ static PyObject *f_roll(PyObject *m, PyObject *args, PyObject *kw)
     return res;
 }
 
+/* Nested sequences without a number (() or ((), ())): NumPy's asarray of
+ * them is float64, so pad's pad_width is not of integral type. */
+static int no_numbers(PyObject *o)
+{
+    if (!PyList_Check(o) && !PyTuple_Check(o)) return 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++)
+        if (!no_numbers(PySequence_Fast_GET_ITEM(o, i))) return 0;
+    return 1;
+}
+
 static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
@@ -619,7 +629,7 @@ static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
         mode = PyUnicode_AsUTF8(mode_obj);
         if (!mode) return NULL;
     }
-    if (PyBool_Check(pw)) {
+    if (PyBool_Check(pw) || no_numbers(pw)) {
         PyErr_SetString(PyExc_TypeError, "`pad_width` must be of integral type.");
         return NULL;
     }

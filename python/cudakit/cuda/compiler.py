@@ -16,6 +16,7 @@ compiled for the launch's device (NVRTC, or the system C++ compiler for the
 CPU) and cached on disk; launches go through _core._PyKernel, in C.
 """
 import math as _math
+import os as _os
 import warnings as _warnings
 
 import numpy as _np
@@ -231,14 +232,17 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             lb = lb[0] if lb else None
         opts = {"debug": int(debug or checked), "lineinfo": int(bool(self._options.get("lineinfo"))),
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
+                "no_coarsen": int(not self._options.get("coarsen", True)),
+                "no_prefetch": int(_os.environ.get("CUDAKIT_PYK_PREFETCH", "1") == "0"),
                 "filename": self._source().filename}
         try:
-            src, name, nparams, barrier, _, grid_sync = _core._pyk_translate(self._tree(), list(argtypes), opts)
+            src, name, nparams, barrier, _, grid_sync, coarsened = _core._pyk_translate(self._tree(), list(argtypes),
+                                                                                     opts)
         except (TypeError, NotImplementedError, ValueError, OverflowError, IndexError) as exc:
             if getattr(exc, "lineno", None) is None:
                 raise
             _raise_translation_error(exc, self)
-        cache[key] = (src, name, nparams, grid_sync)
+        cache[key] = (src, name, nparams, grid_sync, coarsened)
         return cache[key]
 
     def _match_signature(self, argtypes):
@@ -280,9 +284,9 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         if self._sigs:
             decl, store = self._match_signature(argtypes)
             argtypes = tuple(decl)
-        src, name, nparams, grid_sync = self._translate(argtypes, checked)
+        src, name, nparams, grid_sync, coarsened = self._translate(argtypes, checked)
         return (self._module_of(src), name, nparams, bool(self._options.get("debug")) or bool(checked), store,
-                grid_sync)
+                grid_sync, coarsened)
 
     def _module_of(self, src):
         mod = self._modules.get(src)
@@ -302,7 +306,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             raise ValueError(f"kernel {self.__name__!r} is not compiled yet: launch it once, or declare a "
                              f"signature, before asking for its cooperative grid size")
         return min(_core._pyk_max_cooperative_blocks(self._module_of(src), name, device, blockdim, int(dynsmemsize))
-                   for src, name, _, _ in versions)
+                   for src, name, *_ in versions)
 
     # ---------------------------------------------------------- launches
     def _launch_converting(self, launch, args):
@@ -418,8 +422,11 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         return self
 
 
+# coarsen (cudakit's, default True): a kernel whose threads differ only by
+# cuda.grid(1) may run on the GPU as a grid-stride loop over fewer threads
+# (cudakit_pykernel.h); coarsen=False keeps one index a thread
 _OPTIONS = {"device", "fastmath", "debug", "lineinfo", "cache", "max_registers", "launch_bounds", "opt", "inline",
-            "link", "boundscheck", "forceinline", "nopython", "extensions"}
+            "link", "boundscheck", "forceinline", "nopython", "extensions", "coarsen"}
 
 
 def jit(func_or_sig=None, device=False, **options):

@@ -520,6 +520,7 @@ static const char *call_builtin(pyk_ctx *c, pyk_node *e, const pyk_builtin *b)
                    apply_op(c, CK_OP_REMAINDER, 2, as, ts, L, L));
     }
     case PF_GRID: case PF_GRIDSIZE: {
+        if (c->coarse_on && b->id == PF_GRID && e->tag == 1) return "ck_gi";
         static const char xyz[] = "xyz";
         const char *parts[3];
         for (int k = 0; k < e->tag; k++)
@@ -1140,10 +1141,15 @@ static void for_stmt(pyk_ctx *c, pyk_node *s)
 }
 
 /* Leave the function: a return, or a raise or failed assert after its report. */
+static _Thread_local int co_jumped_;   /* a return in the coarsened loop: its label is wanted */
+
 static void leave(pyk_ctx *c)
 {
     pyk_func *f = c->cur;
-    if (f->is_kernel && rg_on_) {
+    if (f->is_kernel && c->coarse_on) {
+        line(c, "goto ck_next_;");   /* this thread's index is done, not the loop */
+        co_jumped_ = 1;
+    } else if (f->is_kernel && rg_on_) {
         line(c, "ck_F->ck_done = 1;");
         line(c, "goto %s;", rg_end_);
         rg_end_used_ = 1;
@@ -2000,8 +2006,92 @@ static const char *signature(pyk_ctx *c, pyk_func *f, int kernel)
     }
     if (c->opt->debug) s = fmt(c, "%s%sck_pyk_error *ck_err", s, *s ? ", " : "");
     if (c->uses_grid_sync) s = fmt(c, "%s%sck_pyk_gridws ck_gs", s, *s ? ", " : "");
+    if (kernel && c->coarsen) s = fmt(c, "%s%slong long ck_nthreads", s, *s ? ", " : "");
     if (!*s) s = "void";
     return s;
+}
+
+/* ------------------------------------------------- thread coarsening */
+
+/* Whether n leaves a kernel's threads told apart by cuda.grid(1) alone
+ * (cudakit_pykernel.h): no other reading of the thread's place, nothing
+ * that needs the block or the grid together; in device functions (depth
+ * > 0) not even cuda.grid(1), which the loop does not rewrite there.
+ * *grid1 is set when the kernel itself calls cuda.grid(1). */
+static int co_scan(pyk_ctx *c, const pyk_node *n, int depth, int *grid1)
+{
+    if (!n || n->kind == PK_ATOM) return 1;
+    if (n->type && n->type->k == T_DIM3) return 0;
+    if (n->kind == PK_ATTRIBUTE && n->n >= 2 && n->v[1]->kind == PK_ATOM && n->v[1]->s &&
+        !strcmp(n->v[1]->s, "laneid"))
+        return 0;
+    if (n->kind == PK_CALL) {
+        if (n->tag == -2) return 0;   /* g.sync() */
+        const pyk_builtin *b = rg_callee(n);
+        switch (b ? b->id : PF_NONE) {
+        case PF_GRID:
+            if (n->tag != 1 || depth > 0) return 0;
+            *grid1 = 1;
+            break;
+        case PF_GRIDSIZE: case PF_LANEID: case PF_SYNCTHREADS: case PF_SYNCTHREADS_COUNT: case PF_SYNCTHREADS_AND:
+        case PF_SYNCTHREADS_OR: case PF_SYNCWARP: case PF_WARP_VOTE: case PF_SHFL: case PF_MATCH_ANY:
+        case PF_MATCH_ALL: case PF_ACTIVEMASK: case PF_LANEMASK_LT: case PF_SHARED_ARRAY: case PF_LOCAL_ARRAY:
+        case PF_CG_THIS_GRID: case PF_GRID_SYNC:
+            return 0;
+        default: break;
+        }
+        const pyk_type *ft = n->n ? n->v[0]->type : NULL;
+        if (ft && ft->k == T_DEVFUNC && n->tag >= 0 && n->tag < c->nfuncs &&
+            (depth > 16 || !co_scan(c, c->funcs[n->tag]->def, depth + 1, grid1)))
+            return 0;
+    }
+    for (int i = 0; i < n->n; i++)
+        if (!co_scan(c, n->v[i], depth, grid1)) return 0;
+    return 1;
+}
+
+static int co_eligible(pyk_ctx *c, pyk_func *f)
+{
+    if (c->opt->no_coarsen || c->opt->debug || c->uses_barrier || c->uses_grid_sync) return 0;
+    for (int i = 0; i < f->nvars; i++)
+        if (f->vars[i].array_decl) return 0;
+    int grid1 = 0;
+    return co_scan(c, pyk_list(c, f->def, 2, PK_BODY), 0, &grid1) && grid1;
+}
+
+/* The GPU form of a coarsened kernel: each index of the launch asked for
+ * runs the body once, as its thread would have, a grid's width apart. */
+static void co_emit_loop(pyk_ctx *c, pyk_func *f, pyk_node *params)
+{
+    /* The body's loads wait one at a time, the next index's only after
+     * this one's stores: too few bytes in flight for a GPU's bandwidth.
+     * Where the body reads a 1-d array at the index (add_one), the element
+     * of the index after next is asked into L2 each time round: two such
+     * requests in flight a thread, besides the load that waits. */
+    const char *hints = "";
+    for (int i = 0; i < f->nparams && !c->opt->no_prefetch; i++) {
+        const pyk_type *t = f->ptypes[i];
+        if (t->k != T_ARRAY || t->ndim != 1) continue;
+        const char *pn = pyk_sym(c, params, i);
+        hints = fmt(c, "%s%*sif (ck_gi + ck_ahead < ck_sh0_%s) ck_pyk_prefetch_l2((const char *)ck_p_%s + (ck_gi + ck_ahead) * ck_st0_%s);\n",
+                    hints, 4 * (c->indent + 1), "", pn, pn, pn);
+    }
+    line(c, "const long long ck_gs = (long long)gridDim.x * blockDim.x;");
+    if (*hints) line(c, "const long long ck_ahead = 2 * ck_gs;");
+    line(c, "for (long long ck_gi = ck_pyk_grid_x(); ck_gi < ck_nthreads; ck_gi += ck_gs) {");
+    ck_sbuf_printf(&c->body, "%s", hints);
+    c->indent++;
+    line(c, "{");
+    c->indent++;
+    c->coarse_on = 1;
+    co_jumped_ = 0;
+    pyk_emit_body(c, f, params, 1);
+    c->coarse_on = 0;
+    c->indent--;
+    line(c, "}");
+    if (co_jumped_) line(c, "ck_next_:;");
+    c->indent--;
+    line(c, "}");
 }
 
 void pyk_emit_func(pyk_ctx *c, pyk_func *f)
@@ -2009,6 +2099,7 @@ void pyk_emit_func(pyk_ctx *c, pyk_func *f)
     pyk_func *saved = c->cur;
     c->cur = f;
     int kernel = f->is_kernel;
+    if (kernel) c->coarsen = co_eligible(c, f);
     const char *ret = kernel || f->ret->k == T_NONE ? "void" : pyk_t_ctype(c, f->ret);
     const char *sig = signature(c, f, kernel);
     pyk_node *params = pyk_list(c, f->def, 1, PK_PARAMS);
@@ -2052,6 +2143,13 @@ void pyk_emit_func(pyk_ctx *c, pyk_func *f)
         rg_kernel(c, f, inits, ninits, uinits, grid);
         ck_sbuf_printf(&c->body, "#else   /* the GPU */\n");
         pyk_emit_body(c, f, params, kernel);
+        ck_sbuf_printf(&c->body, "#endif\n");
+    } else if (kernel && c->coarsen) {
+        ck_sbuf_printf(&c->body, "#ifdef CUDAKIT_CPU   /* the CPU: one index a thread, loops it vectorises */\n");
+        line(c, "(void)ck_nthreads;");
+        pyk_emit_body(c, f, params, kernel);
+        ck_sbuf_printf(&c->body, "#else   /* the GPU: coarsened, a grid-stride loop over cuda.grid(1) */\n");
+        co_emit_loop(c, f, params);
         ck_sbuf_printf(&c->body, "#endif\n");
     } else {
         pyk_emit_body(c, f, params, kernel);

@@ -222,6 +222,8 @@ typedef struct pyk_ctx {
     int uses_random;
     int uses_grid_sync;       /* g.sync(): a cooperative launch, a hidden ck_gs parameter */
     int grid_cpu;             /* (emit.c) the kernel's CPU form runs the grid in regions (else the GPU only) */
+    int coarsen;              /* (emit.c) the kernel's GPU form loops over cuda.grid(1) (a ck_nthreads parameter) */
+    int coarse_on;            /* (emit.c) writing that loop's body */
     const pyk_type **types;   /* every type made, in the order made (types.c interns them) */
     int ntypes, ctypes;
     /* errors */

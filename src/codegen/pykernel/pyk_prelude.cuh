@@ -73,6 +73,12 @@ __device__ __forceinline__ ck_pyk_span ck_pyk_slice(long long n, bool has_lo, lo
 __device__ __forceinline__ long long ck_pyk_grid_x(void) { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ long long ck_pyk_grid_y(void) { return (long long)blockIdx.y * blockDim.y + threadIdx.y; }
 __device__ __forceinline__ long long ck_pyk_grid_z(void) { return (long long)blockIdx.z * blockDim.z + threadIdx.z; }
+#ifndef CUDAKIT_CPU
+/* A hint to bring an element into L2 (a coarsened kernel's next index):
+ * nothing a thread can observe, and never a fault, the address being
+ * checked by the caller to be the array's. */
+__device__ __forceinline__ void ck_pyk_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+#endif
 __device__ __forceinline__ int ck_pyk_laneid(void)
 {
     return (int)((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u);

@@ -306,7 +306,9 @@ ck_status ck_pyk_translate(const char *tree, size_t len, const ck_pyk_arg *args,
         out->source = NULL;
         pyk_fail(c, NULL, CK_ERR_MEMORY, "out of memory writing a kernel");
     }
-    out->nparams = ck_pyk_param_count(args, nargs) + (c->opt->debug ? 1 : 0) + (c->uses_grid_sync ? 1 : 0);
+    out->nparams = ck_pyk_param_count(args, nargs) + (c->opt->debug ? 1 : 0) + (c->uses_grid_sync ? 1 : 0) +
+                   (c->coarsen ? 1 : 0);
+    out->coarsened = c->coarsen;
     out->uses_barrier = c->uses_barrier;
     out->grid_sync = !c->uses_grid_sync ? 0 : c->grid_cpu ? 1 : 2;
     out->return_dtype = k->ret && k->ret->k == T_SCALAR ? pyk_t_strong(c, k->ret)->dtype : CK_DTYPE_INVALID;
