@@ -70,6 +70,15 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes);
 ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
+ck_status ck_cuda_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
+                             void *block);
+
+/* graphs: the driver's stream capture (cuda_graph.c) */
+ck_status ck_cuda_graph_begin(ck_device dev, ck_stream s, void **impl);
+ck_status ck_cuda_graph_end(ck_device dev, ck_stream s, void *impl);
+ck_status ck_cuda_graph_launch(ck_device dev, void *impl, ck_stream s);
+void ck_cuda_graph_free(ck_device dev, void *impl);
+int64_t ck_cuda_graph_nodes(void *impl);
 
 /* kernels (cuda_kernels.c, cuda_reduce.c) */
 ck_status ck_cuda_elementwise(const ck_ew_desc *d);

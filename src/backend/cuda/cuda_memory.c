@@ -17,15 +17,22 @@
  */
 #include "cuda_internal.h"
 #include "../../runtime/parallel.h"
+#include "../graph_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#define CK_BLOCK_USES 4
 typedef struct ck_block {
     CUdeviceptr ptr;
     size_t size;
     CUstream stream;
     struct ck_block *next;
+    /* other streams an asynchronous copy used it on: freed, it waits (in
+     * the pending list) for events recorded there before its reuse */
+    int nuses;
+    CUstream uses[CK_BLOCK_USES];
+    CUevent evs[CK_BLOCK_USES];
 } ck_block;
 
 #define CK_NBUCKETS 1024
@@ -34,6 +41,7 @@ typedef struct ck_pool {
     ck_block *free_[CK_NBUCKETS];      /* cached blocks by hashed size */
     ck_block *live_[CK_NBUCKETS];      /* blocks in use by hashed address */
     ck_block *spare;                   /* recycled headers */
+    ck_block *pending;                 /* freed, waiting for the streams that used them */
     ck_mem_stats st;
 } ck_pool;
 
@@ -57,8 +65,28 @@ static size_t hash_ptr(CUdeviceptr p) { return (size_t)((p >> 8) * 0x9E3779B97F4
 static ck_block *new_header(ck_pool *p)
 {
     ck_block *b = p->spare;
-    if (b) { p->spare = b->next; return b; }
-    return malloc(sizeof *b);
+    if (b) p->spare = b->next;
+    else b = malloc(sizeof *b);
+    if (b) b->nuses = 0;
+    return b;
+}
+
+/* Freed blocks whose streams are done with them become reusable (caller
+ * holds the lock and the context; all: wait for nothing, the device was
+ * synchronised). */
+static void pending_settle(ck_pool *p, int all)
+{
+    for (ck_block **pp = &p->pending, *b; (b = *pp);) {
+        int done = 1;
+        for (int i = 0; i < b->nuses && done && !all; i++) done = ck_cu.cuEventQuery(b->evs[i]) != CUDA_ERROR_NOT_READY;
+        if (!done) { pp = &b->next; continue; }
+        *pp = b->next;
+        for (int i = 0; i < b->nuses; i++) ck_cu.cuEventDestroy_v2(b->evs[i]);
+        b->nuses = 0;
+        size_t h = hash_size(b->size);
+        b->next = p->free_[h];
+        p->free_[h] = b;
+    }
 }
 
 /* Free every cached block of a pool (caller holds the lock and the context). */
@@ -143,6 +171,7 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
     CUstream s = ck_cuda_current_stream(d);
     pthread_mutex_lock(&p->mu);
     p->st.n_alloc++;
+    if (p->pending) pending_settle(p, 0);
     ck_block **pp = &p->free_[hash_size(sz)], *b;
     for (b = *pp; b; pp = &b->next, b = b->next)
         if (b->size == sz && b->stream == s) break;
@@ -194,6 +223,10 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
 
 void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
 {
+    /* scratch memory of a captured kernel: the replays use it */
+    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0) &&
+        ck_graph_defer_free(dev, ck_cuda_free, ptr, nbytes))
+        return;
     int d = dev.index;
     ck_pool *p = &pools_[d];
     CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
@@ -212,11 +245,51 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
         *pp = b->next;
         p->st.allocated -= b->size;
         p->st.cached += b->size;
-        size_t h = hash_size(b->size);
-        b->next = p->free_[h];
-        p->free_[h] = b;
+        int waits = 0;
+        if (b->nuses && ck_cuda_use(d) == CK_OK) {
+            for (int i = 0; i < b->nuses; i++) {
+                if (ck_cu.cuEventCreate(&b->evs[waits], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) continue;
+                if (ck_cu.cuEventRecord(b->evs[waits], b->uses[i]) != CUDA_SUCCESS) {
+                    ck_cu.cuEventDestroy_v2(b->evs[waits]);
+                    /* a stream gone: its work is done */
+                    continue;
+                }
+                waits++;
+            }
+        }
+        b->nuses = waits;
+        if (waits) {
+            b->next = p->pending;
+            p->pending = b;
+        } else {
+            size_t h = hash_size(b->size);
+            b->next = p->free_[h];
+            p->free_[h] = b;
+        }
     }
     pthread_mutex_unlock(&p->mu);
+}
+
+/* Note that stream s uses the live block at ptr; 0 when it cannot be
+ * noted (too many streams), and the caller waits for s instead. */
+static int block_note_use(int d, void *ptr, CUstream s)
+{
+    ck_pool *p = &pools_[d];
+    CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
+    int ok = 1;
+    pthread_mutex_lock(&p->mu);
+    ck_block *b = p->live_[hash_ptr(dp)];
+    while (b && b->ptr != dp) b = b->next;
+    if (b && b->stream != s) {
+        int i = 0;
+        while (i < b->nuses && b->uses[i] != s) i++;
+        if (i == b->nuses) {
+            if (i < CK_BLOCK_USES) b->uses[b->nuses++] = s;
+            else ok = 0;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return ok;
 }
 
 ck_status ck_cuda_memory_empty_cache(ck_device dev)
@@ -234,6 +307,7 @@ ck_status ck_cuda_memory_empty_cache(ck_device dev)
         CK_CHECK_CU(ck_cu.cuMemPoolTrimTo(pool, 0));
     }
     pthread_mutex_lock(&pools_[d].mu);
+    pending_settle(&pools_[d], 1);
     release_cached(&pools_[d]);
     pthread_mutex_unlock(&pools_[d].mu);
     return CK_OK;
@@ -273,7 +347,9 @@ ck_status ck_cuda_memory_reset_peak(ck_device dev)
  * pinned memory is asynchronous). */
 #define CK_PINNED_MAX 64
 static pthread_mutex_t pinned_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct { char *ptr; size_t size; int in_use; } pinned_[CK_PINNED_MAX];
+/* ev: recorded after the last asynchronous copy to or from the block, so
+ * that it is handed out again (or freed) only once that copy is done */
+static struct { char *ptr; size_t size; int in_use; CUevent ev; int ev_set; } pinned_[CK_PINNED_MAX];
 
 static int pinned_find(const void *p, size_t n)
 {
@@ -282,6 +358,25 @@ static int pinned_find(const void *p, size_t n)
             (const char *)p + n <= pinned_[i].ptr + pinned_[i].size)
             return i;
     return -1;
+}
+
+/* Whether slot i's copies are done (caller holds pinned_mu). */
+static int pinned_idle(int i)
+{
+    if (!pinned_[i].ev_set) return 1;
+    if (ck_cu.cuEventQuery(pinned_[i].ev) == CUDA_ERROR_NOT_READY) return 0;
+    pinned_[i].ev_set = 0;
+    return 1;
+}
+
+/* After an asynchronous copy on s to or from the pinned block holding p. */
+static void pinned_note_use(const void *p, size_t n, CUstream s)
+{
+    pthread_mutex_lock(&pinned_mu);
+    int i = pinned_find(p, n);
+    if (i >= 0 && (pinned_[i].ev || ck_cu.cuEventCreate(&pinned_[i].ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS))
+        pinned_[i].ev_set = ck_cu.cuEventRecord(pinned_[i].ev, s) == CUDA_SUCCESS;
+    pthread_mutex_unlock(&pinned_mu);
 }
 
 static void pinned_release(void *ctx)
@@ -300,13 +395,13 @@ void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx)
     pthread_mutex_lock(&pinned_mu);
     int slot = -1;
     for (int i = 0; i < CK_PINNED_MAX && !p; i++)
-        if (pinned_[i].ptr && !pinned_[i].in_use && pinned_[i].size == sz) { p = pinned_[i].ptr; slot = i; }
+        if (pinned_[i].ptr && !pinned_[i].in_use && pinned_[i].size == sz && pinned_idle(i)) { p = pinned_[i].ptr; slot = i; }
     if (!p) {
         for (int i = 0; i < CK_PINNED_MAX && slot < 0; i++)
             if (!pinned_[i].ptr) slot = i;
         if (slot < 0) {   /* full: drop an idle block */
             for (int i = 0; i < CK_PINNED_MAX && slot < 0; i++)
-                if (!pinned_[i].in_use) { ck_cu.cuMemFreeHost(pinned_[i].ptr); pinned_[i].ptr = NULL; slot = i; }
+                if (!pinned_[i].in_use && pinned_idle(i)) { ck_cu.cuMemFreeHost(pinned_[i].ptr); pinned_[i].ptr = NULL; slot = i; }
         }
         CUresult r = slot < 0 ? CUDA_ERROR_OUT_OF_MEMORY : ck_cu.cuMemHostAlloc((void **)&p, sz, CU_MEMHOSTALLOC_PORTABLE);
         if (r != CUDA_SUCCESS) {
@@ -429,6 +524,7 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
     /* from pinned memory: asynchronous, no staging */
     if (ck_cuda_is_pinned(src, n)) {
         CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
+        if (!ck_graph_capturing(dev)) pinned_note_use(src, n, cs);
         return CK_OK;
     }
     s = ck_sync_point(dev, "a copy from pageable host memory");
@@ -532,5 +628,38 @@ ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, con
     if (r == CUDA_SUCCESS) r = stream_follow_peer(sd, dd);
     ck_cuda_use(dd);
     if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuMemcpyPeerAsync", __func__, __FILE__, __LINE__);
+    return CK_OK;
+}
+
+/* On stream s without waiting: pinned host memory only (pageable memory
+ * takes the synchronous copies, on s).  Outside a capture the blocks on
+ * both sides are kept from reuse until s is done with them; inside one
+ * the graph's pool keeps the device side, and the events of that would be
+ * captured nodes rather than marks. */
+ck_status ck_cuda_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
+                             void *block)
+{
+    int d = dev.index;
+    ck_status st = ck_cuda_use(d);
+    if (st != CK_OK) return st;
+    CUstream cs = (CUstream)s;
+    const void *host = to_host ? dst : src;
+    int capturing = ck_graph_capturing(dev);
+    if (!ck_cuda_is_pinned(host, n)) {
+        if (capturing)
+            return ck_error_set(CK_ERR_RUNTIME, "a copy %s pageable host memory cannot be captured in a graph: "
+                                "use pinned memory (cudakit.cuda.pinned_empty)", to_host ? "to" : "from");
+        CUstream prev = ck_cuda_current_stream(d);
+        ck_cuda_set_current_stream(d, cs);
+        st = to_host ? ck_cuda_copy_to_host(dev, dst, src, n) : ck_cuda_copy_from_host(dev, dst, src, n);
+        ck_cuda_set_current_stream(d, prev);
+        return st;
+    }
+    if (to_host) CK_CHECK_CU(ck_cu.cuMemcpyDtoHAsync_v2(dst, (CUdeviceptr)(uintptr_t)src, n, cs));
+    else CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
+    if (capturing) return CK_OK;
+    pinned_note_use(host, n, cs);
+    if (block && !use_driver_pool() && !block_note_use(d, block, cs))
+        return ck_cuda_wait_stream(d, cs, "asynchronous copy (its buffer is used by too many streams)");
     return CK_OK;
 }

@@ -1,0 +1,105 @@
+"""Asynchronous copies between pinned host memory and a device on any
+stream (copy_to_host(ary, stream=), set(arr, stream=), get(out=, stream=,
+blocking=)), against NumPy; the pool keeping a buffer from other streams
+until their copies are done."""
+import numpy as np
+import pytest
+
+import cudakit as ck
+from cudakit import cuda
+from conftest import assert_same
+
+
+def test_round_trip_on_a_stream(device):
+    h = np.arange(10000, dtype=np.float32)
+    pin_in = cuda.pinned_empty(h.shape, "float32")
+    pin_in[...] = ck.asarray(h)
+    pin_out = cuda.pinned_empty(h.shape, "float32")
+    s = cuda.Stream(device)
+    d = ck.empty(h.shape, dtype=ck.float32, device=device)
+    d.set(pin_in, stream=s)
+    with s:
+        e = d * 3 + 1
+    r = e.copy_to_host(pin_out, stream=s)
+    assert r is pin_out
+    s.synchronize()
+    np.testing.assert_array_equal(ck.asnumpy(pin_out), h * 3 + 1)
+
+
+def test_get_into_pinned_memory(device):
+    h = np.linspace(0, 1, 333)
+    x = ck.asarray(h, device=device)
+    out = cuda.pinned_empty(333, "float64")
+    s = cuda.Stream(device)
+    assert x.get(out=out, stream=s, blocking=False) is out
+    s.synchronize()
+    np.testing.assert_array_equal(ck.asnumpy(out), h)
+    out2 = cuda.pinned_empty(333, "float64")
+    x.get(out=out2, stream=s)                      # blocking: done when it returns
+    np.testing.assert_array_equal(ck.asnumpy(out2), h)
+    assert_same(ck.asarray(x.get(), device=device), h)
+
+
+def test_pageable_memory_works_synchronously(device):
+    h = np.arange(12, dtype=np.int32).reshape(3, 4)
+    x = ck.zeros((3, 4), dtype=ck.int32, device=device)
+    s = cuda.Stream(device)
+    x.set(h, stream=s)                             # a NumPy array: the synchronous copy, on s
+    s.synchronize()
+    assert_same(x, h)
+    out = ck.zeros((3, 4), dtype=ck.int32, device="cpu")
+    x.copy_to_host(out, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(ck.asnumpy(out), h)
+
+
+def test_mismatches(device):
+    x = ck.zeros(4, dtype=ck.float32, device=device)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        x.set(np.zeros(5, np.float32))
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        x.set(np.zeros(4, np.float64))
+    with pytest.raises(ValueError, match="one dtype and size"):
+        x.copy_to_host(cuda.pinned_empty(4, "float64"), stream=cuda.Stream(device))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        ck.zeros((4, 4), dtype=ck.float32, device=device).T.copy_to_host(cuda.pinned_empty((4, 4), "float32"),
+                                                                          stream=cuda.Stream(device))
+    with pytest.raises(TypeError, match="stream must be"):
+        x.copy_to_host(cuda.pinned_empty(4, "float32"), stream="fast")
+
+
+def test_chunks_on_several_streams(device):
+    n, chunks = 1 << 16, 4
+    h = np.random.default_rng(0).random(n).astype(np.float32)
+    pin_in = cuda.pinned_empty(n, "float32")
+    pin_in[...] = ck.asarray(h)
+    pin_out = cuda.pinned_empty(n, "float32")
+    streams = [cuda.Stream(device) for _ in range(2)]
+    m = n // chunks
+    for k in range(chunks):
+        s = streams[k % 2]
+        d = ck.empty(m, dtype=ck.float32, device=device)
+        d.set(pin_in[k * m:(k + 1) * m], stream=s)
+        with s:
+            r = ck.sqrt(d) * 2
+        r.copy_to_host(pin_out[k * m:(k + 1) * m], stream=s)
+        del d, r                                   # the pool keeps them until s is done
+    for s in streams:
+        s.synchronize()
+    np.testing.assert_allclose(ck.asnumpy(pin_out), np.sqrt(h) * 2, rtol=1e-6)
+
+
+def test_a_buffer_freed_while_another_stream_copies_it(device):
+    # the copy reads on s; the block must not be handed to the default stream's next array before s is done
+    n = 1 << 20
+    h = np.arange(n, dtype=np.float32)
+    x = ck.asarray(h, device=device)
+    out = cuda.pinned_empty(n, "float32")
+    s = cuda.Stream(device)
+    x.copy_to_host(out, stream=s)
+    del x
+    y = ck.zeros(n, dtype=ck.float32, device=device)   # same size: the freed block, were it reusable
+    y += 7
+    s.synchronize()
+    np.testing.assert_array_equal(ck.asnumpy(out), h)
+    assert float(ck.sum(y)) == 7 * n
