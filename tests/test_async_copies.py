@@ -31,6 +31,7 @@ def test_get_into_pinned_memory(device):
     x = ck.asarray(h, device=device)
     out = cuda.pinned_empty(333, "float64")
     s = cuda.Stream(device)
+    s.wait_stream(cuda.current_stream(device))     # x is copied in on the default stream
     assert x.get(out=out, stream=s, blocking=False) is out
     s.synchronize()
     np.testing.assert_array_equal(ck.asnumpy(out), h)
@@ -44,6 +45,7 @@ def test_pageable_memory_works_synchronously(device):
     h = np.arange(12, dtype=np.int32).reshape(3, 4)
     x = ck.zeros((3, 4), dtype=ck.int32, device=device)
     s = cuda.Stream(device)
+    s.wait_stream(cuda.current_stream(device))     # the zeros are written on the default stream
     x.set(h, stream=s)                             # a NumPy array: the synchronous copy, on s
     s.synchronize()
     assert_same(x, h)
@@ -96,6 +98,7 @@ def test_a_buffer_freed_while_another_stream_copies_it(device):
     x = ck.asarray(h, device=device)
     out = cuda.pinned_empty(n, "float32")
     s = cuda.Stream(device)
+    s.wait_stream(cuda.current_stream(device))     # x is copied in on the default stream
     x.copy_to_host(out, stream=s)
     del x
     y = ck.zeros(n, dtype=ck.float32, device=device)   # same size: the freed block, were it reusable

@@ -3,6 +3,7 @@
  * once and own the defaults of the optional slots. */
 #include "backend.h"
 #include "cudakit_graph.h"
+#include "graph_internal.h"
 #include "../runtime/cpu_kernels.h"
 #include "../runtime/kcache.h"
 #include "../runtime/profiler.h"
@@ -181,6 +182,7 @@ ck_status ck_stream_destroy(ck_device dev, ck_stream s)
     CK_BE(dev);
     if (!s) return CK_OK;   /* the default stream is not ours to destroy */
     if (be->stream_current(dev) == s) be->stream_set_current(dev, NULL);
+    ck_graph_stream_gone(dev, s);
     return be->stream_destroy(dev, s);
 }
 

@@ -56,14 +56,24 @@ struct ck_graph {
     ck_stream own_stream;      /* made for captures that named none */
     ck_stream prev_stream;     /* current before capture_begin */
     ck_graph_pool *pool;
-    ck_event done;             /* recorded after each replay */
-    int replayed;
+    /* Replays are not marked one by one: the stream of the last ones is
+     * kept, and done is recorded there when the graph goes, when a replay
+     * moves to another stream (which then waits for it: replays of one graph
+     * share its memory) or when that stream is destroyed. */
+    ck_event done;
+    int done_set;              /* done follows every replay before replay_stream's */
+    int pending;               /* replays on replay_stream not yet followed by done */
+    ck_stream replay_stream;
     struct ck_graph *next_cpu; /* the CPU graphs holding a recording */
+    struct ck_graph *next_gpu; /* the device graphs replayed since their last capture */
+    int listed;
 };
 
 static _Thread_local ck_graph *capture_;
 static pthread_mutex_t cpu_graphs_mu = PTHREAD_MUTEX_INITIALIZER;
 static ck_graph *cpu_graphs_;
+static pthread_mutex_t replays_mu = PTHREAD_MUTEX_INITIALIZER;
+static ck_graph *replayed_;
 
 /* ------------------------------------------------------------- pools */
 
@@ -357,14 +367,62 @@ ck_status ck_graph_replay(ck_graph *g)
     if (!g->impl) return ck_error_set(CK_ERR_RUNTIME, "replay: the graph holds no capture (capture it first)");
     if (capture_) return ck_error_set(CK_ERR_RUNTIME, "replay: a graph cannot be replayed during a capture");
     ck_stream s = ck_stream_current(g->dev);
-    ck_status st = g->be->graph_launch(g->dev, g->impl, s);
-    if (st != CK_OK) return st;
-    if (g->dev.type != CK_DEVICE_CPU) {
-        if (!g->done && (st = ck_event_create(g->dev, 0, &g->done)) != CK_OK) return st;
-        if ((st = ck_event_record(g->dev, g->done, s)) != CK_OK) return st;
-        g->replayed = 1;
+    if (g->dev.type == CK_DEVICE_CPU) return g->be->graph_launch(g->dev, g->impl, s);
+    pthread_mutex_lock(&replays_mu);
+    ck_status st = CK_OK;
+    if (g->pending && g->replay_stream != s) {
+        st = g->be->event_record(g->dev, g->done, g->replay_stream);
+        if (st == CK_OK) st = g->be->stream_wait_event(g->dev, s, g->done);
+        if (st == CK_OK) g->pending = 0, g->done_set = 1;
     }
-    return CK_OK;
+    if (st == CK_OK && !g->done) st = g->be->event_create(g->dev, 0, &g->done);
+    if (st == CK_OK) st = g->be->graph_launch(g->dev, g->impl, s);
+    if (st == CK_OK) {
+        g->pending = 1;
+        g->replay_stream = s;
+        if (!g->listed) {
+            g->next_gpu = replayed_;
+            replayed_ = g;
+            g->listed = 1;
+        }
+    }
+    pthread_mutex_unlock(&replays_mu);
+    return st;
+}
+
+void ck_graph_stream_gone(ck_device dev, ck_stream s)
+{
+    pthread_mutex_lock(&replays_mu);
+    for (ck_graph *g = replayed_; g; g = g->next_gpu)
+        if (g->pending && g->replay_stream == s && ck_device_equal(g->dev, dev)) {
+            if (g->be->event_record(g->dev, g->done, s) == CK_OK) {
+                g->done_set = 1;
+            } else {
+                /* unmarked: its replays are waited for */
+                if (g->be->stream_synchronize(g->dev, s) != CK_OK) ck_error_clear();
+                ck_error_clear();
+                g->done_set = 0;
+            }
+            g->pending = 0;
+        }
+    pthread_mutex_unlock(&replays_mu);
+}
+
+/* Wait for the graph's replays (their memory is about to go). */
+static void replays_wait(ck_graph *g)
+{
+    pthread_mutex_lock(&replays_mu);
+    if (g->pending && g->be->event_record(g->dev, g->done, g->replay_stream) == CK_OK) g->done_set = 1;
+    else if (g->pending && g->be->stream_synchronize(g->dev, g->replay_stream) != CK_OK) ck_error_clear();
+    g->pending = 0;
+    if (g->listed) {
+        for (ck_graph **pp = &replayed_; *pp; pp = &(*pp)->next_gpu)
+            if (*pp == g) { *pp = g->next_gpu; break; }
+        g->listed = 0;
+    }
+    pthread_mutex_unlock(&replays_mu);
+    if (g->done_set && ck_event_synchronize(g->dev, g->done) != CK_OK) ck_error_clear();
+    g->done_set = 0;
 }
 
 int64_t ck_graph_node_count(const ck_graph *g)
@@ -392,10 +450,7 @@ static void graph_drop(ck_graph *g)
         ck_error_clear();
         g->impl = NULL;
     }
-    if (g->replayed) {
-        if (ck_event_synchronize(g->dev, g->done) != CK_OK) ck_error_clear();
-        g->replayed = 0;
-    }
+    replays_wait(g);
     if (g->impl) {
         if (g->be->graph_uses) {
             pthread_mutex_lock(&cpu_graphs_mu);

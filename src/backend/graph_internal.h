@@ -29,6 +29,11 @@ int ck_graph_pool_keep(ck_buffer *b);
  * uses it); 0 when this thread captures nothing on dev. */
 int ck_graph_defer_free(ck_device dev, void (*free_fn)(ck_device, void *, size_t), void *p, size_t n);
 
+/* Stream s of dev is about to be destroyed: the graphs last replayed on it
+ * mark their replays there now (the handle may come back with the next
+ * stream). */
+void ck_graph_stream_gone(ck_device dev, ck_stream s);
+
 /* buffer.c: a buffer straight from the device, and its freeing. */
 ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes);
 void ck_buffer_free_direct(ck_buffer *b);

@@ -76,6 +76,9 @@ class CUDAGraph:
             if device is None and stream is not None:
                 device = getattr(stream, "device", None)
             self._core = _core.Graph(device)
+            # replay() straight to C: an instance attribute shadows the method,
+            # which only says what is missing before the first capture
+            self.replay = self._core.replay
         core_pool = None
         if isinstance(pool, _PoolHandle):
             core_pool = pool.core

@@ -118,6 +118,9 @@ ck_status ck_cuda_memory_reset_peak(ck_device dev);
 void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx);
 /* Whether [p, p + n) lies in one pinned block of ours. */
 int ck_cuda_is_pinned(const void *p, size_t n);
+/* Before stream s of device d is destroyed: the pool and the pinned
+ * blocks stop naming it (its handle may come back with the next stream). */
+void ck_cuda_memory_stream_gone(int d, CUstream s);
 
 /* Waits for a GPU (cuda_runtime.c): they poll, so Ctrl-C ends them with
  * CK_ERR_INTERRUPT and the kernel time limit with CK_ERR_DEVICE (the work

@@ -22,6 +22,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An event recorded on a stream, shared by the blocks that wait for it. */
+typedef struct ck_mark {
+    CUevent ev;
+    int refs;
+} ck_mark;
+
+/* A stream a block is used on besides its own.  m NULL: s is a live
+ * stream, marked when the block is freed; else the mark stands for that
+ * use (made when the block was freed, or when s was destroyed: a stream
+ * handle is never used after its destruction, which reuses the handle). */
+typedef struct ck_use {
+    CUstream s;
+    ck_mark *m;
+} ck_use;
+
 #define CK_BLOCK_USES 4
 typedef struct ck_block {
     CUdeviceptr ptr;
@@ -29,10 +44,9 @@ typedef struct ck_block {
     CUstream stream;
     struct ck_block *next;
     /* other streams an asynchronous copy used it on: freed, it waits (in
-     * the pending list) for events recorded there before its reuse */
+     * the pending list) for their marks before its reuse */
     int nuses;
-    CUstream uses[CK_BLOCK_USES];
-    CUevent evs[CK_BLOCK_USES];
+    ck_use uses[CK_BLOCK_USES];
 } ck_block;
 
 #define CK_NBUCKETS 1024
@@ -46,6 +60,7 @@ typedef struct ck_pool {
 } ck_pool;
 
 static ck_pool pools_[CK_CUDA_MAX_DEVICES];
+static void pinned_stream_gone(CUstream s);
 static pthread_once_t pools_once_ = PTHREAD_ONCE_INIT;
 
 static void pools_init(void)
@@ -71,18 +86,52 @@ static ck_block *new_header(ck_pool *p)
     return b;
 }
 
+/* A mark recorded now on s (the context current); NULL when the driver
+ * refused, and the caller waits for s instead. */
+static ck_mark *mark_new(CUstream s)
+{
+    ck_mark *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    if (ck_cu.cuEventCreate(&m->ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) { free(m); return NULL; }
+    if (ck_cu.cuEventRecord(m->ev, s) != CUDA_SUCCESS) {
+        ck_cu.cuEventDestroy_v2(m->ev);
+        free(m);
+        return NULL;
+    }
+    m->refs = 1;
+    return m;
+}
+
+static void mark_unref(ck_mark *m)
+{
+    if (m && --m->refs == 0) {
+        ck_cu.cuEventDestroy_v2(m->ev);
+        free(m);
+    }
+}
+
+static int block_settled(const ck_block *b)
+{
+    for (int i = 0; i < b->nuses; i++)
+        if (ck_cu.cuEventQuery(b->uses[i].m->ev) == CUDA_ERROR_NOT_READY) return 0;
+    return 1;
+}
+
+static void block_drop_uses(ck_block *b)
+{
+    for (int i = 0; i < b->nuses; i++) mark_unref(b->uses[i].m);
+    b->nuses = 0;
+}
+
 /* Freed blocks whose streams are done with them become reusable (caller
  * holds the lock and the context; all: wait for nothing, the device was
  * synchronised). */
 static void pending_settle(ck_pool *p, int all)
 {
     for (ck_block **pp = &p->pending, *b; (b = *pp);) {
-        int done = 1;
-        for (int i = 0; i < b->nuses && done && !all; i++) done = ck_cu.cuEventQuery(b->evs[i]) != CUDA_ERROR_NOT_READY;
-        if (!done) { pp = &b->next; continue; }
+        if (!all && !block_settled(b)) { pp = &b->next; continue; }
         *pp = b->next;
-        for (int i = 0; i < b->nuses; i++) ck_cu.cuEventDestroy_v2(b->evs[i]);
-        b->nuses = 0;
+        block_drop_uses(b);
         size_t h = hash_size(b->size);
         b->next = p->free_[h];
         p->free_[h] = b;
@@ -245,20 +294,20 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
         *pp = b->next;
         p->st.allocated -= b->size;
         p->st.cached += b->size;
-        int waits = 0;
-        if (b->nuses && ck_cuda_use(d) == CK_OK) {
-            for (int i = 0; i < b->nuses; i++) {
-                if (ck_cu.cuEventCreate(&b->evs[waits], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) continue;
-                if (ck_cu.cuEventRecord(b->evs[waits], b->uses[i]) != CUDA_SUCCESS) {
-                    ck_cu.cuEventDestroy_v2(b->evs[waits]);
-                    /* a stream gone: its work is done */
-                    continue;
-                }
-                waits++;
+        /* the streams it was used on are marked now: the block is reused
+         * once they are past this point */
+        int kept = 0;
+        for (int i = 0; i < b->nuses; i++) {
+            ck_use u = b->uses[i];
+            if (!u.m && (ck_cuda_use(d) != CK_OK || !(u.m = mark_new(u.s)))) {
+                if (ck_cuda_use(d) == CK_OK) ck_cu.cuStreamSynchronize(u.s);
+                ck_error_clear();
+                continue;
             }
+            b->uses[kept++] = u;
         }
-        b->nuses = waits;
-        if (waits) {
+        b->nuses = kept;
+        if (kept) {
             b->next = p->pending;
             p->pending = b;
         } else {
@@ -282,14 +331,72 @@ static int block_note_use(int d, void *ptr, CUstream s)
     while (b && b->ptr != dp) b = b->next;
     if (b && b->stream != s) {
         int i = 0;
-        while (i < b->nuses && b->uses[i] != s) i++;
+        while (i < b->nuses && (b->uses[i].m || b->uses[i].s != s)) i++;
         if (i == b->nuses) {
-            if (i < CK_BLOCK_USES) b->uses[b->nuses++] = s;
+            if (i < CK_BLOCK_USES) b->uses[b->nuses++] = (ck_use){s, NULL};
             else ok = 0;
         }
     }
     pthread_mutex_unlock(&p->mu);
     return ok;
+}
+
+/* Stream s of device d is about to be destroyed, and its handle may be
+ * given to the next stream created: the blocks that name it get a mark
+ * recorded on it now instead (live blocks used there, live blocks made
+ * there, whose work there a later stream with the same handle would not
+ * follow, and freed blocks waiting for reuse there); the pinned blocks
+ * forget it likewise.  Without a mark, the stream is waited for.  The
+ * device's context is current. */
+void ck_cuda_memory_stream_gone(int d, CUstream s)
+{
+    pthread_once(&pools_once_, pools_init);
+    ck_pool *p = &pools_[d];
+    ck_mark *m = NULL;
+    int waited = 0;
+    pthread_mutex_lock(&p->mu);
+    for (int h = 0; h < CK_NBUCKETS && !waited; h++) {
+        for (ck_block *b = p->live_[h]; b && !waited; b = b->next) {
+            int made_here = b->stream == s, noted = 0;
+            for (int i = 0; i < b->nuses; i++) noted |= !b->uses[i].m && b->uses[i].s == s;
+            if (!made_here && !noted) continue;
+            if (!m && !(m = mark_new(s))) { waited = 1; break; }
+            if (noted) {
+                for (int i = 0; i < b->nuses; i++)
+                    if (!b->uses[i].m && b->uses[i].s == s) { b->uses[i].m = m; m->refs++; }
+            } else if (b->nuses < CK_BLOCK_USES) {
+                b->uses[b->nuses++] = (ck_use){s, m};
+                m->refs++;
+            } else {
+                waited = 1;
+            }
+        }
+        for (ck_block **pp = &p->free_[h], *b; !waited && (b = *pp);) {
+            if (b->stream != s) { pp = &b->next; continue; }
+            if (!m && !(m = mark_new(s))) { waited = 1; break; }
+            *pp = b->next;
+            b->uses[0] = (ck_use){s, m};
+            b->nuses = 1;
+            m->refs++;
+            b->next = p->pending;
+            p->pending = b;
+        }
+    }
+    if (waited) {
+        /* the stream's work is done: the uses that named it can go */
+        ck_cu.cuStreamSynchronize(s);
+        for (int h = 0; h < CK_NBUCKETS; h++)
+            for (ck_block *b = p->live_[h]; b; b = b->next) {
+                int k = 0;
+                for (int i = 0; i < b->nuses; i++)
+                    if (b->uses[i].m || b->uses[i].s != s) b->uses[k++] = b->uses[i];
+                b->nuses = k;
+            }
+    }
+    mark_unref(m);
+    pthread_mutex_unlock(&p->mu);
+    pinned_stream_gone(s);
+    ck_error_clear();
 }
 
 ck_status ck_cuda_memory_empty_cache(ck_device dev)
@@ -346,10 +453,25 @@ ck_status ck_cuda_memory_reset_peak(ck_device dev)
  * blocks; the copy paths recognise them and skip staging (a copy from
  * pinned memory is asynchronous). */
 #define CK_PINNED_MAX 64
+#define CK_PINNED_MARKS 4
 static pthread_mutex_t pinned_mu = PTHREAD_MUTEX_INITIALIZER;
-/* ev: recorded after the last asynchronous copy to or from the block, so
- * that it is handed out again (or freed) only once that copy is done */
-static struct { char *ptr; size_t size; int in_use; CUevent ev; int ev_set; } pinned_[CK_PINNED_MAX];
+/* A block's marks: an event per stream an asynchronous copy used it on,
+ * recorded after the last such copy there (s_live 0: the stream is gone,
+ * the event stays), so that the block is handed out again (or freed) only
+ * once every one of those copies is done; chunks of one block copied on
+ * several streams need one each. */
+typedef struct pinned_mark {
+    CUstream s;
+    CUevent ev;
+    CUcontext ctx;
+    int s_live, set;
+} pinned_mark;
+static struct {
+    char *ptr;
+    size_t size;
+    int in_use;
+    pinned_mark marks[CK_PINNED_MARKS];
+} pinned_[CK_PINNED_MAX];
 
 static int pinned_find(const void *p, size_t n)
 {
@@ -360,22 +482,64 @@ static int pinned_find(const void *p, size_t n)
     return -1;
 }
 
-/* Whether slot i's copies are done (caller holds pinned_mu). */
-static int pinned_idle(int i)
+static int mark_done(pinned_mark *k)
 {
-    if (!pinned_[i].ev_set) return 1;
-    if (ck_cu.cuEventQuery(pinned_[i].ev) == CUDA_ERROR_NOT_READY) return 0;
-    pinned_[i].ev_set = 0;
+    if (k->set && ck_cu.cuEventQuery(k->ev) == CUDA_ERROR_NOT_READY) return 0;
+    k->set = 0;
     return 1;
 }
 
-/* After an asynchronous copy on s to or from the pinned block holding p. */
+/* Whether slot i's copies are done (caller holds pinned_mu). */
+static int pinned_idle(int i)
+{
+    int idle = 1;
+    for (int k = 0; k < CK_PINNED_MARKS; k++) idle &= mark_done(&pinned_[i].marks[k]);
+    return idle;
+}
+
+/* After an asynchronous copy on s (of the current context) to or from the
+ * pinned block holding p. */
 static void pinned_note_use(const void *p, size_t n, CUstream s)
 {
+    CUcontext ctx = NULL;
+    ck_cu.cuCtxGetCurrent(&ctx);
     pthread_mutex_lock(&pinned_mu);
     int i = pinned_find(p, n);
-    if (i >= 0 && (pinned_[i].ev || ck_cu.cuEventCreate(&pinned_[i].ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS))
-        pinned_[i].ev_set = ck_cu.cuEventRecord(pinned_[i].ev, s) == CUDA_SUCCESS;
+    pinned_mark *k = NULL;
+    for (int j = 0; i >= 0 && j < CK_PINNED_MARKS && !k; j++) {
+        pinned_mark *c = &pinned_[i].marks[j];
+        if (c->set && c->s_live && c->s == s && c->ctx == ctx) k = c;   /* later in the same stream */
+    }
+    for (int j = 0; i >= 0 && j < CK_PINNED_MARKS && !k; j++)
+        if (mark_done(&pinned_[i].marks[j])) k = &pinned_[i].marks[j];
+    if (i >= 0 && !k) {   /* marks for more streams than it keeps: the oldest is waited for */
+        k = &pinned_[i].marks[0];
+        ck_cu.cuEventSynchronize(k->ev);
+        k->set = 0;
+    }
+    if (k && k->ev && k->ctx != ctx) {
+        ck_cu.cuEventDestroy_v2(k->ev);
+        k->ev = NULL;
+    }
+    if (k && (k->ev || ck_cu.cuEventCreate(&k->ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS)) {
+        k->ctx = ctx;
+        k->s = s;
+        k->s_live = 1;
+        k->set = ck_cu.cuEventRecord(k->ev, s) == CUDA_SUCCESS;
+        /* unmarked, the copy is waited for */
+        if (!k->set) ck_cu.cuStreamSynchronize(s);
+    } else if (i >= 0) {
+        ck_cu.cuStreamSynchronize(s);
+    }
+    pthread_mutex_unlock(&pinned_mu);
+}
+
+static void pinned_stream_gone(CUstream s)
+{
+    pthread_mutex_lock(&pinned_mu);
+    for (int i = 0; i < CK_PINNED_MAX; i++)
+        for (int k = 0; k < CK_PINNED_MARKS; k++)
+            if (pinned_[i].marks[k].s == s) pinned_[i].marks[k].s_live = 0;
     pthread_mutex_unlock(&pinned_mu);
 }
 
