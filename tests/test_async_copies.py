@@ -106,3 +106,45 @@ def test_a_buffer_freed_while_another_stream_copies_it(device):
     s.synchronize()
     np.testing.assert_array_equal(ck.asnumpy(out), h)
     assert float(ck.sum(y)) == 7 * n
+
+
+def test_streams_destroyed_before_the_arrays_they_copied(device):
+    # the H200's crash: a stream going before the blocks it copied were freed
+    # named it to the driver again; its handle may also come back with the next
+    # stream, whose order does not follow the first one's work
+    n = 1 << 18
+    h = np.arange(n, dtype=np.float32)
+    pin = cuda.pinned_empty(n, "float32")
+    pin[...] = ck.asarray(h, device="cpu")
+    outs = []
+    for k in range(3):
+        s = cuda.Stream(device)
+        d = ck.empty(n, dtype=ck.float32, device=device)
+        d.set(pin, stream=s)
+        with s:
+            r = d + k
+        out = cuda.pinned_empty(n, "float32")
+        r.copy_to_host(out, stream=s)
+        outs.append((s.record(), out))
+        del s                                      # destroyed with its copies queued
+        del d, r
+    for k, (e, out) in enumerate(outs):
+        e.synchronize()
+        np.testing.assert_array_equal(ck.asnumpy(out), h + k)
+
+
+def test_a_pinned_buffer_copied_on_two_streams_is_not_reused_early(device):
+    n = 1 << 18
+    h = np.random.default_rng(1).random(n).astype(np.float32)
+    src = cuda.pinned_empty(n, "float32")
+    src[...] = ck.asarray(h, device="cpu")
+    d = ck.empty(n, dtype=ck.float32, device=device)
+    s1, s2 = cuda.Stream(device), cuda.Stream(device)
+    d[: n // 2].set(src[: n // 2], stream=s1)
+    d[n // 2:].set(src[n // 2:], stream=s2)
+    del src                                        # its copies may still read it
+    again = cuda.pinned_empty(n, "float32")        # the same size: the freed buffer, were it reusable
+    again[...] = ck.zeros(n, dtype=ck.float32, device="cpu")
+    s1.synchronize()
+    s2.synchronize()
+    assert_same(d, h)

@@ -300,3 +300,31 @@ def test_a_graph_on_the_cpu_without_a_gpu_device_argument():
     g.replay()
     assert_same(y, np.full(3, 2.0))
     assert "CUDAGraph on cpu" in repr(g)
+
+
+def test_replays_on_several_streams_run_in_order(device):
+    # replays share the graph's memory: one on another stream waits for the
+    # earlier ones; a stream destroyed with replays queued, then the graph
+    # freed, waits for them before the memory goes back
+    x = ck.zeros(4096, dtype=ck.float32, device=device)
+    g = cuda.CUDAGraph(device=device)
+    with cuda.graph(g):
+        x += 1
+        y = x * 2
+    s1, s2 = cuda.Stream(device), cuda.Stream(device)
+    with s1:
+        for _ in range(3):
+            g.replay()
+    with s2:
+        g.replay()
+    del s1
+    s3 = cuda.Stream(device)                       # may be given s1's handle
+    with s3:
+        g.replay()
+    s3.synchronize()
+    assert_same(x, np.full(4096, 5, np.float32))
+    assert_same(y, np.full(4096, 10, np.float32))
+    with s2:
+        g.replay()
+    del s2, g
+    assert_same(y, np.full(4096, 12, np.float32))

@@ -9,6 +9,7 @@
  * and no destroyed stream is ever named to the driver. */
 #include "ck_test.h"
 #include "../../src/backend/cuda/cuda_internal.h"
+#include "cudakit_graph.h"
 
 #include <string.h>
 
@@ -110,10 +111,16 @@ static CUresult f_stream_query(CUstream s)
     return q_of(s)->done >= q_of(s)->issued ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
+static queue *waited_q_;
+static int waited_seq_;
+
 static CUresult f_stream_wait(CUstream s, CUevent e, unsigned flags)
 {
-    (void)e, (void)flags;
-    return dead(s) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    (void)flags;
+    if (dead(s)) return CUDA_ERROR_INVALID_VALUE;
+    waited_q_ = e->q;
+    waited_seq_ = e->seq;
+    return CUDA_SUCCESS;
 }
 
 static CUresult f_event_create(CUevent *e, unsigned flags)
@@ -133,13 +140,45 @@ static CUresult f_event_record(CUevent e, CUstream s)
     return CUDA_SUCCESS;
 }
 
-static CUresult f_event_query(CUevent e) { return !e->q || e->q->done >= e->seq ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY; }
+/* set while the core is to wait for an event: the fake's work then
+ * finishes as a GPU's would, up to the event */
+static int finish_when_waited_;
+
+static CUresult f_event_query(CUevent e)
+{
+    if (e->q && e->q->done < e->seq && finish_when_waited_) e->q->done = e->seq;
+    return !e->q || e->q->done >= e->seq ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
 
 static CUresult f_event_sync(CUevent e)
 {
     if (e->q && e->q->done < e->seq) e->q->done = e->seq;
     return CUDA_SUCCESS;
 }
+
+static CUresult f_ctx_sync(void) { finish_all(); return CUDA_SUCCESS; }
+static CUresult f_begin_capture(CUstream s, int mode) { (void)mode; return dead(s) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS; }
+static CUresult f_end_capture(CUstream s, CUgraph *g)
+{
+    *g = (CUgraph)(uintptr_t)1;
+    return dead(s) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+static CUresult f_instantiate(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+    (void)g, (void)flags;
+    *e = (CUgraphExec)(uintptr_t)1;
+    return CUDA_SUCCESS;
+}
+static CUresult f_graph_upload(CUgraphExec e, CUstream s) { (void)e; return dead(s) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS; }
+static CUresult f_graph_launch(CUgraphExec e, CUstream s)
+{
+    (void)e;
+    if (dead(s)) return CUDA_ERROR_INVALID_VALUE;
+    work(s);
+    return CUDA_SUCCESS;
+}
+static CUresult f_exec_destroy(CUgraphExec e) { (void)e; return CUDA_SUCCESS; }
+static CUresult f_graph_destroy(CUgraph g) { (void)g; return CUDA_SUCCESS; }
 
 static CUresult f_mem_info(size_t *fr, size_t *tot) { *fr = *tot = (size_t)1 << 30; return CUDA_SUCCESS; }
 
@@ -164,6 +203,14 @@ static void fake_driver(void)
     ck_cu.cuEventQuery = f_event_query;
     ck_cu.cuEventSynchronize = f_event_sync;
     ck_cu.cuMemGetInfo_v2 = f_mem_info;
+    ck_cu.cuCtxSynchronize = f_ctx_sync;
+    ck_cu.cuStreamBeginCapture_v2 = f_begin_capture;
+    ck_cu.cuStreamEndCapture = f_end_capture;
+    ck_cu.cuGraphInstantiateWithFlags = f_instantiate;
+    ck_cu.cuGraphUpload = f_graph_upload;
+    ck_cu.cuGraphLaunch = f_graph_launch;
+    ck_cu.cuGraphExecDestroy = f_exec_destroy;
+    ck_cu.cuGraphDestroy = f_graph_destroy;
     ck_cuda_ndevices = 1;
     ck_cuda_devices[0].ctx = (CUcontext)(uintptr_t)1;
     ck_cuda_devices[0].sm_count = 1;
@@ -320,6 +367,41 @@ static void test_block_on_many_streams(void)
     CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
 }
 
+/* Replays of a graph are marked where they ran: a replay on another stream
+ * waits for the earlier ones (they share the graph's memory), a stream
+ * destroyed with replays queued is marked before it goes, and freeing the
+ * graph waits for its last replays without naming a dead stream. */
+extern const ck_backend_iface ck_backend_cuda;
+
+static void test_graph_replays_follow_their_streams(void)
+{
+    ck_backend_register(CK_DEVICE_CUDA, &ck_backend_cuda);
+    ck_graph *g;
+    OK(ck_graph_create(gpu, &g));
+    OK(ck_graph_capture_begin(g, NULL, NULL));
+    OK(ck_graph_capture_end(g));
+    CUstream s1 = new_stream(), s2 = new_stream();
+    ck_stream_set_current(gpu, (ck_stream)s1);
+    OK(ck_graph_replay(g));
+    OK(ck_graph_replay(g));
+    waited_q_ = NULL;
+    ck_stream_set_current(gpu, (ck_stream)s2);
+    OK(ck_graph_replay(g));
+    CHECK(waited_q_ == s1->q && waited_seq_ == s1->q->issued,
+          "a replay on another stream waits for the earlier replays");
+    ck_stream_set_current(gpu, NULL);
+    OK(ck_stream_destroy(gpu, (ck_stream)s2));
+    queue *q2 = &queues_[nqueues_ - 1];
+    CHECK(q2->done < q2->issued, "the fake's replay is still queued");
+    finish_when_waited_ = 1;
+    ck_graph_free(g);
+    finish_when_waited_ = 0;
+    CHECK(q2->done == q2->issued, "freeing the graph waits for its replays on a destroyed stream");
+    OK(ck_stream_destroy(gpu, (ck_stream)s1));
+    CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
+    finish_all();
+}
+
 int main(void)
 {
     fake_driver();
@@ -328,6 +410,7 @@ int main(void)
     test_live_block_of_a_destroyed_stream();
     test_pinned_buffer_copied_on_two_streams();
     test_block_on_many_streams();
+    test_graph_replays_follow_their_streams();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("test_cuda_pool: ok\n");
     return failures != 0;
