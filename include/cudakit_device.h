@@ -157,6 +157,10 @@ ck_status ck_memcpy_from_host(ck_device dev, void *dst, const void *src, size_t 
  * copies above it can be captured in a graph.  On the CPU (both arrays
  * there) the copy is done when the call returns. */
 ck_status ck_array_copy_async(ck_array *dst, const ck_array *src, ck_stream s);
+/* PyTorch's record_stream: a's memory is used by work queued on stream s
+ * of its device, besides its own stream's, so that once freed it is not
+ * reused before s is past that work.  Nothing to do on the CPU. */
+ck_status ck_array_record_stream(const ck_array *a, ck_stream s);
 
 /* A CPU array whose memory the GPUs can copy to and from without staging
  * (page-locked, when a GPU is usable; plain host memory otherwise). */

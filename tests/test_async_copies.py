@@ -148,3 +148,24 @@ def test_a_pinned_buffer_copied_on_two_streams_is_not_reused_early(device):
     s1.synchronize()
     s2.synchronize()
     assert_same(d, h)
+
+
+def test_record_stream(device):
+    # x is made on the default stream and read on s: noted, its block waits for s once freed
+    n = 1 << 20
+    h = np.arange(n, dtype=np.float32)
+    x = ck.asarray(h, device=device)
+    s = cuda.Stream(device)
+    s.wait_stream(cuda.current_stream(device))
+    with s:
+        y = x * 2
+    x.record_stream(s)
+    del x
+    z = ck.full(n, 5, dtype=ck.float32, device=device)   # the same size: x's block, were it reusable
+    s.synchronize()
+    assert_same(y, h * 2)
+    assert_same(z, np.full(n, 5, np.float32))
+    with pytest.raises(TypeError, match="stream"):
+        y.record_stream(None)
+    with pytest.raises(TypeError, match="stream must be"):
+        y.record_stream("fast")

@@ -251,6 +251,9 @@ typedef struct ck_backend_iface {
      * is done with it */
     ck_status (*copy_async)(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
                             void *block);
+    /* the device buffer starting at block is used by work on s, besides
+     * its own stream (optional: a host-ordered device needs nothing) */
+    ck_status (*record_stream)(ck_device dev, void *block, ck_stream s);
     /* between two devices of this backend (optional) */
     ck_status (*copy_peer)(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
     /* memory figures (the wrappers check the device first) */

@@ -61,7 +61,7 @@ struct ck_graph {
      * moves to another stream (which then waits for it: replays of one graph
      * share its memory) or when that stream is destroyed. */
     ck_event done;
-    int done_set;              /* done follows every replay before replay_stream's */
+    int done_set;              /* done follows the replays not on replay_stream */
     int pending;               /* replays on replay_stream not yet followed by done */
     ck_stream replay_stream;
     struct ck_graph *next_cpu; /* the CPU graphs holding a recording */
@@ -372,8 +372,13 @@ ck_status ck_graph_replay(ck_graph *g)
     ck_status st = CK_OK;
     if (g->pending && g->replay_stream != s) {
         st = g->be->event_record(g->dev, g->done, g->replay_stream);
-        if (st == CK_OK) st = g->be->stream_wait_event(g->dev, s, g->done);
         if (st == CK_OK) g->pending = 0, g->done_set = 1;
+    }
+    /* done stands for replays elsewhere: s follows them, and its own order
+     * stands for them from now on */
+    if (st == CK_OK && g->done_set) {
+        st = g->be->stream_wait_event(g->dev, s, g->done);
+        if (st == CK_OK) g->done_set = 0;
     }
     if (st == CK_OK && !g->done) st = g->be->event_create(g->dev, 0, &g->done);
     if (st == CK_OK) st = g->be->graph_launch(g->dev, g->impl, s);

@@ -153,3 +153,12 @@ ck_status ck_array_copy_async(ck_array *dst, const ck_array *src, ck_stream s)
     }
     return be->copy_async(dev, dst->data, src->data, n, to_host, s, devarr->buf ? devarr->buf->ptr : NULL);
 }
+
+ck_status ck_array_record_stream(const ck_array *a, ck_stream s)
+{
+    ck_device dev = ck_array_device(a);
+    const ck_backend_iface *be = ck_backend_require(dev);
+    if (!be) return ck_error_status();
+    if (!be->record_stream || !a->buf || ck_graph_capturing(dev)) return CK_OK;
+    return be->record_stream(dev, a->buf->ptr, s);
+}

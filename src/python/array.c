@@ -783,6 +783,9 @@ static PyMethodDef array_methods[] = {
      "copy_to_host(ary=None, stream=None)\n--\n\nA NumPy array with a copy of the values (into ary when given), "
      "as Numba's device arrays have.  With a stream and ary a cudakit CPU array in pinned memory, the copy is "
      "queued on the stream and returns at once (ary is returned; read it after the stream is done)."},
+    {"record_stream", ck_py_array_record_stream, METH_O,
+     "record_stream(stream)\n--\n\nAs PyTorch's: the array's memory is used by work queued on stream too, so "
+     "that, freed, it is not reused before stream is past that work (copies on a stream note it themselves)."},
     {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS, "A view (or copy) with a new shape."},
     {"transpose", m_transpose, METH_VARARGS, "View with axes permuted."},
     {"swapaxes", m_swapaxes, METH_VARARGS, "View with two axes exchanged."},

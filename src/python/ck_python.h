@@ -80,6 +80,8 @@ int ck_py_graph_type_init(PyObject *module);
  * one of the device side; a Stream or a handle), then waiting for the
  * stream when blocking; -1 with the error set. */
 int ck_py_copy_async_obj(PyObject *dst, PyObject *src, PyObject *stream, int blocking);
+/* ndarray.record_stream(stream): ck_array_record_stream (graph.c). */
+PyObject *ck_py_array_record_stream(PyObject *self, PyObject *stream);
 
 /* ------------------------------------------------------------ errors */
 

@@ -199,6 +199,18 @@ int ck_py_copy_async_obj(PyObject *dst, PyObject *src, PyObject *stream, int blo
     return s == CK_OK ? 0 : ck_py_raise_int(s);
 }
 
+PyObject *ck_py_array_record_stream(PyObject *self, PyObject *stream)
+{
+    if (ck_py_check_ready(self) < 0) return NULL;
+    if (stream == Py_None) return PyErr_Format(PyExc_TypeError, "record_stream: a stream is needed, not None");
+    ck_device dev = ck_array_device(CK_ARR(self));
+    ck_stream st;
+    if (ck_py_parse_stream(stream, dev, &st) < 0) return NULL;
+    ck_status s = ck_array_record_stream(CK_ARR(self), st);
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_RETURN_NONE;
+}
+
 /* _copy_async(dst, src, stream=None): ck_array_copy_async. */
 static PyObject *f_copy_async(PyObject *m, PyObject *args)
 {

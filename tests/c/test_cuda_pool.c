@@ -367,6 +367,28 @@ static void test_block_on_many_streams(void)
     CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
 }
 
+/* A block made on the default stream and read by kernels on s, noted with
+ * record_stream: freed, it waits for s (and s may go first). */
+static void test_record_stream(void)
+{
+    const size_t n = 32768;
+    CUstream s = new_stream();
+    void *x = ck_cuda_alloc(gpu, n);
+    work(s);                             /* a kernel on s reading x */
+    OK(ck_cuda_record_stream(gpu, x, (ck_stream)s));
+    ck_cuda_free(gpu, x, n);
+    CHECK(!reused(x, n), "a block recorded on a stream was handed out while that stream still reads it");
+    void *y = ck_cuda_alloc(gpu, n);
+    work(s);
+    OK(ck_cuda_record_stream(gpu, y, (ck_stream)s));
+    OK(ck_cuda_stream_destroy(gpu, (ck_stream)s));
+    ck_cuda_free(gpu, y, n);
+    CHECK(!reused(y, n), "a block recorded on a destroyed stream was handed out while that stream's work may run");
+    finish_all();
+    CHECK(reused(x, n) && reused(y, n), "the blocks are reusable once the work is done");
+    CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
+}
+
 /* Replays of a graph are marked where they ran: a replay on another stream
  * waits for the earlier ones (they share the graph's memory), a stream
  * destroyed with replays queued is marked before it goes, and freeing the
@@ -390,13 +412,19 @@ static void test_graph_replays_follow_their_streams(void)
     CHECK(waited_q_ == s1->q && waited_seq_ == s1->q->issued,
           "a replay on another stream waits for the earlier replays");
     ck_stream_set_current(gpu, NULL);
+    queue *q2 = s2->q;
     OK(ck_stream_destroy(gpu, (ck_stream)s2));
-    queue *q2 = &queues_[nqueues_ - 1];
     CHECK(q2->done < q2->issued, "the fake's replay is still queued");
+    waited_q_ = NULL;
+    ck_stream_set_current(gpu, (ck_stream)s1);
+    OK(ck_graph_replay(g));
+    CHECK(waited_q_ == q2 && waited_seq_ == q2->issued,
+          "a replay after its stream was destroyed waits for the replays queued there");
+    ck_stream_set_current(gpu, NULL);
     finish_when_waited_ = 1;
     ck_graph_free(g);
     finish_when_waited_ = 0;
-    CHECK(q2->done == q2->issued, "freeing the graph waits for its replays on a destroyed stream");
+    CHECK(s1->q->done == s1->q->issued, "freeing the graph waits for its last replays");
     OK(ck_stream_destroy(gpu, (ck_stream)s1));
     CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
     finish_all();
@@ -410,6 +438,7 @@ int main(void)
     test_live_block_of_a_destroyed_stream();
     test_pinned_buffer_copied_on_two_streams();
     test_block_on_many_streams();
+    test_record_stream();
     test_graph_replays_follow_their_streams();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("test_cuda_pool: ok\n");

@@ -86,6 +86,7 @@ const ck_backend_iface ck_backend_cuda = {
     .copy_to_host = ck_cuda_copy_to_host,
     .copy_from_host = ck_cuda_copy_from_host,
     .copy_async = ck_cuda_copy_async,
+    .record_stream = ck_cuda_record_stream,
     .copy_peer = ck_cuda_copy_peer,
     .memory_stats = ck_cuda_memory_stats,
     .memory_empty_cache = ck_cuda_memory_empty_cache,

@@ -341,6 +341,16 @@ static int block_note_use(int d, void *ptr, CUstream s)
     return ok;
 }
 
+ck_status ck_cuda_record_stream(ck_device dev, void *ptr, ck_stream s)
+{
+    ck_status st = ck_cuda_use(dev.index);
+    if (st != CK_OK || use_driver_pool()) return st;
+    /* a block used by more streams than it notes: s's work so far is waited for */
+    if (!block_note_use(dev.index, ptr, (CUstream)s))
+        return ck_cuda_wait_stream(dev.index, (CUstream)s, "record_stream (a buffer used by too many streams)");
+    return CK_OK;
+}
+
 /* Stream s of device d is about to be destroyed, and its handle may be
  * given to the next stream created: the blocks that name it get a mark
  * recorded on it now instead (live blocks used there, live blocks made
