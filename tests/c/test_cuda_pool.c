@@ -307,6 +307,36 @@ static void test_live_block_of_a_destroyed_stream(void)
     CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
 }
 
+/* A block made on s1 and copied on s2, freed (it waits for s2), then s1
+ * destroyed with its work on the block queued: s2 done is not enough. */
+static void test_pending_block_of_a_destroyed_stream(void)
+{
+    const size_t n = 12288;
+    CUstream s1 = new_stream(), s2 = new_stream();
+    ck_cuda_set_current_stream(0, s1);
+    void *a = ck_cuda_alloc(gpu, n);
+    work(s1);
+    ck_release_fn rel;
+    void *ctx;
+    void *pin = ck_cuda_pinned_alloc(n, &rel, &ctx);
+    OK(ck_cuda_copy_async(gpu, pin, a, n, 1, (ck_stream)s2, a));
+    ck_cuda_free(gpu, a, n);
+    ck_cuda_set_current_stream(0, NULL);
+    OK(ck_cuda_stream_destroy(gpu, (ck_stream)s1));
+    finish(s2);
+    CUstream s3 = new_stream();
+    CHECK(s3 == s1, "the fake driver reuses handles");
+    ck_cuda_set_current_stream(0, s3);
+    CHECK(!reused(a, n), "a block still written on its destroyed stream went to the stream given its handle");
+    finish_all();
+    CHECK(reused(a, n), "the block is reusable once the work is done");
+    ck_cuda_set_current_stream(0, NULL);
+    OK(ck_cuda_stream_destroy(gpu, (ck_stream)s2));
+    OK(ck_cuda_stream_destroy(gpu, (ck_stream)s3));
+    rel(ctx);
+    CHECK(dead_uses_ == 0, "a destroyed stream was named to the driver %d times", dead_uses_);
+}
+
 /* A pinned buffer whose halves are copied on two streams (the overlap
  * example's chunks): freed, it is not handed out again until both copies
  * are done, whichever finishes first. */
@@ -436,6 +466,7 @@ int main(void)
     test_block_copied_on_a_stream_destroyed_before_the_free();
     test_cached_block_of_a_destroyed_stream();
     test_live_block_of_a_destroyed_stream();
+    test_pending_block_of_a_destroyed_stream();
     test_pinned_buffer_copied_on_two_streams();
     test_block_on_many_streams();
     test_record_stream();

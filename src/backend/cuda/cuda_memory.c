@@ -353,9 +353,9 @@ ck_status ck_cuda_record_stream(ck_device dev, void *ptr, ck_stream s)
 
 /* Stream s of device d is about to be destroyed, and its handle may be
  * given to the next stream created: the blocks that name it get a mark
- * recorded on it now instead (live blocks used there, live blocks made
- * there, whose work there a later stream with the same handle would not
- * follow, and freed blocks waiting for reuse there); the pinned blocks
+ * recorded on it now instead (live blocks used there, blocks made there,
+ * live or freed, whose work there a later stream with the same handle would
+ * not follow, and freed blocks cached for reuse there); the pinned blocks
  * forget it likewise.  Without a mark, the stream is waited for.  The
  * device's context is current. */
 void ck_cuda_memory_stream_gone(int d, CUstream s)
@@ -390,6 +390,17 @@ void ck_cuda_memory_stream_gone(int d, CUstream s)
             m->refs++;
             b->next = p->pending;
             p->pending = b;
+        }
+    }
+    /* freed blocks waiting for other streams, made on this one */
+    for (ck_block *b = p->pending; b && !waited; b = b->next) {
+        if (b->stream != s) continue;
+        if (!m && !(m = mark_new(s))) { waited = 1; break; }
+        if (b->nuses < CK_BLOCK_USES) {
+            b->uses[b->nuses++] = (ck_use){s, m};
+            m->refs++;
+        } else {
+            waited = 1;
         }
     }
     if (waited) {
