@@ -392,9 +392,10 @@ void ck_cuda_memory_stream_gone(int d, CUstream s)
             p->pending = b;
         }
     }
-    /* freed blocks waiting for other streams, made on this one */
+    /* freed blocks waiting for other streams, made on this one (those just
+     * moved there from the cache have its mark already) */
     for (ck_block *b = p->pending; b && !waited; b = b->next) {
-        if (b->stream != s) continue;
+        if (b->stream != s || (m && b->nuses && b->uses[0].m == m)) continue;
         if (!m && !(m = mark_new(s))) { waited = 1; break; }
         if (b->nuses < CK_BLOCK_USES) {
             b->uses[b->nuses++] = (ck_use){s, m};
