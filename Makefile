@@ -8,7 +8,7 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
+.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -69,6 +69,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
+	-set -o pipefail; python3 bench/bench_gpu_graphs.py --out $(OUT)/bench-gpu-graphs.md 2>&1 | tee $(OUT)/bench-gpu-graphs.log
 
 # Python kernels against numba-cuda, CuPy's RawKernel and PyTorch (issue 14).
 bench-gpu-pykernels:
@@ -87,6 +88,12 @@ soak:
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	PYTHONUNBUFFERED=1 python3 tests/soak/soak.py --duration $(DURATION) $(if $(SOAK_DEVICE),--device $(SOAK_DEVICE)) \
 		--log $(OUT)/soak.log --json $(OUT)/soak.json 2>&1; rc=$$?; echo $$rc > $(OUT)/soak.rc; exit $$rc
+
+# graphs (20 small ops replayed) and copies overlapped on 2-4 streams, against PyTorch (issue 15)
+bench-gpu-graphs:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu_graphs.py --out $(OUT)/bench-gpu-graphs.md 2>&1 | tee $(OUT)/bench-gpu-graphs.log
 
 # matmul 8192^3 (float32, TF32, float16) against PyTorch and CuPy
 bench-gpu-blas:

@@ -158,6 +158,7 @@ struct ck_buffer {
     ck_release_fn release;   /* NULL: memory came from the device's allocator */
     void *release_ctx;
     int readonly;
+    void *graph_node;        /* the graph pool's hold on it (NULL: none; include/cudakit_graph.h) */
 };
 
 ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes);

@@ -148,6 +148,20 @@ ck_status ck_memory_reset_peak(ck_device dev);
 ck_status ck_memcpy_to_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_memcpy_from_host(ck_device dev, void *dst, const void *src, size_t n);
 
+/* A copy between a device array and a CPU array (same dtype and size,
+ * both C-contiguous) queued on stream s of the device (NULL: its default
+ * one), returning without waiting for it: on a GPU the CPU array must be
+ * in pinned memory (ck_pinned_empty; CK_ERR_VALUE otherwise) and stay
+ * untouched until s is done with it, and the device array's memory is not
+ * reused by another stream before s is done with it either.  Unlike the
+ * copies above it can be captured in a graph.  On the CPU (both arrays
+ * there) the copy is done when the call returns. */
+ck_status ck_array_copy_async(ck_array *dst, const ck_array *src, ck_stream s);
+/* PyTorch's record_stream: a's memory is used by work queued on stream s
+ * of its device, besides its own stream's, so that once freed it is not
+ * reused before s is past that work.  Nothing to do on the CPU. */
+ck_status ck_array_record_stream(const ck_array *a, ck_stream s);
+
 /* A CPU array whose memory the GPUs can copy to and from without staging
  * (page-locked, when a GPU is usable; plain host memory otherwise). */
 ck_status ck_pinned_empty(ck_array *out, int ndim, const int64_t *shape, ck_dtype dt);

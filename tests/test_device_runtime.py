@@ -58,6 +58,7 @@ def test_streams(device):
     s = cuda.Stream(device=d)
     assert s.device == d and s.handle is not None
     a = ck.arange(1 << 16, dtype=ck.float32, device=d)
+    s.wait_stream(cuda.current_stream(d))      # non-blocking, as PyTorch's: a is written on the default stream
     with s:
         assert cuda.current_stream(d).handle == s.handle
         b = a * 2

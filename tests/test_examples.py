@@ -103,7 +103,15 @@ def test_gaussian_blur(device, tmp_path, monkeypatch):
     assert np.abs(after.astype(int) - np.clip(np.rint(want * 255), 0, 255)).max() <= 1
 
 
-@pytest.mark.parametrize("name", ["add_one", "multiply_them", "transpose_tiled", "block_reduce", "gaussian_blur"])
+def test_overlap(device):
+    one, many, pin_in, pin_out = load("overlap").main(device, mib=8, chunk_mib=1, nstreams=3)
+    h = ck.asnumpy(pin_in)
+    np.testing.assert_allclose(ck.asnumpy(pin_out), np.sqrt(h) * 2 + 1, rtol=1e-6)
+    assert one > 0 and many > 0
+
+
+@pytest.mark.parametrize("name", ["add_one", "multiply_them", "transpose_tiled", "block_reduce", "gaussian_blur",
+                                  "overlap"])
 def test_example_scripts(device, name, tmp_path):
     if name == "gaussian_blur":
         pytest.importorskip("skimage")

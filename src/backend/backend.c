@@ -2,6 +2,8 @@
  * of cudakit_device.h and cudakit_module.h, which check their arguments
  * once and own the defaults of the optional slots. */
 #include "backend.h"
+#include "cudakit_graph.h"
+#include "graph_internal.h"
 #include "../runtime/cpu_kernels.h"
 #include "../runtime/kcache.h"
 #include "../runtime/profiler.h"
@@ -96,6 +98,13 @@ const ck_backend_iface *ck_backend_require(ck_device dev)
     const ck_backend_iface *be = ck_backend_require(dev);          \
     if (!be) return ck_error_status()
 
+/* What waits for the device cannot be captured (cudakit_graph.h). */
+#define CK_REFUSE(dev, what)                                        \
+    do {                                                            \
+        ck_status r_ = ck_graph_refuse(dev, what);                  \
+        if (r_ != CK_OK) return r_;                                 \
+    } while (0)
+
 ck_status ck_device_check(ck_device dev)
 {
     return ck_backend_require(dev) ? CK_OK : ck_error_status();
@@ -157,6 +166,7 @@ ck_status ck_device_mem_info(ck_device dev, size_t *free_bytes, size_t *total_by
 ck_status ck_device_synchronize(ck_device dev)
 {
     CK_BE(dev);
+    CK_REFUSE(dev, "synchronize()");
     return be->synchronize ? be->synchronize(dev) : CK_OK;
 }
 
@@ -172,18 +182,21 @@ ck_status ck_stream_destroy(ck_device dev, ck_stream s)
     CK_BE(dev);
     if (!s) return CK_OK;   /* the default stream is not ours to destroy */
     if (be->stream_current(dev) == s) be->stream_set_current(dev, NULL);
+    ck_graph_stream_gone(dev, s);
     return be->stream_destroy(dev, s);
 }
 
 ck_status ck_stream_synchronize(ck_device dev, ck_stream s)
 {
     CK_BE(dev);
+    CK_REFUSE(dev, "Stream.synchronize()");
     return be->stream_synchronize(dev, s);
 }
 
 ck_status ck_stream_query(ck_device dev, ck_stream s, int *done)
 {
     CK_BE(dev);
+    CK_REFUSE(dev, "Stream.query()");
     return be->stream_query(dev, s, done);
 }
 
@@ -235,6 +248,7 @@ ck_status ck_event_record(ck_device dev, ck_event e, ck_stream s)
 ck_status ck_event_synchronize(ck_device dev, ck_event e)
 {
     CK_BE(dev);
+    CK_REFUSE(dev, "Event.synchronize()");
     if (!e) return ck_error_set(CK_ERR_VALUE, "synchronize: no event");
     return be->event_synchronize(dev, e);
 }
@@ -281,12 +295,14 @@ ck_status ck_memory_reset_peak(ck_device dev)
 ck_status ck_memcpy_to_host(ck_device dev, void *dst, const void *src, size_t n)
 {
     CK_BE(dev);
+    CK_REFUSE(dev, "a copy to the host");
     return n ? be->copy_to_host(dev, dst, src, n) : CK_OK;
 }
 
 ck_status ck_memcpy_from_host(ck_device dev, void *dst, const void *src, size_t n)
 {
     CK_BE(dev);
+    CK_REFUSE(dev, "a copy from pageable host memory");
     return n ? be->copy_from_host(dev, dst, src, n) : CK_OK;
 }
 
@@ -442,7 +458,8 @@ ck_status ck_function_launch_ex(ck_function *f, const unsigned grid[3], const un
                             "this device", f->name);
     if (__builtin_expect(ck_obs_flags_ != 0, 0))
         return ck_backend_obs_launch(f, grid, block, shmem, stream, flags, nparams, params, info);
-    return f->module->be->function_launch(f, grid, block, shmem, stream, flags, nparams, params, info);
+    /* through the registry, which during a CPU graph's capture records */
+    return ck_backend_for(f->module->dev)->function_launch(f, grid, block, shmem, stream, flags, nparams, params, info);
 }
 
 ck_status ck_cuda_compile(const char *source, const char *name_hint, int arch, ck_cubin *out)

@@ -245,6 +245,15 @@ typedef struct ck_backend_iface {
     /* copies between this device and the host (n bytes, both contiguous) */
     ck_status (*copy_to_host)(ck_device dev, void *dst, const void *src, size_t n);
     ck_status (*copy_from_host)(ck_device dev, void *dst, const void *src, size_t n);
+    /* the same on stream s, without waiting for the host (optional: the
+     * copies above); the host memory is pinned on a GPU, and block is the
+     * start of the device buffer copied, kept from other streams until s
+     * is done with it */
+    ck_status (*copy_async)(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
+                            void *block);
+    /* the device buffer starting at block is used by work on s, besides
+     * its own stream (optional: a host-ordered device needs nothing) */
+    ck_status (*record_stream)(ck_device dev, void *block, ck_stream s);
     /* between two devices of this backend (optional) */
     ck_status (*copy_peer)(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
     /* memory figures (the wrappers check the device first) */
@@ -324,6 +333,19 @@ typedef struct ck_backend_iface {
     ck_status (*matmul)(const ck_matmul_desc *d);            /* batched c = a @ b */
     ck_status (*fft)(const ck_fft_desc *d);
     ck_status (*solver)(const ck_solver_desc *d);
+
+    /* graphs (optional: CK_ERR_NOT_IMPLEMENTED naming the device); the
+     * wrappers of graph.c own the streams, the pool and the checks.  begin
+     * starts capturing the work queued on s into *impl; end makes it ready
+     * to launch (or frees it and fails); nodes counts it; uses says whether
+     * the recorded work addresses [p, p + n) (optional: the CPU's, which
+     * keeps memory a replay would touch from being freed). */
+    ck_status (*graph_begin)(ck_device dev, ck_stream s, void **impl);
+    ck_status (*graph_end)(ck_device dev, ck_stream s, void *impl);
+    ck_status (*graph_launch)(ck_device dev, void *impl, ck_stream s);
+    void (*graph_free)(ck_device dev, void *impl);
+    int64_t (*graph_nodes)(void *impl);
+    int (*graph_uses)(void *impl, const void *p, size_t n);
 } ck_backend_iface;
 
 /* The backend of a device: NULL when its type cannot be used (no driver,

@@ -1,6 +1,7 @@
 /* Buffers (reference-counted device memory, from the device's backend)
  * and the arrays made on them. */
 #include "backend.h"
+#include "graph_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #define CK_INLINE_MAX 4096
 #define CK_HDR ((sizeof(ck_buffer) + 63) & ~(size_t)63)
 
-ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
+static inline ck_buffer *buffer_alloc(ck_device dev, size_t nbytes)
 {
     ck_buffer *b;
     if (dev.type == CK_DEVICE_CPU && nbytes <= CK_INLINE_MAX) {
@@ -35,8 +36,18 @@ ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
     b->device = dev;
     b->nbytes = nbytes;
     b->readonly = 0;
+    b->graph_node = NULL;
     return b;
 }
+
+ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
+{
+    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0))
+        return ck_graph_pool_alloc(dev, nbytes);
+    return buffer_alloc(dev, nbytes);
+}
+
+ck_buffer *ck_buffer_alloc_direct(ck_device dev, size_t nbytes) { return buffer_alloc(dev, nbytes); }
 
 ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
                           ck_release_fn release, void *ctx)
@@ -50,8 +61,11 @@ ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
     b->release = release;
     b->release_ctx = ctx;
     b->readonly = readonly;
+    b->graph_node = NULL;
     return b;
 }
+
+static inline void buffer_free(ck_buffer *b);
 
 void ck_buffer_retain(ck_buffer *b)
 {
@@ -61,6 +75,16 @@ void ck_buffer_retain(ck_buffer *b)
 void ck_buffer_release(ck_buffer *b)
 {
     if (!b || __atomic_sub_fetch(&b->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (__builtin_expect(b->graph_node != NULL || __atomic_load_n(&ck_graph_keepers_, __ATOMIC_RELAXED) != 0, 0) &&
+        ck_graph_pool_keep(b))
+        return;
+    buffer_free(b);
+}
+
+void ck_buffer_free_direct(ck_buffer *b) { buffer_free(b); }
+
+static inline void buffer_free(ck_buffer *b)
+{
     if (b->release) {
         b->release(b->release_ctx);
         free(b);

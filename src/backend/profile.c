@@ -418,7 +418,8 @@ ck_status ck_backend_obs_launch(ck_function *f, const unsigned grid[3], const un
         sc.r->pub.shared_mem = shmem;
     }
     obs_start_timer(&sc, stream);
-    return obs_end(&sc, f->module->be->function_launch(f, grid, block, shmem, stream, flags, nparams, params, info));
+    /* the registry's table: a CPU graph's capture records the launch */
+    return obs_end(&sc, real_[dev.type]->function_launch(f, grid, block, shmem, stream, flags, nparams, params, info));
 }
 
 /* ------------------------------------------------------------ tables */

@@ -1,5 +1,6 @@
 /* Copies, casts, fills and moves between devices. */
 #include "ops_internal.h"
+#include "cudakit_graph.h"
 
 #include <string.h>
 
@@ -94,6 +95,8 @@ ck_status ck_array_to_device(ck_array *out, const ck_array *a, ck_device dev)
 {
     ck_device from = ck_array_device(a);
     if (ck_device_equal(from, dev)) return ck_array_astype(out, a, a->dtype, 0);
+    ck_status s0 = ck_graph_refuse(from.type == CK_DEVICE_CPU ? dev : from, "a copy between devices (to_device, asarray)");
+    if (s0 != CK_OK) return s0;
     /* make the source contiguous on its own device, then one transfer */
     ck_array src;
     const ck_array *c = a;
@@ -122,4 +125,40 @@ ck_status ck_array_to_device(ck_array *out, const ck_array *a, ck_device dev)
     }
     if (tmp) ck_array_release(&src);
     return s;
+}
+
+ck_status ck_array_copy_async(ck_array *dst, const ck_array *src, ck_stream s)
+{
+    ck_device dd = ck_array_device(dst), sd = ck_array_device(src);
+    if (dst->dtype != src->dtype || dst->size != src->size)
+        return ck_error_set(CK_ERR_VALUE, "an asynchronous copy needs arrays of one dtype and size (%s[%lld] and %s[%lld])",
+                            ck_dtype_get_info(dst->dtype)->name, (long long)dst->size,
+                            ck_dtype_get_info(src->dtype)->name, (long long)src->size);
+    if (!(dst->flags & CK_ARRAY_C_CONTIGUOUS) || !(src->flags & CK_ARRAY_C_CONTIGUOUS))
+        return ck_error_set(CK_ERR_VALUE, "an asynchronous copy needs C-contiguous arrays");
+    if (!(dst->flags & CK_ARRAY_WRITEABLE)) return ck_error_set(CK_ERR_VALUE, "assignment destination is read-only");
+    size_t n = (size_t)src->size * (size_t)ck_array_itemsize(src);
+    int to_host = dd.type == CK_DEVICE_CPU;
+    const ck_array *devarr = to_host ? src : dst;
+    ck_device dev = ck_array_device(devarr);
+    if (to_host == (sd.type == CK_DEVICE_CPU) && !(dd.type == CK_DEVICE_CPU && sd.type == CK_DEVICE_CPU))
+        return ck_error_set(CK_ERR_VALUE, "an asynchronous copy is between a device array and a CPU array");
+    const ck_backend_iface *be = ck_backend_require(dev);
+    if (!be) return ck_error_status();
+    if (n == 0) return CK_OK;
+    if (!be->copy_async) {
+        ck_status st = ck_graph_refuse(dev, "a copy to or from the host");
+        if (st != CK_OK) return st;
+        return to_host ? be->copy_to_host(dev, dst->data, src->data, n) : be->copy_from_host(dev, dst->data, src->data, n);
+    }
+    return be->copy_async(dev, dst->data, src->data, n, to_host, s, devarr->buf ? devarr->buf->ptr : NULL);
+}
+
+ck_status ck_array_record_stream(const ck_array *a, ck_stream s)
+{
+    ck_device dev = ck_array_device(a);
+    const ck_backend_iface *be = ck_backend_require(dev);
+    if (!be) return ck_error_status();
+    if (!be->record_stream || !a->buf || ck_graph_capturing(dev)) return CK_OK;
+    return be->record_stream(dev, a->buf->ptr, s);
 }

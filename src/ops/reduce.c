@@ -5,6 +5,7 @@
  * backend runs those.
  */
 #include "ops_internal.h"
+#include "cudakit_graph.h"
 
 #include <string.h>
 
@@ -232,6 +233,9 @@ ck_status ck_reduce(ck_reduce_op op, const ck_array *a, uint64_t axis_mask, int 
 
 ck_status ck_reduce_to_host(ck_reduce_op op, const ck_array *a, ck_scalar *value, const char *why)
 {
+    ck_status s0 = ck_graph_refuse(ck_array_device(a), "an op whose result depends on the data (a boolean mask, "
+                                                        "nonzero, a value read back to size or check its output)");
+    if (s0 != CK_OK) return s0;
     ck_array r;
     uint64_t all = a->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << a->ndim) - 1);
     ck_status s = ck_reduce(op, a, all, 0, CK_DTYPE_INVALID, &r, 0);

@@ -28,6 +28,9 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_VALUE 1
@@ -39,6 +42,8 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CUDA_ERROR_LAUNCH_FAILED 719
 #define CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE 720
 #define CUDA_ERROR_NOT_FOUND 500
+#define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900
+#define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901
 
 /* cuDeviceGetAttribute attributes we read */
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
@@ -63,6 +68,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 #define CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 115
 
 #define CU_STREAM_NON_BLOCKING 0x1
+#define CU_STREAM_CAPTURE_MODE_RELAXED 2
 #define CU_EVENT_DEFAULT 0x0
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_MEMHOSTALLOC_PORTABLE 0x1
@@ -130,6 +136,15 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
     X(cuModuleGetFunction, 2000, 1, (CUfunction *f, CUmodule m, const char *name))           \
     X(cuModuleGetGlobal_v2, 3020, 1, (CUdeviceptr *dptr, size_t *bytes, CUmodule m,          \
                                       const char *name))                                     \
+    X(cuStreamBeginCapture_v2, 10010, 0, (CUstream s, int mode))                              \
+    X(cuStreamEndCapture, 10000, 0, (CUstream s, CUgraph *graph))                            \
+    X(cuGraphInstantiateWithFlags, 11040, 0, (CUgraphExec *exec, CUgraph graph,              \
+                                              unsigned long long flags))                     \
+    X(cuGraphUpload, 11010, 0, (CUgraphExec exec, CUstream s))                               \
+    X(cuGraphLaunch, 10000, 0, (CUgraphExec exec, CUstream s))                               \
+    X(cuGraphExecDestroy, 10000, 0, (CUgraphExec exec))                                      \
+    X(cuGraphDestroy, 10000, 0, (CUgraph graph))                                             \
+    X(cuGraphGetNodes, 10000, 0, (CUgraph graph, CUgraphNode *nodes, size_t *count))          \
     X(cuFuncGetAttribute, 2020, 1, (int *pi, int attrib, CUfunction f))                      \
     X(cuFuncSetAttribute, 9000, 1, (CUfunction f, int attrib, int value))                    \
     X(cuFuncGetParamInfo, 12040, 0, (CUfunction f, size_t index, size_t *offset, size_t *size)) \

@@ -782,6 +782,11 @@ static PyObject *m_copy_to_host(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"ary", "stream", NULL};
     PyObject *ary = Py_None, *stream = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:copy_to_host", kwlist, &ary, &stream)) return NULL;
+    if (stream != Py_None && CkArray_Check(ary)) {
+        /* into a (pinned) CPU array on the stream, without waiting */
+        if (ck_py_copy_async_obj(ary, self, stream, 0) < 0) return NULL;
+        return Py_NewRef(ary);
+    }
     return ck_py_to_numpy(self, ary, 1);
 }
 
@@ -807,7 +812,11 @@ static PyMethodDef array_methods[] = {
     {"to_device", (PyCFunction)(void (*)(void))m_to_device, METH_VARARGS | METH_KEYWORDS, "Copy to a device."},
     {"copy_to_host", (PyCFunction)(void (*)(void))m_copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=None)\n--\n\nA NumPy array with a copy of the values (into ary when given), "
-     "as Numba's device arrays have."},
+     "as Numba's device arrays have.  With a stream and ary a cudakit CPU array in pinned memory, the copy is "
+     "queued on the stream and returns at once (ary is returned; read it after the stream is done)."},
+    {"record_stream", ck_py_array_record_stream, METH_O,
+     "record_stream(stream)\n--\n\nAs PyTorch's: the array's memory is used by work queued on stream too, so "
+     "that, freed, it is not reused before stream is past that work (copies on a stream note it themselves)."},
     {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS, "A view (or copy) with a new shape."},
     {"transpose", m_transpose, METH_VARARGS, "View with axes permuted."},
     {"swapaxes", m_swapaxes, METH_VARARGS, "View with two axes exchanged."},
@@ -956,6 +965,7 @@ static int single_element(PyObject *self, ck_scalar *s, const char *what)
         return -1;
     }
     if (ck_array_device(a).type == CK_DEVICE_CPU) {
+        if (ck_py_refuse_host_read(a, "reading an array's value on the host (bool, int, float)") < 0) return -1;
         ck_scalar_load(s, a->dtype, a->data);
         return 0;
     }

@@ -45,6 +45,8 @@ static int ck_getbuffer(PyObject *self, Py_buffer *view, int flags)
         PyErr_SetString(PyExc_TypeError, ck_gpu_buffer_msg);
         return -1;
     }
+    if (ck_py_refuse_host_read(a, "reading a CPU array's memory on the host (asnumpy, NumPy, memoryview)") < 0)
+        return -1;
     int writeable = (a->flags & CK_ARRAY_WRITEABLE) != 0;
     if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && !writeable) {
         PyErr_SetString(PyExc_BufferError, "cudakit array is read-only");

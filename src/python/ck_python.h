@@ -72,6 +72,17 @@ typedef enum {
  * be loaded).  A pending exception is kept. */
 PyObject *ck_py_exc(ck_py_exc_id id);
 extern PyMethodDef ck_py_profiler_functions[];
+extern PyMethodDef ck_py_graph_functions[];
+/* graph.c: -1 with the error when a's data is read on the host during a
+ * capture of its device (what names the reading), else 0. */
+int ck_py_refuse_host_read(const ck_array *a, const char *what);
+int ck_py_graph_type_init(PyObject *module);
+/* ck_array_copy_async between two CkArrays on stream (None: the current
+ * one of the device side; a Stream or a handle), then waiting for the
+ * stream when blocking; -1 with the error set. */
+int ck_py_copy_async_obj(PyObject *dst, PyObject *src, PyObject *stream, int blocking);
+/* ndarray.record_stream(stream): ck_array_record_stream (graph.c). */
+PyObject *ck_py_array_record_stream(PyObject *self, PyObject *stream);
 
 /* ------------------------------------------------------------ errors */
 

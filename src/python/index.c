@@ -117,6 +117,7 @@ static int classify_ckarray(PyObject *item, ix_item *it)
         src = &host;
         moved = 1;
     }
+    if (!moved && ck_py_refuse_host_read(src, "an array used as an index, read on the host") < 0) return -1;
     PyObject *v = ck_py_scalar_to_py(src->data, src->dtype);
     if (moved) ck_array_release(&host);
     if (!v) return -1;

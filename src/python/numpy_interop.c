@@ -5,6 +5,7 @@
  * copy.copy / copy.deepcopy, tolist() and item().
  */
 #include "interop.h"
+#include "cudakit_graph.h"
 
 #include <string.h>
 
@@ -32,6 +33,8 @@ static ck_status host_copy_into_nogil(const ck_array *a, void *dst)
     if (n == 0) return CK_OK;
     ck_device dev = ck_array_device(a);
     if (dev.type == CK_DEVICE_CPU) {
+        ck_status rs = ck_graph_refuse(dev, "a copy to the host");
+        if (rs != CK_OK) return rs;
         if (a->flags & CK_ARRAY_C_CONTIGUOUS) {
             memcpy(dst, a->data, n);
             return CK_OK;
@@ -138,6 +141,7 @@ static PyObject *arr_array(PyObject *self, PyObject *args, PyObject *kwds)
     }
     int copy;
     if (ck_py_parse_copy(copy_obj, &copy) < 0) return NULL;
+    if (ck_py_refuse_host_read(CK_ARR(self), "reading a CPU array's memory on the host (NumPy)") < 0) return NULL;
     PyObject *res = numpy_view(self);
     if (!res) return NULL;
     int copied = 0;
@@ -174,9 +178,16 @@ static PyObject *arr_array(PyObject *self, PyObject *args, PyObject *kwds)
 
 static PyObject *arr_get(PyObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"stream", NULL};
-    PyObject *stream = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:get", kwlist, &stream)) return NULL;
+    static char *kwlist[] = {"stream", "order", "out", "blocking", NULL};
+    PyObject *stream = Py_None, *order = Py_None, *out = Py_None;
+    int blocking = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOOp:get", kwlist, &stream, &order, &out, &blocking)) return NULL;
+    if (CkArray_Check(out)) {
+        /* CuPy's get(out=pinned, stream=s, blocking=False): queued on s */
+        if (ck_py_copy_async_obj(out, self, stream, blocking) < 0) return NULL;
+        return Py_NewRef(out);
+    }
+    if (out != Py_None) return ck_py_to_numpy(self, out, 1);
     /* The copy is synchronous (the backend's copy_to_host waits), so any
      * stream the caller names is already satisfied. */
     ck_array snap;
@@ -184,6 +195,30 @@ static PyObject *arr_get(PyObject *self, PyObject *args, PyObject *kwds)
     PyObject *res = numpy_copy(&snap);
     ck_array_release(&snap);
     return res;
+}
+
+/* CuPy's set(arr, stream=None): arr's values (same shape and dtype) into
+ * this array, queued on the stream without waiting when arr is a CPU array
+ * in pinned memory, synchronously from pageable memory. */
+static PyObject *arr_set(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"arr", "stream", NULL};
+    PyObject *arr, *stream = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:set", kwlist, &arr, &stream)) return NULL;
+    if (ck_py_check_ready(self) < 0) return NULL;
+    PyObject *host = ck_py_asarray(arr, CK_DTYPE_INVALID, -1, 1, ck_device_cpu());
+    if (!host) return NULL;
+    const ck_array *a = CK_ARR(self), *h = CK_ARR(host);
+    int same = a->ndim == h->ndim && !memcmp(a->shape, h->shape, (size_t)a->ndim * sizeof *a->shape);
+    if (!same || a->dtype != h->dtype) {
+        PyErr_Format(PyExc_ValueError, "set: %s mismatch (the array's and arr's must be equal)", same ? "dtype" : "shape");
+        Py_DECREF(host);
+        return NULL;
+    }
+    int r = ck_py_copy_async_obj(self, host, stream, 0);
+    Py_DECREF(host);
+    if (r < 0) return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyObject *typestr_of(ck_dtype t)
@@ -207,6 +242,7 @@ static PyObject *arr_array_interface(PyObject *self, void *Py_UNUSED(closure))
                      "use cudakit.asnumpy() or .get() to copy explicitly.", d);
         return NULL;
     }
+    if (ck_py_refuse_host_read(a, "reading a CPU array's memory on the host (NumPy)") < 0) return NULL;
     PyObject *shape = ck_py_shape_tuple(a->ndim, a->shape);
     PyObject *typestr = typestr_of(a->dtype);
     PyObject *strides = (a->flags & CK_ARRAY_C_CONTIGUOUS) ? Py_NewRef(Py_None)
@@ -350,6 +386,10 @@ PyObject *ck_py_tolist(PyObject *self)
 {
     ck_array snap;
     if (ck_py_snapshot(self, &snap) < 0) return NULL;
+    if (ck_py_refuse_host_read(&snap, "tolist()") < 0) {
+        ck_array_release(&snap);
+        return NULL;
+    }
     if (!ck_py_is_cpu(&snap)) {
         ck_array host;
         ck_status s = ck_py_to_device(&host, &snap, ck_device_cpu());
@@ -433,6 +473,7 @@ static PyObject *arr_item(PyObject *self, PyObject *args)
         }
     }
     const char *p = a->data + off;
+    if (ck_py_refuse_host_read(a, "item()") < 0) return NULL;
     if (ck_py_is_cpu(a)) return ck_py_scalar_to_py(p, a->dtype);
     _Alignas(16) unsigned char tmp[16];
     ck_device dev = ck_array_device(a);
@@ -450,7 +491,12 @@ PyMethodDef ck_py_interop_methods[] = {
     {"__copy__", arr_copy, METH_NOARGS, NULL},
     {"__deepcopy__", arr_deepcopy, METH_O, NULL},
     {"get", (PyCFunction)(void (*)(void))arr_get, METH_VARARGS | METH_KEYWORDS,
-     "get(stream=None)\n--\n\nA NumPy array with a copy of the data (from any device)."},
+     "get(stream=None, order='C', out=None, blocking=True)\n--\n\nA NumPy array with a copy of the data (from any "
+     "device); with out a cudakit CPU array in pinned memory, the copy goes into it on the stream, waiting for it "
+     "only when blocking."},
+    {"set", (PyCFunction)(void (*)(void))arr_set, METH_VARARGS | METH_KEYWORDS,
+     "set(arr, stream=None)\n--\n\nCopy arr's values (same shape and dtype) into this array: on the stream "
+     "without waiting when arr is in pinned memory (cudakit.cuda.pinned_empty)."},
     {"tolist", arr_tolist, METH_NOARGS,
      "tolist()\n--\n\nThe array as nested lists of Python scalars."},
     {"item", arr_item, METH_VARARGS,

@@ -61,6 +61,8 @@ from .types import (void, boolean, bool_, int8, uint8, int16, uint16, int32, uin
 
 _CPU = _core.Device("cpu")
 
+from .graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing  # noqa: E402,F401
+
 
 def is_available():
     """Whether a CUDA driver and at least one GPU are usable."""

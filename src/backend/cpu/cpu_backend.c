@@ -164,6 +164,13 @@ static ck_status cpu_copy(ck_device dev, void *dst, const void *src, size_t n)
     return CK_OK;
 }
 
+static ck_status cpu_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
+                                void *block)
+{
+    (void)to_host; (void)s; (void)block;
+    return cpu_copy(dev, dst, src, n);
+}
+
 /* ------------------------------------------------------------ iteration */
 
 typedef struct walk_ctx {
@@ -337,6 +344,7 @@ const ck_backend_iface ck_backend_cpu = {
     .free = cpu_free,
     .copy_to_host = cpu_copy,
     .copy_from_host = cpu_copy,
+    .copy_async = cpu_copy_async,
     .copy_peer = NULL,
     .memory_stats = ck_cpu_memory_stats,
     .memory_empty_cache = ck_cpu_memory_empty_cache,
@@ -393,4 +401,11 @@ const ck_backend_iface ck_backend_cpu = {
     .matmul = NULL,
     .fft = NULL,
     .solver = NULL,
+
+    .graph_begin = ck_cpu_graph_begin,
+    .graph_end = ck_cpu_graph_end,
+    .graph_launch = ck_cpu_graph_launch,
+    .graph_free = ck_cpu_graph_free,
+    .graph_nodes = ck_cpu_graph_nodes,
+    .graph_uses = ck_cpu_graph_uses,
 };

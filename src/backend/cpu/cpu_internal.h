@@ -65,4 +65,12 @@ ck_status ck_cpu_random(const ck_random_desc *d);
 ck_status ck_cpu_sort(const ck_sort_desc *d);
 ck_status ck_cpu_searchsorted(const ck_searchsorted_desc *d);
 
+/* graphs: record and replay (cpu_graph.c) */
+ck_status ck_cpu_graph_begin(ck_device dev, ck_stream s, void **impl);
+ck_status ck_cpu_graph_end(ck_device dev, ck_stream s, void *impl);
+ck_status ck_cpu_graph_launch(ck_device dev, void *impl, ck_stream s);
+void ck_cpu_graph_free(ck_device dev, void *impl);
+int64_t ck_cpu_graph_nodes(void *impl);
+int ck_cpu_graph_uses(void *impl, const void *p, size_t n);
+
 #endif

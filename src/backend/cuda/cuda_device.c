@@ -85,6 +85,8 @@ const ck_backend_iface ck_backend_cuda = {
     .free = ck_cuda_free,
     .copy_to_host = ck_cuda_copy_to_host,
     .copy_from_host = ck_cuda_copy_from_host,
+    .copy_async = ck_cuda_copy_async,
+    .record_stream = ck_cuda_record_stream,
     .copy_peer = ck_cuda_copy_peer,
     .memory_stats = ck_cuda_memory_stats,
     .memory_empty_cache = ck_cuda_memory_empty_cache,
@@ -143,6 +145,12 @@ const ck_backend_iface ck_backend_cuda = {
     .matmul = ck_cuda_matmul,
     .fft = ck_cuda_fft,
     .solver = ck_cuda_solver,
+
+    .graph_begin = ck_cuda_graph_begin,
+    .graph_end = ck_cuda_graph_end,
+    .graph_launch = ck_cuda_graph_launch,
+    .graph_free = ck_cuda_graph_free,
+    .graph_nodes = ck_cuda_graph_nodes,
 };
 
 ck_status ck_cuda_init(void)

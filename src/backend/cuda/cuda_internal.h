@@ -70,6 +70,15 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes);
 ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
+ck_status ck_cuda_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
+                             void *block);
+
+/* graphs: the driver's stream capture (cuda_graph.c) */
+ck_status ck_cuda_graph_begin(ck_device dev, ck_stream s, void **impl);
+ck_status ck_cuda_graph_end(ck_device dev, ck_stream s, void *impl);
+ck_status ck_cuda_graph_launch(ck_device dev, void *impl, ck_stream s);
+void ck_cuda_graph_free(ck_device dev, void *impl);
+int64_t ck_cuda_graph_nodes(void *impl);
 
 /* kernels (cuda_kernels.c, cuda_reduce.c) */
 ck_status ck_cuda_elementwise(const ck_ew_desc *d);
@@ -109,6 +118,11 @@ ck_status ck_cuda_memory_reset_peak(ck_device dev);
 void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx);
 /* Whether [p, p + n) lies in one pinned block of ours. */
 int ck_cuda_is_pinned(const void *p, size_t n);
+/* Before stream s of device d is destroyed: the pool and the pinned
+ * blocks stop naming it (its handle may come back with the next stream). */
+void ck_cuda_memory_stream_gone(int d, CUstream s);
+/* The block at ptr is used by work on s too (ck_array_record_stream). */
+ck_status ck_cuda_record_stream(ck_device dev, void *ptr, ck_stream s);
 
 /* Waits for a GPU (cuda_runtime.c): they poll, so Ctrl-C ends them with
  * CK_ERR_INTERRUPT and the kernel time limit with CK_ERR_DEVICE (the work

@@ -17,15 +17,36 @@
  */
 #include "cuda_internal.h"
 #include "../../runtime/parallel.h"
+#include "../graph_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* An event recorded on a stream, shared by the blocks that wait for it. */
+typedef struct ck_mark {
+    CUevent ev;
+    int refs;
+} ck_mark;
+
+/* A stream a block is used on besides its own.  m NULL: s is a live
+ * stream, marked when the block is freed; else the mark stands for that
+ * use (made when the block was freed, or when s was destroyed: a stream
+ * handle is never used after its destruction, which reuses the handle). */
+typedef struct ck_use {
+    CUstream s;
+    ck_mark *m;
+} ck_use;
+
+#define CK_BLOCK_USES 4
 typedef struct ck_block {
     CUdeviceptr ptr;
     size_t size;
     CUstream stream;
     struct ck_block *next;
+    /* other streams an asynchronous copy used it on: freed, it waits (in
+     * the pending list) for their marks before its reuse */
+    int nuses;
+    ck_use uses[CK_BLOCK_USES];
 } ck_block;
 
 #define CK_NBUCKETS 1024
@@ -34,10 +55,12 @@ typedef struct ck_pool {
     ck_block *free_[CK_NBUCKETS];      /* cached blocks by hashed size */
     ck_block *live_[CK_NBUCKETS];      /* blocks in use by hashed address */
     ck_block *spare;                   /* recycled headers */
+    ck_block *pending;                 /* freed, waiting for the streams that used them */
     ck_mem_stats st;
 } ck_pool;
 
 static ck_pool pools_[CK_CUDA_MAX_DEVICES];
+static void pinned_stream_gone(CUstream s);
 static pthread_once_t pools_once_ = PTHREAD_ONCE_INIT;
 
 static void pools_init(void)
@@ -57,8 +80,62 @@ static size_t hash_ptr(CUdeviceptr p) { return (size_t)((p >> 8) * 0x9E3779B97F4
 static ck_block *new_header(ck_pool *p)
 {
     ck_block *b = p->spare;
-    if (b) { p->spare = b->next; return b; }
-    return malloc(sizeof *b);
+    if (b) p->spare = b->next;
+    else b = malloc(sizeof *b);
+    if (b) b->nuses = 0;
+    return b;
+}
+
+/* A mark recorded now on s (the context current); NULL when the driver
+ * refused, and the caller waits for s instead. */
+static ck_mark *mark_new(CUstream s)
+{
+    ck_mark *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    if (ck_cu.cuEventCreate(&m->ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) { free(m); return NULL; }
+    if (ck_cu.cuEventRecord(m->ev, s) != CUDA_SUCCESS) {
+        ck_cu.cuEventDestroy_v2(m->ev);
+        free(m);
+        return NULL;
+    }
+    m->refs = 1;
+    return m;
+}
+
+static void mark_unref(ck_mark *m)
+{
+    if (m && --m->refs == 0) {
+        ck_cu.cuEventDestroy_v2(m->ev);
+        free(m);
+    }
+}
+
+static int block_settled(const ck_block *b)
+{
+    for (int i = 0; i < b->nuses; i++)
+        if (ck_cu.cuEventQuery(b->uses[i].m->ev) == CUDA_ERROR_NOT_READY) return 0;
+    return 1;
+}
+
+static void block_drop_uses(ck_block *b)
+{
+    for (int i = 0; i < b->nuses; i++) mark_unref(b->uses[i].m);
+    b->nuses = 0;
+}
+
+/* Freed blocks whose streams are done with them become reusable (caller
+ * holds the lock and the context; all: wait for nothing, the device was
+ * synchronised). */
+static void pending_settle(ck_pool *p, int all)
+{
+    for (ck_block **pp = &p->pending, *b; (b = *pp);) {
+        if (!all && !block_settled(b)) { pp = &b->next; continue; }
+        *pp = b->next;
+        block_drop_uses(b);
+        size_t h = hash_size(b->size);
+        b->next = p->free_[h];
+        p->free_[h] = b;
+    }
 }
 
 /* Free every cached block of a pool (caller holds the lock and the context). */
@@ -143,6 +220,7 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
     CUstream s = ck_cuda_current_stream(d);
     pthread_mutex_lock(&p->mu);
     p->st.n_alloc++;
+    if (p->pending) pending_settle(p, 0);
     ck_block **pp = &p->free_[hash_size(sz)], *b;
     for (b = *pp; b; pp = &b->next, b = b->next)
         if (b->size == sz && b->stream == s) break;
@@ -194,6 +272,10 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
 
 void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
 {
+    /* scratch memory of a captured kernel: the replays use it */
+    if (__builtin_expect(__atomic_load_n(&ck_graph_captures_, __ATOMIC_RELAXED) != 0, 0) &&
+        ck_graph_defer_free(dev, ck_cuda_free, ptr, nbytes))
+        return;
     int d = dev.index;
     ck_pool *p = &pools_[d];
     CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
@@ -212,11 +294,131 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes)
         *pp = b->next;
         p->st.allocated -= b->size;
         p->st.cached += b->size;
-        size_t h = hash_size(b->size);
-        b->next = p->free_[h];
-        p->free_[h] = b;
+        /* the streams it was used on are marked now: the block is reused
+         * once they are past this point */
+        int kept = 0;
+        for (int i = 0; i < b->nuses; i++) {
+            ck_use u = b->uses[i];
+            if (!u.m && (ck_cuda_use(d) != CK_OK || !(u.m = mark_new(u.s)))) {
+                if (ck_cuda_use(d) == CK_OK) ck_cu.cuStreamSynchronize(u.s);
+                ck_error_clear();
+                continue;
+            }
+            b->uses[kept++] = u;
+        }
+        b->nuses = kept;
+        if (kept) {
+            b->next = p->pending;
+            p->pending = b;
+        } else {
+            size_t h = hash_size(b->size);
+            b->next = p->free_[h];
+            p->free_[h] = b;
+        }
     }
     pthread_mutex_unlock(&p->mu);
+}
+
+/* Note that stream s uses the live block at ptr; 0 when it cannot be
+ * noted (too many streams), and the caller waits for s instead. */
+static int block_note_use(int d, void *ptr, CUstream s)
+{
+    ck_pool *p = &pools_[d];
+    CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
+    int ok = 1;
+    pthread_mutex_lock(&p->mu);
+    ck_block *b = p->live_[hash_ptr(dp)];
+    while (b && b->ptr != dp) b = b->next;
+    if (b && b->stream != s) {
+        int i = 0;
+        while (i < b->nuses && (b->uses[i].m || b->uses[i].s != s)) i++;
+        if (i == b->nuses) {
+            if (i < CK_BLOCK_USES) b->uses[b->nuses++] = (ck_use){s, NULL};
+            else ok = 0;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
+ck_status ck_cuda_record_stream(ck_device dev, void *ptr, ck_stream s)
+{
+    ck_status st = ck_cuda_use(dev.index);
+    if (st != CK_OK || use_driver_pool()) return st;
+    /* a block used by more streams than it notes: s's work so far is waited for */
+    if (!block_note_use(dev.index, ptr, (CUstream)s))
+        return ck_cuda_wait_stream(dev.index, (CUstream)s, "record_stream (a buffer used by too many streams)");
+    return CK_OK;
+}
+
+/* Stream s of device d is about to be destroyed, and its handle may be
+ * given to the next stream created: the blocks that name it get a mark
+ * recorded on it now instead (live blocks used there, blocks made there,
+ * live or freed, whose work there a later stream with the same handle would
+ * not follow, and freed blocks cached for reuse there); the pinned blocks
+ * forget it likewise.  Without a mark, the stream is waited for.  The
+ * device's context is current. */
+void ck_cuda_memory_stream_gone(int d, CUstream s)
+{
+    pthread_once(&pools_once_, pools_init);
+    ck_pool *p = &pools_[d];
+    ck_mark *m = NULL;
+    int waited = 0;
+    pthread_mutex_lock(&p->mu);
+    for (int h = 0; h < CK_NBUCKETS && !waited; h++) {
+        for (ck_block *b = p->live_[h]; b && !waited; b = b->next) {
+            int made_here = b->stream == s, noted = 0;
+            for (int i = 0; i < b->nuses; i++) noted |= !b->uses[i].m && b->uses[i].s == s;
+            if (!made_here && !noted) continue;
+            if (!m && !(m = mark_new(s))) { waited = 1; break; }
+            if (noted) {
+                for (int i = 0; i < b->nuses; i++)
+                    if (!b->uses[i].m && b->uses[i].s == s) { b->uses[i].m = m; m->refs++; }
+            } else if (b->nuses < CK_BLOCK_USES) {
+                b->uses[b->nuses++] = (ck_use){s, m};
+                m->refs++;
+            } else {
+                waited = 1;
+            }
+        }
+        for (ck_block **pp = &p->free_[h], *b; !waited && (b = *pp);) {
+            if (b->stream != s) { pp = &b->next; continue; }
+            if (!m && !(m = mark_new(s))) { waited = 1; break; }
+            *pp = b->next;
+            b->uses[0] = (ck_use){s, m};
+            b->nuses = 1;
+            m->refs++;
+            b->next = p->pending;
+            p->pending = b;
+        }
+    }
+    /* freed blocks waiting for other streams, made on this one (those just
+     * moved there from the cache have its mark already) */
+    for (ck_block *b = p->pending; b && !waited; b = b->next) {
+        if (b->stream != s || (m && b->nuses && b->uses[0].m == m)) continue;
+        if (!m && !(m = mark_new(s))) { waited = 1; break; }
+        if (b->nuses < CK_BLOCK_USES) {
+            b->uses[b->nuses++] = (ck_use){s, m};
+            m->refs++;
+        } else {
+            waited = 1;
+        }
+    }
+    if (waited) {
+        /* the stream's work is done: the uses that named it can go */
+        ck_cu.cuStreamSynchronize(s);
+        for (int h = 0; h < CK_NBUCKETS; h++)
+            for (ck_block *b = p->live_[h]; b; b = b->next) {
+                int k = 0;
+                for (int i = 0; i < b->nuses; i++)
+                    if (b->uses[i].m || b->uses[i].s != s) b->uses[k++] = b->uses[i];
+                b->nuses = k;
+            }
+    }
+    mark_unref(m);
+    pthread_mutex_unlock(&p->mu);
+    pinned_stream_gone(s);
+    ck_error_clear();
 }
 
 ck_status ck_cuda_memory_empty_cache(ck_device dev)
@@ -234,6 +436,7 @@ ck_status ck_cuda_memory_empty_cache(ck_device dev)
         CK_CHECK_CU(ck_cu.cuMemPoolTrimTo(pool, 0));
     }
     pthread_mutex_lock(&pools_[d].mu);
+    pending_settle(&pools_[d], 1);
     release_cached(&pools_[d]);
     pthread_mutex_unlock(&pools_[d].mu);
     return CK_OK;
@@ -272,8 +475,25 @@ ck_status ck_cuda_memory_reset_peak(ck_device dev)
  * blocks; the copy paths recognise them and skip staging (a copy from
  * pinned memory is asynchronous). */
 #define CK_PINNED_MAX 64
+#define CK_PINNED_MARKS 4
 static pthread_mutex_t pinned_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct { char *ptr; size_t size; int in_use; } pinned_[CK_PINNED_MAX];
+/* A block's marks: an event per stream an asynchronous copy used it on,
+ * recorded after the last such copy there (s_live 0: the stream is gone,
+ * the event stays), so that the block is handed out again (or freed) only
+ * once every one of those copies is done; chunks of one block copied on
+ * several streams need one each. */
+typedef struct pinned_mark {
+    CUstream s;
+    CUevent ev;
+    CUcontext ctx;
+    int s_live, set;
+} pinned_mark;
+static struct {
+    char *ptr;
+    size_t size;
+    int in_use;
+    pinned_mark marks[CK_PINNED_MARKS];
+} pinned_[CK_PINNED_MAX];
 
 static int pinned_find(const void *p, size_t n)
 {
@@ -282,6 +502,67 @@ static int pinned_find(const void *p, size_t n)
             (const char *)p + n <= pinned_[i].ptr + pinned_[i].size)
             return i;
     return -1;
+}
+
+static int mark_done(pinned_mark *k)
+{
+    if (k->set && ck_cu.cuEventQuery(k->ev) == CUDA_ERROR_NOT_READY) return 0;
+    k->set = 0;
+    return 1;
+}
+
+/* Whether slot i's copies are done (caller holds pinned_mu). */
+static int pinned_idle(int i)
+{
+    int idle = 1;
+    for (int k = 0; k < CK_PINNED_MARKS; k++) idle &= mark_done(&pinned_[i].marks[k]);
+    return idle;
+}
+
+/* After an asynchronous copy on s (of the current context) to or from the
+ * pinned block holding p. */
+static void pinned_note_use(const void *p, size_t n, CUstream s)
+{
+    CUcontext ctx = NULL;
+    ck_cu.cuCtxGetCurrent(&ctx);
+    pthread_mutex_lock(&pinned_mu);
+    int i = pinned_find(p, n);
+    pinned_mark *k = NULL;
+    for (int j = 0; i >= 0 && j < CK_PINNED_MARKS && !k; j++) {
+        pinned_mark *c = &pinned_[i].marks[j];
+        if (c->set && c->s_live && c->s == s && c->ctx == ctx) k = c;   /* later in the same stream */
+    }
+    for (int j = 0; i >= 0 && j < CK_PINNED_MARKS && !k; j++)
+        if (mark_done(&pinned_[i].marks[j])) k = &pinned_[i].marks[j];
+    if (i >= 0 && !k) {   /* marks for more streams than it keeps: the oldest is waited for */
+        k = &pinned_[i].marks[0];
+        ck_cu.cuEventSynchronize(k->ev);
+        k->set = 0;
+    }
+    if (k && k->ev && k->ctx != ctx) {
+        ck_cu.cuEventDestroy_v2(k->ev);
+        k->ev = NULL;
+    }
+    if (k && (k->ev || ck_cu.cuEventCreate(&k->ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS)) {
+        k->ctx = ctx;
+        k->s = s;
+        k->s_live = 1;
+        k->set = ck_cu.cuEventRecord(k->ev, s) == CUDA_SUCCESS;
+        /* unmarked, the copy is waited for */
+        if (!k->set) ck_cu.cuStreamSynchronize(s);
+    } else if (i >= 0) {
+        ck_cu.cuStreamSynchronize(s);
+    }
+    pthread_mutex_unlock(&pinned_mu);
+}
+
+static void pinned_stream_gone(CUstream s)
+{
+    pthread_mutex_lock(&pinned_mu);
+    for (int i = 0; i < CK_PINNED_MAX; i++)
+        for (int k = 0; k < CK_PINNED_MARKS; k++)
+            if (pinned_[i].marks[k].s == s) pinned_[i].marks[k].s_live = 0;
+    pthread_mutex_unlock(&pinned_mu);
 }
 
 static void pinned_release(void *ctx)
@@ -300,13 +581,13 @@ void *ck_cuda_pinned_alloc(size_t nbytes, ck_release_fn *release, void **ctx)
     pthread_mutex_lock(&pinned_mu);
     int slot = -1;
     for (int i = 0; i < CK_PINNED_MAX && !p; i++)
-        if (pinned_[i].ptr && !pinned_[i].in_use && pinned_[i].size == sz) { p = pinned_[i].ptr; slot = i; }
+        if (pinned_[i].ptr && !pinned_[i].in_use && pinned_[i].size == sz && pinned_idle(i)) { p = pinned_[i].ptr; slot = i; }
     if (!p) {
         for (int i = 0; i < CK_PINNED_MAX && slot < 0; i++)
             if (!pinned_[i].ptr) slot = i;
         if (slot < 0) {   /* full: drop an idle block */
             for (int i = 0; i < CK_PINNED_MAX && slot < 0; i++)
-                if (!pinned_[i].in_use) { ck_cu.cuMemFreeHost(pinned_[i].ptr); pinned_[i].ptr = NULL; slot = i; }
+                if (!pinned_[i].in_use && pinned_idle(i)) { ck_cu.cuMemFreeHost(pinned_[i].ptr); pinned_[i].ptr = NULL; slot = i; }
         }
         CUresult r = slot < 0 ? CUDA_ERROR_OUT_OF_MEMORY : ck_cu.cuMemHostAlloc((void **)&p, sz, CU_MEMHOSTALLOC_PORTABLE);
         if (r != CUDA_SUCCESS) {
@@ -429,6 +710,7 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
     /* from pinned memory: asynchronous, no staging */
     if (ck_cuda_is_pinned(src, n)) {
         CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
+        if (!ck_graph_capturing(dev)) pinned_note_use(src, n, cs);
         return CK_OK;
     }
     s = ck_sync_point(dev, "a copy from pageable host memory");
@@ -532,5 +814,38 @@ ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, con
     if (r == CUDA_SUCCESS) r = stream_follow_peer(sd, dd);
     ck_cuda_use(dd);
     if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuMemcpyPeerAsync", __func__, __FILE__, __LINE__);
+    return CK_OK;
+}
+
+/* On stream s without waiting: pinned host memory only (pageable memory
+ * takes the synchronous copies, on s).  Outside a capture the blocks on
+ * both sides are kept from reuse until s is done with them; inside one
+ * the graph's pool keeps the device side, and the events of that would be
+ * captured nodes rather than marks. */
+ck_status ck_cuda_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
+                             void *block)
+{
+    int d = dev.index;
+    ck_status st = ck_cuda_use(d);
+    if (st != CK_OK) return st;
+    CUstream cs = (CUstream)s;
+    const void *host = to_host ? dst : src;
+    int capturing = ck_graph_capturing(dev);
+    if (!ck_cuda_is_pinned(host, n)) {
+        if (capturing)
+            return ck_error_set(CK_ERR_RUNTIME, "a copy %s pageable host memory cannot be captured in a graph: "
+                                "use pinned memory (cudakit.cuda.pinned_empty)", to_host ? "to" : "from");
+        CUstream prev = ck_cuda_current_stream(d);
+        ck_cuda_set_current_stream(d, cs);
+        st = to_host ? ck_cuda_copy_to_host(dev, dst, src, n) : ck_cuda_copy_from_host(dev, dst, src, n);
+        ck_cuda_set_current_stream(d, prev);
+        return st;
+    }
+    if (to_host) CK_CHECK_CU(ck_cu.cuMemcpyDtoHAsync_v2(dst, (CUdeviceptr)(uintptr_t)src, n, cs));
+    else CK_CHECK_CU(ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, src, n, cs));
+    if (capturing) return CK_OK;
+    pinned_note_use(host, n, cs);
+    if (block && !use_driver_pool() && !block_note_use(d, block, cs))
+        return ck_cuda_wait_stream(d, cs, "asynchronous copy (its buffer is used by too many streams)");
     return CK_OK;
 }

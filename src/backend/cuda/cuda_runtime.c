@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* nanosleep */
 #include "cuda_internal.h"
 #include "../../runtime/interrupt.h"
+#include "cudakit_graph.h"
 
 #include <sched.h>
 #include <stddef.h>
@@ -65,6 +66,9 @@ static CUresult q_event(void *h) { return ck_cu.cuEventQuery((CUevent)h); }
 
 static ck_status ck_cuda_poll(int d, ck_cu_query q, void *h, const char *call)
 {
+    /* before the driver, which would also invalidate the capture */
+    ck_status rs = ck_graph_refuse((ck_device){CK_DEVICE_CUDA, d}, call);
+    if (rs != CK_OK) return rs;
     CUresult r = q(h);
     if (r == CUDA_SUCCESS) return CK_OK;
     if (r != CUDA_ERROR_NOT_READY) return ck_cu_fail(r, call, __func__, __FILE__, __LINE__);
@@ -211,6 +215,7 @@ ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s)
 {
     CK_CU_USE(dev);
     nb_remove((CUstream)s);
+    ck_cuda_memory_stream_gone(dev.index, (CUstream)s);
     CK_CHECK_CU(ck_cu.cuStreamDestroy_v2((CUstream)s));
     return CK_OK;
 }
