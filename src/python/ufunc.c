@@ -335,6 +335,10 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
     }
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     result = out ? Py_NewRef(out) : ck_py_wrap(&res, NULL);
+    /* seterr/errstate asked for NumPy's floating-point warnings: checked
+     * on the CPU by python/cudakit/_numpy_extra.py, after the op */
+    if (ck_py_fp_checks && result && dev.type == CK_DEVICE_CPU && ck_py_fp_check(op, nin, args, result) < 0)
+        Py_CLEAR(result);
 done:
     for (int k = 0; k < nin; k++) Py_XDECREF(tmps[k]);
     return result;
@@ -383,10 +387,7 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
                     return NULL;
                 }
             } else if (!strcmp(k, "where")) {
-                if (v != Py_True) {
-                    PyErr_SetString(PyExc_NotImplementedError, "the where= argument of ufuncs is not implemented yet");
-                    return NULL;
-                }
+                if (v != Py_True) return ck_py_ufunc_where(self, args, nargs, kwnames);
             } else {
                 PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", info->name, k);
                 return NULL;
