@@ -620,6 +620,15 @@ def test_ndarray_methods(device):
     with pytest.raises(ValueError):
         ck.arange(6.0, device=device)[1:].resize(2)
     assert ck.ndarray[ck.float32] is not None
+    s = on(device, np.arange(3.0))
+    s.__setstate__(np.arange(4, dtype=np.int16).reshape(2, 2).__reduce__()[2])
+    same(s, np.arange(4, dtype=np.int16).reshape(2, 2))
+    assert_on(device, s)
+    if device == "cpu":
+        assert bytes(on(device, np.arange(3.0)).data) == np.arange(3.0).tobytes()
+    else:
+        g = on(device, np.arange(3.0))
+        assert g.data.ptr == g.__cuda_array_interface__["data"][0] and g.data.size == 24
 
 
 # ------------------------------------------------------------------ ufunc methods

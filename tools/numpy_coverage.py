@@ -123,6 +123,26 @@ def render(res):
         "or a percentage falls under the one recorded here. Regenerate with "
         "`.venv/bin/python tools/numpy_coverage.py`.",
         "",
+        "Where the names live and what differs from NumPy:",
+        "",
+        "- `python/cudakit/_numpy_extra.py`: compositions of the C core's ops, on the arrays' own device; "
+        "`i0` (and so `kaiser`) computes on a host copy.",
+        "- `python/cudakit/_polynomial.py`: the `poly*` family on the coefficients' device; `roots` takes the "
+        "companion matrix's eigenvalues with `numpy.linalg` on a host copy and returns them on the device.",
+        "- `python/cudakit/_numpy_io.py`: `save`/`load`/`savez`/`savetxt`/`loadtxt`/`genfromtxt` write and read "
+        "NumPy's own formats from host copies; the printing functions are NumPy's printer (so is `repr`).",
+        "- `python/cudakit/_ndarray_methods.py`: ndarray's and ufunc's Python methods (`take`, `flat`, "
+        "`resize`, `ufunc.reduce`/`accumulate`/`outer`/`at`/`reduceat`...), installed in the C types.",
+        "- `where=`/`initial=` of reductions and `where=` of ufuncs: the identity (or a NaN that the nan-"
+        "reduction skips) where the mask is false, then the plain op.",
+        "- `seterr`/`errstate`: every mode starts as `'ignore'` (NumPy starts with `'warn'`), so that no op "
+        "pays for a check nobody asked for. With a mode other than `'ignore'`, each ufunc on the **CPU** checks "
+        "its result after the op and warns (`RuntimeWarning`), raises (`FloatingPointError`), calls, prints or "
+        "logs as NumPy does: division by zero (an infinity from finite inputs in a division, `log`, `reciprocal`...), "
+        "invalid (a NaN from non-NaN inputs), overflow (an infinity from finite inputs elsewhere); underflow is "
+        "not detected. On a **GPU** the modes are accepted and kept, but nothing is checked (a check would "
+        "cost a device round trip per op).",
+        "",
         "| surface | present | counted | coverage |",
         "| --- | --- | --- | --- |",
     ]

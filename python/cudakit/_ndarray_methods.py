@@ -7,7 +7,6 @@ defines itself is never replaced.  Nothing here imports NumPy until a
 method that needs it runs.
 """
 import operator as _operator
-import pickle as _pickle
 import types as _types
 
 from . import _core
@@ -113,16 +112,20 @@ def _tofile(self, fid, sep="", format="%s"):
 
 def _dumps(self):
     """a.dumps(): the pickle of the array, as bytes."""
-    return _pickle.dumps(self, protocol=2)
+    import pickle
+
+    return pickle.dumps(self, protocol=2)
 
 
 def _dump(self, file):
     """a.dump(file): the pickle of the array, written to a file (path or open file)."""
+    import pickle
+
     if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__"):
         with open(file, "wb") as f:
-            _pickle.dump(self, f, protocol=2)
+            pickle.dump(self, f, protocol=2)
     else:
-        _pickle.dump(self, file, protocol=2)
+        pickle.dump(self, file, protocol=2)
 
 
 def _byteswap(self, inplace=False):
@@ -160,6 +163,49 @@ def _flat_set(self, value):
     _extra().flatiter(self)[...] = value
 
 
+def _setstate(self, state):
+    """a.__setstate__(state): a takes the values of a pickled array, from NumPy's state tuple
+    (version, shape, dtype, is_fortran, raw bytes) or cudakit's (raw bytes, dtype, shape[, device])."""
+    if len(state) == 5:
+        _version, shape, dt, fortran, raw = state
+        dev = self.device
+    elif len(state) == 4:
+        raw, dt, shape, dev = state
+        fortran = False
+    else:
+        raise ValueError("__setstate__: a state of 4 or 5 items is expected")
+    import numpy
+
+    h = numpy.frombuffer(raw, dtype=str(dt)).reshape(tuple(shape), order="F" if fortran else "C")
+    _core._array_rebind(self, _core.array(h, device=dev, copy=True), True)
+
+
+class DataPointer:
+    """Where a GPU array's elements are (``a.data`` of a cudakit array on a GPU): ``ptr``, ``size`` in
+    bytes and ``device``.  On the CPU ``a.data`` is a memoryview, as NumPy's."""
+
+    def __init__(self, a):
+        self.ptr = a.__cuda_array_interface__["data"][0]
+        self.size = a.nbytes
+        self.device = a.device
+
+    def __int__(self):
+        return self.ptr
+
+    def __repr__(self):
+        return f"<cudakit.DataPointer 0x{self.ptr:x} ({self.size} bytes) on {self.device}>"
+
+
+DataPointer.__module__ = "cudakit"
+
+
+def _data(self):
+    """The memory of the elements: a memoryview on the CPU, a DataPointer (ptr, size, device) on a GPU."""
+    if str(self.device) == "cpu":
+        return memoryview(self)
+    return DataPointer(self)
+
+
 def _class_getitem(cls, item):
     return _types.GenericAlias(cls, item)
 
@@ -171,6 +217,8 @@ _NDARRAY = {
     "byteswap": _byteswap, "setflags": _setflags,
     "flat": property(_flat, _flat_set, doc=_flat.__doc__),
     "__class_getitem__": classmethod(_class_getitem),
+    "__setstate__": _setstate,
+    "data": property(_data, doc=_data.__doc__),
 }
 
 # ------------------------------------------------------------------ ufunc

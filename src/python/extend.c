@@ -78,15 +78,17 @@ static PyObject *set_fp_checks(PyObject *self, PyObject *on)
     Py_RETURN_NONE;
 }
 
-/* _array_rebind(a, b): a takes b's memory and layout (ndarray.resize in
- * place); only an array that owns its memory may, as in NumPy. */
+/* _array_rebind(a, b, views=False): a takes b's memory and layout
+ * (ndarray.resize in place, __setstate__); a view may only with views=True
+ * (resize refuses views, as NumPy's). */
 static PyObject *array_rebind(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *a, *b;
-    if (!PyArg_ParseTuple(args, "O!O!:_array_rebind", &CkArray_Type, &a, &CkArray_Type, &b)) return NULL;
+    int views = 0;
+    if (!PyArg_ParseTuple(args, "O!O!|p:_array_rebind", &CkArray_Type, &a, &CkArray_Type, &b, &views)) return NULL;
     CkArrayObject *ao = (CkArrayObject *)a;
-    if (ao->base) {
+    if (ao->base && !views) {
         PyErr_SetString(PyExc_ValueError, "cannot resize this array: it does not own its data");
         return NULL;
     }
@@ -94,6 +96,12 @@ static PyObject *array_rebind(PyObject *self, PyObject *args)
     ck_array_view(&v, &((CkArrayObject *)b)->arr);
     ck_array_release(&ao->arr);
     ao->arr = v;
+    Py_CLEAR(ao->base);
+    /* a cudakit buffer is kept alive by the reference the view took; a
+     * foreign exporter's memory by the exporter */
+    PyObject *bb = ((CkArrayObject *)b)->base;
+    while (bb && CkArray_Check(bb)) bb = ((CkArrayObject *)bb)->base;
+    if (bb) ao->base = Py_NewRef(bb);
     Py_RETURN_NONE;
 }
 
