@@ -785,3 +785,54 @@ def test_errstate_is_accepted_on_every_device(device):
     assert ck.asnumpy(r)[0] == np.inf
     with ck.errstate(divide="ignore", invalid="ignore"):
         assert_same(x / on(device, [2.0, 4.0]), np.array([0.5, 0.0]))
+
+
+# ------------------------------------------------------------------ Generator's composed distributions
+
+DISTS = [
+    ("standard_gamma", (2.5,), 2.5, 2.5),
+    ("chisquare", (3.0,), 3.0, 6.0),
+    ("f", (5.0, 10.0), 10 / 8, 2 * 100 * 13 / (5 * 64 * 6)),
+    ("standard_t", (6.0,), 0.0, 1.5),
+    ("rayleigh", (2.0,), 2.0 * np.sqrt(np.pi / 2), (4 - np.pi) / 2 * 4),
+    ("wald", (1.5, 2.0), 1.5, 1.5**3 / 2.0),
+    ("triangular", (0.0, 1.0, 4.0), 5 / 3, (16 + 1 - 4) / 18),
+    ("negative_binomial", (4, 0.3), 4 * 0.7 / 0.3, 4 * 0.7 / 0.09),
+]
+
+
+@pytest.mark.parametrize("name,args,mean,var", DISTS)
+def test_composed_distributions(device, name, args, mean, var):
+    g = ck.random.default_rng(5)
+    x = getattr(g, name)(*args, size=20000, device=device)
+    assert_on(device, x)
+    h = ck.asnumpy(x)
+    assert h.shape == (20000,)
+    want_dtype = getattr(np.random.default_rng(0), name)(*args, size=2).dtype
+    assert h.dtype == want_dtype
+    assert abs(h.mean() - mean) < 6 * np.sqrt(var / 20000), (h.mean(), mean)
+    assert abs(h.var() - var) < 0.1 * var, (h.var(), var)
+    # the same seed gives the same bits on every device
+    again = getattr(ck.random.default_rng(5), name)(*args, size=20000, device="cpu")
+    np.testing.assert_array_equal(ck.asnumpy(again), h)
+
+
+def test_composed_multivariate(device):
+    g = ck.random.default_rng(3)
+    m = ck.asnumpy(g.multinomial(20, [0.2, 0.5, 0.3], size=(4000,), device=device))
+    assert m.shape == (4000, 3) and m.dtype == np.int64 and np.all(m.sum(axis=1) == 20)
+    np.testing.assert_allclose(m.mean(axis=0), [4, 10, 6], rtol=0.05)
+    d = ck.asnumpy(g.dirichlet([1.0, 2.0, 3.0], size=3000, device=device))
+    assert d.shape == (3000, 3)
+    np.testing.assert_allclose(d.sum(axis=1), 1.0)
+    np.testing.assert_allclose(d.mean(axis=0), [1 / 6, 2 / 6, 3 / 6], atol=0.02)
+    x = on(device, np.arange(24).reshape(4, 6))
+    p = ck.asnumpy(g.permuted(x, axis=1))
+    assert np.all(np.sort(p, axis=1) == np.arange(24).reshape(4, 6))
+    q = ck.asnumpy(g.permuted(x))
+    assert sorted(q.ravel()) == list(range(24))
+    assert len(g.bytes(10)) == 10 and ck.random.default_rng(1).bytes(7) == ck.random.default_rng(1).bytes(7)
+    c = ck.asnumpy(g.standard_cauchy(1001, device=device))
+    assert abs(np.median(c)) < 0.2
+    np.testing.assert_array_equal(ck.asnumpy(ck.random.default_rng(9).multinomial(10, [0.5, 0.5], 5, device=device)),
+                                  ck.asnumpy(ck.random.default_rng(9).multinomial(10, [0.5, 0.5], 5, device="cpu")))

@@ -2309,9 +2309,9 @@ def _reduce_masked(name, a, axis, dtype, out, keepdims, initial, where, ddof, co
     elif name in ("min", "max"):
         if a.dtype.kind == "c":
             raise NotImplementedError(f"{name}() of complex arrays with where=/initial= is not implemented")
-        lanes = _core.sum(w if w is not True else _core.ones(a.shape, dtype="bool", device=a.device), **kw) if True else None
-        if initial is None and bool(_core.any(_core.equal(lanes, 0))):
-            raise ValueError(f"zero-size array to reduction operation {'maximum' if name == 'max' else 'minimum'} which has no identity")
+        if initial is None and w is not True:
+            raise ValueError(f"reduction operation '{'maximum' if name == 'max' else 'minimum'}' does not have an "
+                             "identity, so to use a where mask one has to specify 'initial'")
         if a.dtype.kind == "f":
             ext = float("-inf") if name == "max" else float("inf")
         elif a.dtype.kind == "b":

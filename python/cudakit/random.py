@@ -34,6 +34,7 @@ import os as _os
 import numpy as _np
 
 from . import _core
+from ._random_extra import Distributions as _Distributions
 
 __all__ = [
     "Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample", "sample",
@@ -201,7 +202,7 @@ def _scaled(z, shift, mult):
     return z
 
 
-class Generator:
+class Generator(_Distributions):
     """Random numbers from a Philox4x32-10 stream (see the module's doc).
 
     Make one with ``default_rng(seed)``.  Every method takes ``device=``;
