@@ -836,3 +836,68 @@ def test_composed_multivariate(device):
     assert abs(np.median(c)) < 0.2
     np.testing.assert_array_equal(ck.asnumpy(ck.random.default_rng(9).multinomial(10, [0.5, 0.5], 5, device=device)),
                                   ck.asnumpy(ck.random.default_rng(9).multinomial(10, [0.5, 0.5], 5, device="cpu")))
+
+
+TRANSCENDENTAL = [
+    ("lognormal", (0.5, 0.25), np.exp(0.5 + 0.25**2 / 2), (np.exp(0.25**2) - 1) * np.exp(1 + 0.25**2)),
+    ("laplace", (1.0, 2.0), 1.0, 8.0),
+    ("logistic", (1.0, 0.5), 1.0, np.pi**2 / 3 * 0.25),
+    ("gumbel", (0.5, 2.0), 0.5 + 2.0 * 0.5772156649015329, np.pi**2 / 6 * 4),
+    ("weibull", (2.0,), np.sqrt(np.pi) / 2, 1 - np.pi / 4),
+    ("pareto", (5.0,), 1 / 4, 5 / (16 * 3)),
+    ("power", (3.0,), 3 / 4, 3 / (16 * 5)),
+    ("geometric", (0.25,), 4.0, 0.75 / 0.0625),
+    ("logseries", (0.6,), -0.6 / (0.4 * np.log(0.4)), -0.6 * (0.6 + np.log(0.4)) / (0.16 * np.log(0.4) ** 2)),
+    ("noncentral_chisquare", (3.0, 2.0), 5.0, 2 * (3 + 4)),
+    ("noncentral_chisquare", (0.5, 1.0), 1.5, 2 * (0.5 + 2)),
+    ("noncentral_f", (5.0, 20.0, 2.0), 20 * 7 / (5 * 18), None),
+]
+
+
+@pytest.mark.parametrize("name,args,mean,var", TRANSCENDENTAL)
+def test_transcendental_distributions(device, name, args, mean, var):
+    x = getattr(ck.random.default_rng(11), name)(*args, size=20000, device=device)
+    assert_on(device, x)
+    h = ck.asnumpy(x)
+    assert h.shape == (20000,) and h.dtype == getattr(np.random.default_rng(0), name)(*args, size=2).dtype
+    spread = np.sqrt((var if var is not None else h.var()) / 20000)
+    assert abs(h.mean() - mean) < 6 * spread, (h.mean(), mean)
+    if var is not None:
+        assert abs(h.var() - var) < 0.12 * var, (h.var(), var)
+    # the same draws on every device, to the devices' exp/log (an ulp)
+    again = ck.asnumpy(getattr(ck.random.default_rng(11), name)(*args, size=20000, device="cpu"))
+    np.testing.assert_allclose(again, h, rtol=1e-13)
+
+
+def test_multivariate_normal(device):
+    cov = np.array([[2.0, 0.6], [0.6, 1.0]])
+    for method in ("svd", "cholesky", "eigh"):
+        x = ck.random.default_rng(2).multivariate_normal([1.0, -1.0], cov, size=20000, method=method, device=device)
+        assert_on(device, x)
+        h = ck.asnumpy(x)
+        assert h.shape == (20000, 2)
+        np.testing.assert_allclose(h.mean(axis=0), [1, -1], atol=0.05)
+        np.testing.assert_allclose(np.cov(h.T), cov, atol=0.08)
+
+
+def test_random_state_and_legacy_functions(device):
+    rs = ck.random.RandomState(4)
+    a = rs.rand(3, 2, device=device)
+    assert_on(device, a)
+    assert ck.asnumpy(a).shape == (3, 2) and ck.asnumpy(a).dtype == np.float64
+    rs.seed(4)
+    np.testing.assert_array_equal(ck.asnumpy(rs.rand(3, 2, device="cpu")), ck.asnumpy(a))
+    k = ck.asnumpy(rs.randint(2, 5, size=1000, device=device))
+    assert k.dtype == np.int64 and k.min() == 2 and k.max() == 4
+    r = ck.asnumpy(rs.random_integers(3, size=1000, device=device))
+    assert r.min() == 1 and r.max() == 3
+    st = rs.get_state()
+    x = ck.asnumpy(rs.lognormal(0.0, 1.0, 10, device=device))
+    rs.set_state(st)
+    np.testing.assert_array_equal(ck.asnumpy(rs.lognormal(0.0, 1.0, 10, device=device)), x)
+    ck.random.seed(8)
+    y = ck.asnumpy(ck.random.weibull(1.5, 5, device=device))
+    ck.random.seed(8)
+    np.testing.assert_array_equal(ck.asnumpy(ck.random.weibull(1.5, 5, device=device)), y)
+    assert ck.asnumpy(ck.random.random_sample(4, device=device)).shape == (4,)
+    assert ck.asnumpy(rs.tomaxint(3, device=device)).min() >= 0

@@ -55,6 +55,12 @@ EXCLUDED_NDARRAY = {
     "__array_priority__": "NumPy's subclassing hook", "__array_struct__": "NumPy's C-level interface (use __array_interface__)",
 }
 EXCLUDED_UFUNC = {}
+_BITGEN = "NumPy's bit generators and seed sequences: cudakit's stream is Philox4x32-10 in C (the same bits on every device)"
+EXCLUDED_RANDOM = {
+    "BitGenerator": _BITGEN, "MT19937": _BITGEN, "PCG64": _BITGEN, "PCG64DXSM": _BITGEN, "Philox": _BITGEN,
+    "SFC64": _BITGEN, "SeedSequence": _BITGEN, "get_bit_generator": _BITGEN, "set_bit_generator": _BITGEN,
+    "test": "NumPy's test runner",
+}
 EXCLUDED_GENERATOR = {
     "bit_generator": "cudakit's generator is Philox4x32-10 in C (same bits on CPU and GPU), not NumPy's BitGenerator objects",
     "spawn": "needs NumPy's SeedSequence tree",
@@ -95,6 +101,10 @@ def surfaces():
         "ndarray methods and attributes": (_public(np.ndarray, dunders=True), EXCLUDED_NDARRAY, lambda n: hasattr(ck.ndarray, n)),
         "ufunc methods and attributes": (_public(np.ufunc), EXCLUDED_UFUNC, lambda n: hasattr(ck.add, n)),
         "random.Generator methods": (_public(np.random.Generator), EXCLUDED_GENERATOR, lambda n: hasattr(gen, n)),
+        "random namespace (legacy functions)": (
+            [n for n in dir(np.random) if not n.startswith("_") and not isinstance(getattr(np.random, n), types.ModuleType)],
+            EXCLUDED_RANDOM, lambda n: hasattr(ck.random, n)),
+        "random.RandomState methods": (_public(np.random.RandomState), {}, lambda n: hasattr(ck.random.RandomState, n)),
     }
 
 

@@ -4,9 +4,11 @@ Each is the C core's uniform, normal, exponential, gamma, poisson or
 binomial draws (the same bits on every device for the same seed) combined by
 the operations IEEE 754 rounds exactly on the CPU and on a GPU (+, -, *, /,
 sqrt, comparisons) on the draws' device, so the results are bitwise equal
-on the CPU and on a GPU, as the C samplers' are.  Distributions whose
-transforms need exp, log or pow (lognormal, laplace, weibull...) are not
-here: a GPU's exp and the CPU's differ in the last bit.
+on the CPU and on a GPU, as the C samplers' are.  The ``Transcendental``
+group (lognormal, laplace, weibull...) also applies exp, log or pow; a
+GPU's and the CPU's libm agree to within an ulp there, not always to the
+bit (the C samplers' exponential and gamma draws, which call log1p and
+exp, are in the same position).
 """
 import operator as _operator
 
@@ -209,3 +211,250 @@ class Distributions:
             out[...] = r
             return out
         return r
+
+
+def _shape_of(size, *params):
+    if size is not None:
+        return size
+    return _np.broadcast_shapes(*(tuple(getattr(v, "shape", ())) for v in params))
+
+
+class Transcendental:
+    """Generator's distributions whose transforms of the C samplers' draws need exp, log or pow."""
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None, *, device=None):
+        """Log-normal floats: ``exp(mean + sigma * standard_normal())``."""
+        mean, sigma = _f(mean), _f(sigma)
+        if _lt0(sigma):
+            raise ValueError("sigma < 0")
+        return _core.exp(self.normal(mean, sigma, _shape_of(size, mean, sigma), device=device))
+
+    def laplace(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Laplace floats: loc plus scale times the difference of two standard exponentials."""
+        loc, scale = _f(loc), _f(scale)
+        if _lt0(scale):
+            raise ValueError("scale < 0")
+        shape = _shape_of(size, loc, scale)
+        a = self.standard_exponential(shape, device=device)
+        b = self.standard_exponential(shape, device=a.device)
+        return _core.add(loc, _core.multiply(scale, _core.subtract(a, b)))
+
+    def logistic(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Logistic floats: ``loc + scale * log(u / (1 - u))``."""
+        loc, scale = _f(loc), _f(scale)
+        if _lt0(scale):
+            raise ValueError("scale < 0")
+        u = self.random(_shape_of(size, loc, scale), device=device)
+        return _core.add(loc, _core.multiply(scale, _core.log(_core.divide(u, _core.subtract(1.0, u)))))
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        """Gumbel floats: ``loc - scale * log(standard_exponential())``."""
+        loc, scale = _f(loc), _f(scale)
+        if _lt0(scale):
+            raise ValueError("scale < 0")
+        e = self.standard_exponential(_shape_of(size, loc, scale), device=device)
+        return _core.subtract(loc, _core.multiply(scale, _core.log(e)))
+
+    def weibull(self, a, size=None, *, device=None):
+        """Weibull floats: ``standard_exponential() ** (1 / a)`` (0 where a is 0)."""
+        a = _f(a)
+        if _lt0(a):
+            raise ValueError("a < 0")
+        e = self.standard_exponential(_shape_of(size, a), device=device)
+        inv = _core.divide(1.0, a) if isinstance(a, _core.ndarray) else (1.0 / a if a else 0.0)
+        r = _core.power(e, inv)
+        return _core.where(_core.equal(a, 0), _core.zeros_like(r), r)
+
+    def pareto(self, a, size=None, *, device=None):
+        """Pareto II (Lomax) floats: ``expm1(standard_exponential() / a)``."""
+        a = _f(a)
+        if _le0(a):
+            raise ValueError("a <= 0")
+        e = self.standard_exponential(_shape_of(size, a), device=device)
+        return _core.expm1(_core.divide(e, a))
+
+    def power(self, a, size=None, *, device=None):
+        """Power-law floats on [0, 1]: ``(-expm1(-standard_exponential())) ** (1 / a)``."""
+        a = _f(a)
+        if _le0(a):
+            raise ValueError("a <= 0")
+        e = self.standard_exponential(_shape_of(size, a), device=device)
+        return _core.power(_core.negative(_core.expm1(_core.negative(e))), _core.divide(1.0, a))
+
+    def geometric(self, p, size=None, *, device=None):
+        """Geometric int64s (trials to the first success): ``ceil(-standard_exponential() / log1p(-p))``."""
+        p = _f(p)
+        if bool(_core.any(_core.less_equal(p, 0))) or bool(_core.any(_core.greater(p, 1))):
+            raise ValueError("p <= 0, p > 1 or p contains NaNs")
+        e = self.standard_exponential(_shape_of(size, p), device=device)
+        k = _core.ceil(_core.divide(_core.negative(e), _core.log1p(_core.negative(_core.asarray(p, device=e.device)))))
+        return _core.maximum(k, 1.0).astype("int64")
+
+    def logseries(self, p, size=None, *, device=None):
+        """Logarithmic-series int64s (Kemp's second algorithm)."""
+        p = _f(p)
+        if bool(_core.any(_core.less(p, 0))) or bool(_core.any(_core.greater_equal(p, 1))):
+            raise ValueError("p < 0, p >= 1 or p is NaN")
+        shape = _shape_of(size, p)
+        v = self.random(shape, device=device)
+        u = self.random(shape, device=v.device)
+        pp = _core.asarray(p, device=v.device)
+        r = _core.log1p(_core.negative(pp))
+        q = _core.negative(_core.expm1(_core.multiply(r, u)))
+        k = _core.floor(_core.add(1.0, _core.divide(_core.log(v), _core.log(q))))
+        out = _core.where(_core.less_equal(v, _core.multiply(q, q)), k,
+                          _core.where(_core.greater_equal(v, q), _core.ones_like(k), _core.full_like(k, 2.0)))
+        out = _core.where(_core.greater_equal(v, pp), _core.ones_like(out), out)
+        out = _core.where(_core.equal(pp, 0), _core.ones_like(out), out)
+        return _core.maximum(out, 1.0).astype("int64")
+
+    def noncentral_chisquare(self, df, nonc, size=None, *, device=None):
+        """Noncentral chi-square floats: a chi-square with df - 1 degrees plus a squared shifted normal (df > 1),
+        else a chi-square whose degrees of freedom are shifted by twice a Poisson draw."""
+        df, nonc = _f(df), _f(nonc)
+        if _le0(df):
+            raise ValueError("df <= 0")
+        if _lt0(nonc):
+            raise ValueError("nonc < 0")
+        shape = _shape_of(size, df, nonc)
+        if isinstance(df, float) and df > 1:
+            c = self.chisquare(df - 1, shape, device=device)
+            n = self.standard_normal(shape, device=c.device)
+            z = _core.add(n, _core.sqrt(_core.asarray(nonc, device=c.device)))
+            return _core.add(c, _core.multiply(z, z))
+        lam = _core.divide(nonc, 2.0) if isinstance(nonc, _core.ndarray) else nonc / 2.0
+        k = self.poisson(lam, shape, device=device)
+        return self.chisquare(_core.add(_core.multiply(k, 2), df).astype("float64"))
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None, *, device=None):
+        """Noncentral F floats: a noncentral chi-square over dfnum, over a chi-square over dfden."""
+        dfnum, dfden, nonc = _f(dfnum), _f(dfden), _f(nonc)
+        if _le0(dfnum):
+            raise ValueError("dfnum <= 0")
+        if _le0(dfden):
+            raise ValueError("dfden <= 0")
+        shape = _shape_of(size, dfnum, dfden, nonc)
+        t = self.noncentral_chisquare(dfnum, nonc, shape, device=device)
+        d = self.chisquare(dfden, shape, device=t.device)
+        return _core.divide(_core.divide(t, dfnum), _core.divide(d, dfden))
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *, method="svd",
+                            device=None):
+        """Multivariate normal floats: mean + standard normals times a factor of cov (computed with
+        numpy.linalg on the host: svd, eigh or cholesky, as NumPy's methods)."""
+        m = _np.asarray(_core.asnumpy(mean) if isinstance(mean, _core.ndarray) else mean, dtype=_np.float64)
+        c = _np.asarray(_core.asnumpy(cov) if isinstance(cov, _core.ndarray) else cov, dtype=_np.float64)
+        if m.ndim != 1 or c.ndim != 2 or c.shape != (m.shape[0], m.shape[0]):
+            raise ValueError("mean must be 1 dimensional and cov 2 dimensional and square, of the same length")
+        if method == "cholesky":
+            factor = _np.linalg.cholesky(c)
+        elif method == "eigh":
+            s, u = _np.linalg.eigh(c)
+            factor = u * _np.sqrt(_np.abs(s))
+        elif method == "svd":
+            u, s, vh = _np.linalg.svd(c)
+            if check_valid != "ignore" and not _np.allclose(_np.dot(vh.T * s, vh), c, rtol=tol, atol=tol):
+                if check_valid == "raise":
+                    raise ValueError("covariance is not symmetric positive-semidefinite.")
+                import warnings
+
+                warnings.warn("covariance is not symmetric positive-semidefinite.", RuntimeWarning, stacklevel=2)
+            factor = vh.T * _np.sqrt(s)
+        else:
+            raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")
+        shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
+        z = self.standard_normal(shape + (m.shape[0],), device=device)
+        dev = z.device
+        x = _core.add(_core.sum(_core.multiply(z[..., None, :], _core.asarray(factor, device=dev)), axis=-1),
+                      _core.asarray(m, device=dev))
+        return x
+
+
+# The distributions both faces have: Generator's methods, NumPy's legacy
+# RandomState methods and module functions of cudakit.random.
+_SHARED = ("beta binomial chisquare dirichlet exponential f gamma geometric gumbel laplace logistic lognormal "
+           "logseries multinomial multivariate_normal negative_binomial noncentral_chisquare noncentral_f normal "
+           "pareto poisson power rayleigh standard_cauchy standard_exponential standard_gamma standard_normal "
+           "standard_t triangular uniform wald weibull bytes permutation shuffle choice").split()
+
+
+class RandomState:
+    """NumPy's legacy RandomState API (``rand``, ``randn``, ``randint``, ``random_sample``, the distributions),
+    drawing from cudakit's Philox4x32-10 stream: the same seed gives the same numbers on every device, not
+    the numbers of NumPy's MT19937."""
+
+    def __init__(self, seed=None):
+        from .random import Generator
+
+        self._gen = Generator(seed)
+
+    def __repr__(self):
+        return "RandomState(Philox4x32-10)"
+
+    def seed(self, seed=None):
+        """Reseed."""
+        from .random import Generator
+
+        self._gen = Generator(seed)
+
+    def get_state(self, legacy=True):
+        """The generator's state (key and counter), as a dict."""
+        return dict(self._gen.state)
+
+    def set_state(self, state):
+        """Restore a state from get_state."""
+        self._gen.state = state
+
+    def rand(self, *shape, device=None):
+        """Floats in [0, 1) of the given shape."""
+        return self._gen.random(shape or None, device=device)
+
+    def randn(self, *shape, device=None):
+        """Standard normal floats of the given shape."""
+        return self._gen.standard_normal(shape or None, device=device)
+
+    def randint(self, low, high=None, size=None, dtype=int, *, device=None):
+        """Integers in [low, high) ([0, low) when high is None)."""
+        return self._gen.integers(low, high, size=size, dtype=_np.int64 if dtype is int else dtype, device=device)
+
+    def random_integers(self, low, high=None, size=None, *, device=None):
+        """Integers in [low, high], both ends included ([1, low] when high is None); deprecated in NumPy."""
+        if high is None:
+            low, high = 1, low
+        return self._gen.integers(low, high, size=size, endpoint=True, device=device)
+
+    def random_sample(self, size=None, *, device=None):
+        """Floats in [0, 1)."""
+        return self._gen.random(size, device=device)
+
+    random = ranf = sample = random_sample
+
+    def tomaxint(self, size=None, *, device=None):
+        """Non-negative int64s below 2**63."""
+        return self._gen.integers(0, 2**63 - 1, size=size, endpoint=True, device=device)
+
+
+def _delegate(name):
+    def method(self, *args, **kwargs):
+        return getattr(self._gen, name)(*args, **kwargs)
+    method.__name__ = name
+    method.__qualname__ = f"RandomState.{name}"
+    method.__doc__ = f"Generator.{name} on this RandomState's stream."
+    return method
+
+
+for _n in _SHARED:
+    setattr(RandomState, _n, _delegate(_n))
+RandomState.__module__ = "cudakit.random"
+
+
+def legacy_functions(gen):
+    """cudakit.random's module functions of the shared distributions, drawing from gen."""
+    out = {}
+    for name in _SHARED:
+        def f(*args, _name=name, **kwargs):
+            return getattr(gen, _name)(*args, **kwargs)
+        f.__name__ = name
+        f.__doc__ = f"Generator.{name} on the generator behind the module's functions (seed() reseeds it)."
+        out[name] = f
+    return out

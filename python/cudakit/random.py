@@ -34,7 +34,7 @@ import os as _os
 import numpy as _np
 
 from . import _core
-from ._random_extra import Distributions as _Distributions
+from ._random_extra import Distributions as _Distributions, Transcendental as _Transcendental
 
 __all__ = [
     "Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample", "sample",
@@ -202,7 +202,7 @@ def _scaled(z, shift, mult):
     return z
 
 
-class Generator(_Distributions):
+class Generator(_Distributions, _Transcendental):
     """Random numbers from a Philox4x32-10 stream (see the module's doc).
 
     Make one with ``default_rng(seed)``.  Every method takes ``device=``;
@@ -606,3 +606,17 @@ def gamma(shape, scale=1.0, size=None, *, device=None):
 
 def beta(a, b, size=None, *, device=None):
     return _global.beta(a, b, size, device=device)
+
+
+# The other distributions of NumPy's legacy functions, and RandomState
+# (python/cudakit/_random_extra.py); the ones defined above stay.
+from ._random_extra import RandomState, legacy_functions as _legacy_functions  # noqa: E402
+
+globals().update({k: v for k, v in _legacy_functions(_global).items() if k not in globals()})
+
+
+def random_integers(low, high=None, size=None, *, device=None):
+    """Integers in [low, high], both ends included ([1, low] when high is None); deprecated in NumPy."""
+    if high is None:
+        low, high = 1, low
+    return _global.integers(low, high, size=size, endpoint=True, device=device)
