@@ -616,6 +616,10 @@ from . import _ndarray_methods  # noqa: E402,F401  (ndarray's and ufunc's Python
 _LAZY_EXCEPTIONS = ("AxisError", "ComplexWarning", "DTypePromotionError", "UFuncTypeError")
 
 
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_FUNCTIONS) | set(_LAZY_EXCEPTIONS))
+
+
 def __getattr__(name):
     import importlib
 
@@ -630,7 +634,3 @@ def __getattr__(name):
         globals()[name] = f
         return f
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_FUNCTIONS) | set(_LAZY_EXCEPTIONS))

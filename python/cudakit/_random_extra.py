@@ -458,3 +458,11 @@ def legacy_functions(gen):
         f.__doc__ = f"Generator.{name} on the generator behind the module's functions (seed() reseeds it)."
         out[name] = f
     return out
+
+
+def install(cls):
+    """Give Generator the distributions of this module that it does not define itself."""
+    for group in (Distributions, Transcendental):
+        for name, f in vars(group).items():
+            if callable(f) and not name.startswith("_") and not hasattr(cls, name):
+                setattr(cls, name, f)

@@ -34,7 +34,6 @@ import os as _os
 import numpy as _np
 
 from . import _core
-from ._random_extra import Distributions as _Distributions, Transcendental as _Transcendental
 
 __all__ = [
     "Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample", "sample",
@@ -202,7 +201,7 @@ def _scaled(z, shift, mult):
     return z
 
 
-class Generator(_Distributions, _Transcendental):
+class Generator:
     """Random numbers from a Philox4x32-10 stream (see the module's doc).
 
     Make one with ``default_rng(seed)``.  Every method takes ``device=``;
@@ -521,7 +520,9 @@ _global = Generator()
 # The other distributions of NumPy's legacy functions, and RandomState
 # (python/cudakit/_random_extra.py); module functions defined here by name
 # (seed, rand, normal...) take precedence.
-from ._random_extra import RandomState, legacy_functions as _legacy_functions  # noqa: E402
+from ._random_extra import RandomState, install as _install, legacy_functions as _legacy_functions  # noqa: E402
+
+_install(Generator)
 
 globals().update({k: v for k, v in _legacy_functions(_global).items() if k not in globals()})
 

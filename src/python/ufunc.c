@@ -238,7 +238,22 @@ no_loop:;
     return NULL;
 }
 
+static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype,
+                             int return_notimpl);
+
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl)
+{
+    PyObject *result = ufunc_apply(op, nin, args, out, dtype, return_notimpl);
+    /* seterr/errstate asked for NumPy's floating-point warnings: checked
+     * on the CPU by python/cudakit/_numpy_extra.py, after the op */
+    if (ck_py_fp_checks && result && CkArray_Check(result) &&
+        ck_array_device(CK_ARR(result)).type == CK_DEVICE_CPU && ck_py_fp_check(op, nin, args, result) < 0)
+        Py_CLEAR(result);
+    return result;
+}
+
+static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype,
+                             int return_notimpl)
 {
     ck_operand ops[CK_UFUNC_MAXIN];
     PyObject *tmps[CK_UFUNC_MAXIN] = {NULL};
@@ -335,10 +350,6 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
     }
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     result = out ? Py_NewRef(out) : ck_py_wrap(&res, NULL);
-    /* seterr/errstate asked for NumPy's floating-point warnings: checked
-     * on the CPU by python/cudakit/_numpy_extra.py, after the op */
-    if (ck_py_fp_checks && result && dev.type == CK_DEVICE_CPU && ck_py_fp_check(op, nin, args, result) < 0)
-        Py_CLEAR(result);
 done:
     for (int k = 0; k < nin; k++) Py_XDECREF(tmps[k]);
     return result;
