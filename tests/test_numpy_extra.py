@@ -901,3 +901,23 @@ def test_random_state_and_legacy_functions(device):
     np.testing.assert_array_equal(ck.asnumpy(ck.random.weibull(1.5, 5, device=device)), y)
     assert ck.asnumpy(ck.random.random_sample(4, device=device)).shape == (4,)
     assert ck.asnumpy(rs.tomaxint(3, device=device)).min() >= 0
+
+
+def test_rejection_distributions(device):
+    g = ck.random.default_rng(21)
+    z = ck.asnumpy(g.zipf(3.0, 20000, device=device))
+    assert z.dtype == np.int64 and z.min() >= 1
+    # P(X = 1) = 1 / zeta(3)
+    assert abs((z == 1).mean() - 1 / 1.2020569031595942) < 0.02
+    v = ck.asnumpy(g.vonmises(0.5, 4.0, 20000, device=device))
+    assert v.min() >= -np.pi and v.max() <= np.pi
+    assert abs(np.angle(np.mean(np.exp(1j * v))) - 0.5) < 0.02
+    h = ck.asnumpy(g.hypergeometric(15, 25, 12, 20000, device=device))
+    assert h.dtype == np.int64 and h.min() >= 0 and h.max() <= 12
+    assert abs(h.mean() - 12 * 15 / 40) < 0.05
+    m = ck.asnumpy(g.multivariate_hypergeometric([4, 6, 10], 8, size=3000, device=device))
+    assert m.shape == (3000, 3) and np.all(m.sum(axis=1) == 8) and np.all(m <= [4, 6, 10])
+    np.testing.assert_allclose(m.mean(axis=0), [8 * 0.2, 8 * 0.3, 8 * 0.5], atol=0.1)
+    a = ck.asnumpy(ck.random.default_rng(3).zipf(2.5, 500, device=device))
+    b = ck.asnumpy(ck.random.default_rng(3).zipf(2.5, 500, device="cpu"))
+    np.testing.assert_array_equal(a, b)

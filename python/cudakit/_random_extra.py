@@ -375,7 +375,7 @@ class Transcendental:
 _SHARED = ("beta binomial chisquare dirichlet exponential f gamma geometric gumbel laplace logistic lognormal "
            "logseries multinomial multivariate_normal negative_binomial noncentral_chisquare noncentral_f normal "
            "pareto poisson power rayleigh standard_cauchy standard_exponential standard_gamma standard_normal "
-           "standard_t triangular uniform wald weibull bytes permutation shuffle choice").split()
+           "standard_t triangular uniform wald weibull bytes permutation shuffle choice zipf vonmises hypergeometric").split()
 
 
 class RandomState:
@@ -460,9 +460,133 @@ def legacy_functions(gen):
     return out
 
 
+def _full(x, shape, dev):
+    return _core.ascontiguousarray(_core.broadcast_to(_core.asarray(x, device=dev).astype("float64"), shape)).ravel()
+
+
+class Rejection:
+    """Generator's distributions drawn by rejection or sequential sampling: each round draws fresh numbers
+    for the elements still pending, so every device takes the same rounds where the comparisons agree."""
+
+    def zipf(self, a, size=None, *, device=None):
+        """Zipf int64s with exponent a > 1 (Devroye's rejection method)."""
+        a = _f(a)
+        if bool(_core.any(_core.less_equal(a, 1))):
+            raise ValueError("a <= 1 or a is NaN")
+        shape = _shape_of(size, a)
+        n = int(_np.prod(shape))
+        dev = self.random(0, device=device).device
+        am1 = _core.subtract(_full(a, shape, dev), 1.0)
+        b = _core.power(2.0, am1)
+        out = _core.zeros((n,), dtype="float64", device=dev)
+        pending = _core.arange(n, device=dev)
+        while pending.size:
+            k = pending.size
+            u = _core.subtract(1.0, self.random(k, device=dev))
+            v = self.random(k, device=dev)
+            am = _core.take(am1, pending)
+            bb = _core.take(b, pending)
+            x = _core.floor(_core.power(u, _core.divide(-1.0, am)))
+            ok = _core.logical_and(_core.greater_equal(x, 1), _core.less(x, 9.2e18))
+            xs = _core.where(ok, x, _core.ones_like(x))
+            t = _core.power(_core.add(1.0, _core.divide(1.0, xs)), am)
+            ok = _core.logical_and(ok, _core.less_equal(_core.divide(_core.multiply(_core.multiply(v, xs), _core.subtract(t, 1.0)), _core.subtract(bb, 1.0)), _core.divide(t, bb)))
+            out[pending[ok]] = xs[ok]
+            pending = pending[_core.logical_not(ok)]
+        return out.astype("int64").reshape(shape)
+
+    def vonmises(self, mu, kappa, size=None, *, device=None):
+        """Von Mises floats on [-pi, pi] (Best and Fisher's rejection method)."""
+        import math
+
+        mu, kappa = _f(mu), _f(kappa)
+        if _lt0(kappa):
+            raise ValueError("kappa < 0")
+        shape = _shape_of(size, mu, kappa)
+        n = int(_np.prod(shape))
+        dev = self.random(0, device=device).device
+        k = _full(kappa, shape, dev)
+        m = _full(mu, shape, dev)
+        r = _core.add(1.0, _core.sqrt(_core.add(1.0, _core.multiply(_core.multiply(k, k), 4.0))))
+        rho = _core.divide(_core.subtract(r, _core.sqrt(_core.multiply(r, 2.0))), _core.multiply(k, 2.0))
+        s = _core.divide(_core.add(1.0, _core.multiply(rho, rho)), _core.multiply(rho, 2.0))
+        s = _core.where(_core.less(k, 1e-5), _core.add(_core.divide(1.0, k), k), s)
+        w_all = _core.zeros((n,), dtype="float64", device=dev)
+        pending = _core.arange(n, device=dev)
+        while pending.size:
+            c = pending.size
+            u = self.random(c, device=dev)
+            v = self.random(c, device=dev)
+            sp = _core.take(s, pending)
+            kp = _core.take(k, pending)
+            z = _core.cos(_core.multiply(u, math.pi))
+            w = _core.divide(_core.add(1.0, _core.multiply(sp, z)), _core.add(sp, z))
+            y = _core.multiply(kp, _core.subtract(sp, w))
+            ok = _core.logical_or(_core.greater_equal(_core.subtract(_core.multiply(y, _core.subtract(2.0, y)), v), 0),
+                                  _core.greater_equal(_core.subtract(_core.add(_core.log(_core.divide(y, v)), 1.0), y), 0))
+            w_all[pending[ok]] = w[ok]
+            pending = pending[_core.logical_not(ok)]
+        u = self.random(n, device=dev)
+        res = _core.arccos(_core.clip(w_all, -1.0, 1.0))
+        res = _core.where(_core.less(u, 0.5), _core.negative(res), res)
+        res = _core.add(res, m)
+        neg = _core.less(res, 0)
+        mod = _core.subtract(_core.fmod(_core.add(_core.absolute(res), math.pi), 2 * math.pi), math.pi)
+        res = _core.where(neg, _core.negative(mod), mod)
+        tiny = _core.less(k, 1e-8)
+        res = _core.where(tiny, _core.multiply(_core.subtract(_core.multiply(self.random(n, device=dev), 2.0), 1.0), math.pi), res)
+        return res.reshape(shape)
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None, *, device=None):
+        """Hypergeometric int64s: good items among nsample drawn without replacement (one draw per step,
+        nsample steps on the device)."""
+        g, b, ns = (_np.asarray(_core.asnumpy(x) if isinstance(x, _core.ndarray) else x) for x in (ngood, nbad, nsample))
+        if _np.any(g < 0) or _np.any(b < 0) or _np.any(ns < 0):
+            raise ValueError("ngood, nbad and nsample must be non-negative")
+        if _np.any(g + b < ns):
+            raise ValueError("ngood + nbad < nsample")
+        shape = _shape_of(size, g, b, ns)
+        dev = self.random(0, device=device).device
+        good = _core.asarray(_np.broadcast_to(g, shape).astype(_np.float64), device=dev)
+        bad = _core.asarray(_np.broadcast_to(b, shape).astype(_np.float64), device=dev)
+        steps = _core.asarray(_np.broadcast_to(ns, shape).astype(_np.float64), device=dev)
+        count = _core.zeros(shape, dtype="float64", device=dev)
+        for i in range(int(ns.max()) if ns.size else 0):
+            u = self.random(shape, device=dev)
+            active = _core.less(float(i), steps)
+            pick = _core.logical_and(active, _core.less(_core.multiply(u, _core.add(good, bad)), good))
+            miss = _core.logical_and(active, _core.logical_not(pick))
+            count = _core.add(count, pick.astype("float64"))
+            good = _core.subtract(good, pick.astype("float64"))
+            bad = _core.subtract(bad, miss.astype("float64"))
+        return count.astype("int64")
+
+    def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals", *, device=None):
+        """Counts of each color among nsample items drawn without replacement (conditional hypergeometrics)."""
+        c = _np.asarray(_core.asnumpy(colors) if isinstance(colors, _core.ndarray) else colors, dtype=_np.int64)
+        if c.ndim != 1 or _np.any(c < 0):
+            raise ValueError("colors must be a one-dimensional sequence of nonnegative integers")
+        if nsample < 0 or nsample > c.sum():
+            raise ValueError("nsample must be in [0, sum(colors)]")
+        if method not in ("marginals", "count"):
+            raise ValueError('method must be "count" or "marginals".')
+        shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
+        remaining = _np.full(shape, int(nsample), dtype=_np.int64) if shape else _np.int64(nsample)
+        cols = []
+        rest = int(c.sum())
+        left = _core.asarray(remaining, device=device if device is not None else _core.get_default_device())
+        for i in range(c.shape[0] - 1):
+            rest -= int(c[i])
+            x = self.hypergeometric(int(c[i]), rest, _core.asnumpy(left), size=shape, device=left.device)
+            cols.append(x)
+            left = _core.subtract(left, x)
+        cols.append(left)
+        return _core.stack(cols, axis=-1)
+
+
 def install(cls):
     """Give Generator the distributions of this module that it does not define itself."""
-    for group in (Distributions, Transcendental):
+    for group in (Distributions, Transcendental, Rejection):
         for name, f in vars(group).items():
             if callable(f) and not name.startswith("_") and not hasattr(cls, name):
                 setattr(cls, name, f)
