@@ -256,14 +256,12 @@ def _reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=N
         if where is not True:
             kw["where"] = where
         if dtype is not None:
-            if name in ("max", "min", "all", "any") or _REDUCERS[name] in ("max", "min", "all", "any"):
+            # max/min/all/any take no dtype: the input is cast first
+            if _REDUCERS[name] in ("max", "min", "all", "any"):
                 a = a.astype(dtype)
             else:
                 kw["dtype"] = dtype
-        if _REDUCERS[name] in ("all", "any"):
-            r = getattr(_core, _REDUCERS[name])(a, **kw)
-        else:
-            r = getattr(_core, _REDUCERS[name])(a, **kw)
+        r = getattr(_core, _REDUCERS[name])(a, **kw)
         if out is not None:
             out[...] = r
             return out
@@ -346,7 +344,7 @@ def _at(self, a, indices, b=None, /):
     sel = _linear_selection(a, indices)
     if self.nin == 1:
         if b is not None:
-            raise TypeError(f"second operand needed for ufunc {self.__name__}" if False else "unary ufunc.at takes no b")
+            raise ValueError(f"second operand given to the unary ufunc {self.__name__}.at")
         lin = sel.ravel()
         vals = None
     else:

@@ -784,7 +784,7 @@ def diag_indices_from(arr):
         raise ValueError("input array must be at least 2-d")
     if len(set(arr.shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
-    return _core.diag_indices(arr.shape[0], arr.ndim, device=arr.device) if "device" in (_core.diag_indices.__doc__ or "") else tuple(_as(i, arr.device) for i in _core.diag_indices(arr.shape[0], arr.ndim))
+    return tuple(_as(i, arr.device) for i in _core.diag_indices(arr.shape[0], arr.ndim))
 
 
 @_public
@@ -870,7 +870,7 @@ def putmask(a, mask, values):
 def copyto(dst, src, casting="same_kind", where=True):
     """Copy src into dst (broadcast), where ``where`` holds; casting checked as NumPy does."""
     src = _as(src, dst.device)
-    if not _core.can_cast(src.dtype if not (isinstance(src, ndarray) and src.ndim == 0 and False) else src, dst.dtype, casting):
+    if not _core.can_cast(src.dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast array data from dtype('{src.dtype}') to dtype('{dst.dtype}') according to the rule '{casting}'")
     s = _core.broadcast_to(src, dst.shape).astype(dst.dtype)
     if where is True:
@@ -971,9 +971,11 @@ def trim_zeros(filt, trim="fb", axis=None):
     """Leading ('f') and/or trailing ('b') zeros removed from a 1-d array."""
     a = asarray(filt)
     trim = trim.lower()
-    nz = _core.flatnonzero(_core.not_equal(a.ravel() if a.ndim == 1 else a, 0)) if a.ndim == 1 else None
     if a.ndim != 1:
-        return _as(_np().trim_zeros(_core.asnumpy(a), trim, axis) if axis is not None else _np().trim_zeros(_core.asnumpy(a), trim), a.device)
+        # n-d trimming (NumPy 2.2's axis=): NumPy's own on a host copy
+        h = _core.asnumpy(a)
+        return _as(_np().trim_zeros(h, trim, axis) if axis is not None else _np().trim_zeros(h, trim), a.device)
+    nz = _core.flatnonzero(_core.not_equal(a, 0))
     if nz.size == 0:
         return a[0:0]
     lo = int(nz[0]) if "f" in trim else 0
@@ -1095,25 +1097,26 @@ def piecewise(x, condlist, funclist, *args, **kw):
     """funclist[i] (or the constant) where condlist[i] holds; an extra function is the otherwise case."""
     x = asarray(x)
     n2 = len(funclist)
-    if isinstance(condlist, (bool, ndarray)) and (not isinstance(condlist, ndarray) or condlist.ndim == 0 or (condlist.ndim == x.ndim and condlist.dtype.kind == "b" and x.ndim != 0 and condlist.shape == x.shape and not isinstance(condlist, list))):
-        if not isinstance(condlist, (list, tuple)):
-            condlist = [condlist]
-    conds = [_as(c, x.device).astype("bool") for c in condlist]
+    # one condition rather than a list of them, as NumPy reads it
+    if isinstance(condlist, bool) or (isinstance(condlist, ndarray) and condlist.ndim == 0):
+        condlist = [condlist]
+    elif x.ndim != 0 and not isinstance(condlist[0], list) and not (isinstance(condlist[0], ndarray) and condlist[0].ndim > 0):
+        condlist = [condlist]
+    conds = [_core.broadcast_to(_as(c, x.device).astype("bool"), x.shape) for c in condlist]
     n = len(conds)
     if n == n2 - 1:
-        otherwise = _core.logical_not(_bi.sum([c.astype("int64") for c in conds], _core.zeros(x.shape, dtype="int64", device=x.device)).astype("bool")) if n else _core.ones(x.shape, dtype="bool", device=x.device)
+        otherwise = _core.ones(x.shape, dtype="bool", device=x.device)
+        for c in conds:
+            otherwise = _core.logical_and(otherwise, _core.logical_not(c))
         conds.append(otherwise)
     elif n != n2:
         raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
     y = _core.zeros(x.shape, dtype=x.dtype, device=x.device)
     for c, f in zip(conds, funclist):
-        c = _core.broadcast_to(c, x.shape)
         if not callable(f):
             y[c] = f
         else:
-            vals = x[c]
-            if vals.size > 0 or True:
-                y[c] = _as(f(vals, *args, **kw), x.device)
+            y[c] = _as(f(x[c], *args, **kw), x.device)
     return y
 
 
@@ -1178,9 +1181,9 @@ def _correlate_full(a, v, mode, conj, reverse_conj=False):
     if mode == "full":
         return acc
     if mode == "same":
-        start = (m - 1) // 2 if not reverse_conj else (m - 1) - (m - 1) // 2 - (1 if (n + m) % 2 == 0 and False else 0)
-        start = (m - 1) // 2 if not reverse_conj else m // 2
-        return acc[start:start + n].copy() if not reverse_conj else acc[(full_len - n) - ((m - 1) // 2):(full_len - n) - ((m - 1) // 2) + n].copy()
+        # the reversed result is centred from the other end
+        start = (m - 1) // 2 if not reverse_conj else (m - 1) - (m - 1) // 2
+        return acc[start:start + n].copy()
     if mode == "valid":
         return acc[m - 1:n].copy()
     raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
@@ -1542,7 +1545,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     counts = ck.bincount(lin_in, weights=None if w is None else w[inside], minlength=_math.prod(nb))
     hist = counts.reshape(nb)
     core = tuple(slice(1, -1) for _ in nb)
-    hist = hist[core].astype("float64" if w is not None or density else "float64").copy()
+    hist = hist[core].astype("float64")
     if density:
         total = _core.sum(hist)
         for i, e in enumerate(edges):
@@ -1750,12 +1753,13 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 # ------------------------------------------------------------- memory
 
+def _data_ptr(a):
+    return (a.__array_interface__ if str(a.device) == "cpu" else a.__cuda_array_interface__)["data"][0]
+
+
 def _span(a):
     """(first byte, one past the last byte, base address) of a's elements."""
-    if a.device.type == "cpu" if hasattr(a.device, "type") else str(a.device) == "cpu":
-        ptr = a.__array_interface__["data"][0]
-    else:
-        ptr = a.__cuda_array_interface__["data"][0]
+    ptr = _data_ptr(a)
     lo = hi = ptr
     for n, s in zip(a.shape, a.strides):
         if n == 0:
@@ -1788,8 +1792,7 @@ def shares_memory(a, b, /, max_work=None):
     la, ha = _span(a)
     lb, hb = _span(b)
     lo = _bi.min(la, lb)
-    pa = (a.__array_interface__ if str(a.device) == "cpu" else a.__cuda_array_interface__)["data"][0]
-    pb = (b.__array_interface__ if str(b.device) == "cpu" else b.__cuda_array_interface__)["data"][0]
+    pa, pb = _data_ptr(a), _data_ptr(b)
     # the same layouts over a stand-in buffer: NumPy's exact overlap solver
     buf = np.zeros(_bi.max(ha, hb) - lo, dtype=np.uint8)
 
@@ -2070,10 +2073,9 @@ class _Concatenator:
             parts.append(a)
         if not parts:
             return _core.zeros((0,), device=dev)
+        # scalars take part in the dtype as Python numbers do (NEP 50)
         nonscalar = [p for j, p in enumerate(parts) if j not in scalars]
-        dt = _core.result_type(*nonscalar) if nonscalar else _core.result_type(*parts)
-        if scalars and nonscalar:
-            dt = _core.result_type(*nonscalar, *[keys[0].__class__(0) if False else parts[j].item() for j in scalars])
+        dt = _core.result_type(*nonscalar, *[parts[j].item() for j in scalars]) if nonscalar else _core.result_type(*parts)
         return _core.concatenate([p.astype(dt) for p in parts], axis=axis)
 
     def __len__(self):
