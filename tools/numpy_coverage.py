@@ -20,6 +20,7 @@ import os
 import sys
 import types
 
+os.environ.setdefault("CUDAKIT_DEVICE", "cpu")  # the names do not depend on the device
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "numpy_coverage.md")
 

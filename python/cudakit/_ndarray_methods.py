@@ -353,6 +353,9 @@ def _at(self, a, indices, b=None, /):
         lin = sel.ravel()
         bb = _core.asarray(b, device=a.device) if not isinstance(b, ndarray) else b
         vals = _core.broadcast_to(bb, sel.shape).ravel()
+    if self.__name__ in ("add", "subtract") and a.dtype.kind in "iuf" and lin.size:
+        _at_add(a, lin, vals, self.__name__ == "subtract")
+        return None
     # each round applies the first remaining occurrence of every index
     while lin.size:
         u, first = ck.unique(lin, return_index=True)
@@ -365,6 +368,30 @@ def _at(self, a, indices, b=None, /):
         if vals is not None:
             vals = vals[keep]
     return None
+
+
+def _at_add(a, lin, vals, negate):
+    """add.at / subtract.at in one pass however often an index repeats: the values summed per index
+    (in float64 by bincount for floats; for integers exactly, as differences of a running int64 sum
+    over the values sorted by index, which wraps as the repeated adds would)."""
+    ck = _ck()
+    if a.dtype.kind == "f":
+        s = ck.bincount(lin, weights=vals.astype("float64"), minlength=a.size)
+        flat = _core.subtract(a.ravel(), s) if negate else _core.add(a.ravel(), s)
+        a[...] = flat.astype(a.dtype).reshape(a.shape)
+        return
+    order = _core.argsort(lin, kind="stable")
+    sl = _core.take(lin, order)
+    sv = _core.take(vals.astype("int64"), order)
+    cs = _core.cumsum(sv)
+    last = _core.concatenate((_core.not_equal(sl[1:], sl[:-1]), _core.ones((1,), dtype="bool", device=a.device)))
+    ends = _core.flatnonzero(last)
+    totals = _core.take(cs, ends)
+    totals = _core.concatenate((totals[:1], _core.subtract(totals[1:], totals[:-1])))
+    u = _core.take(sl, ends)
+    cur = _core.take(a, u).astype("int64")
+    new = _core.subtract(cur, totals) if negate else _core.add(cur, totals)
+    _core.put(a, u, new.astype(a.dtype))
 
 
 def _reduceat(self, array, indices, axis=0, dtype=None, out=None):
