@@ -986,7 +986,6 @@ def compare(cid, fn, device):
 _KNOWN_PATTERNS = [
     (r"axis=-2147483648\)$", "NumPy reads INT_MIN as its NPY_RAVEL_AXIS (axis=None) in some C functions and "
      "as out of bounds in others; cudakit: out of bounds (AxisError) everywhere"),
-    (r"initial=|where=\.\.\.", "initial= and where= of reductions are not implemented (NotImplementedError)"),
     (r"^linspace\(axis=", "linspace with array start/stop is not implemented (NotImplementedError)"),
     (r"^(std|var)\(ddof=('x'|\[1\])\)", "NumPy compares ddof with the count through a ufunc (an array ddof "
      "works, a str is a ufunc error); cudakit takes a number"),

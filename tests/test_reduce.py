@@ -275,12 +275,13 @@ def test_zero_d_axis_rules(device, name):
             assert_same(got, np.asarray(want))
 
 
-def test_initial_and_where_not_implemented(device):
+def test_initial_and_where(device):
+    # compositions in python/cudakit/_numpy_extra.py (tests/test_numpy_extra.py has the rest)
     ca = ck.ones(3, device=device)
-    with pytest.raises(NotImplementedError):
-        ck.sum(ca, initial=5)
-    with pytest.raises(NotImplementedError):
-        ck.max(ca, where=ck.asarray([True, False, True], device=device))
+    assert_same(ck.sum(ca, initial=5), np.sum(np.ones(3), initial=5))
+    w = [True, False, True]
+    assert_same(ck.max(ca * ck.arange(3, device=device), where=ck.asarray(w, device=device), initial=-1),
+                np.max(np.arange(3.0), where=w, initial=-1))
 
 
 def test_reduce_lists_and_numpy_inputs(device):

@@ -621,9 +621,19 @@ _LAZY_FUNCTIONS = {
 }
 
 
+# NumPy's other names (issue 17): _numpy_extra.py, _numpy_io.py, _polynomial.py
+from ._numpy_names import LAZY as _NUMPY_LAZY  # noqa: E402
+_LAZY_FUNCTIONS.update(_NUMPY_LAZY)
+from . import _ndarray_methods  # noqa: E402,F401  (ndarray's and ufunc's Python methods)
+
+
 # NumPy's exception classes (python/cudakit/_exceptions.py), made on first
 # access: they subclass NumPy's, and `import cudakit` must not import NumPy.
 _LAZY_EXCEPTIONS = ("AxisError", "ComplexWarning", "DTypePromotionError", "UFuncTypeError")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_FUNCTIONS) | set(_LAZY_EXCEPTIONS))
 
 
 def __getattr__(name):

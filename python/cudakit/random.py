@@ -517,6 +517,22 @@ def default_rng(seed=None):
 
 _global = Generator()
 
+# The other distributions of NumPy's legacy functions, and RandomState
+# (python/cudakit/_random_extra.py); module functions defined here by name
+# (seed, rand, normal...) take precedence.
+from ._random_extra import RandomState, install as _install, legacy_functions as _legacy_functions  # noqa: E402
+
+_install(Generator)
+
+globals().update({k: v for k, v in _legacy_functions(_global).items() if k not in globals()})
+
+
+def random_integers(low, high=None, size=None, *, device=None):
+    """Integers in [low, high], both ends included ([1, low] when high is None); deprecated in NumPy."""
+    if high is None:
+        low, high = 1, low
+    return _global.integers(low, high, size=size, endpoint=True, device=device)
+
 
 def seed(seed=None):
     """Reseed the generator behind the module's functions."""

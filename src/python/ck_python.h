@@ -202,6 +202,14 @@ extern PyMethodDef ck_py_shape_methods[];
 /* reduce.c: reductions as module functions and methods */
 extern PyMethodDef ck_py_reduce_methods[];      /* array methods */
 extern PyMethodDef ck_py_reduce_functions[];    /* module functions */
+/* extend.c: _extend_type, Python members of ndarray and ufunc */
+extern PyMethodDef ck_py_extend_functions[];
+/* nonzero while seterr/errstate want floating-point checks on the CPU */
+extern int ck_py_fp_checks;
+/* The check of op's result (0, or -1 with the warning raised as an error) */
+int ck_py_fp_check(ck_op op, int nin, PyObject *const *args, PyObject *result);
+/* A ufunc call with where=: composed in Python */
+PyObject *ck_py_ufunc_where(PyObject *ufunc, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* creation.c */
 extern PyMethodDef ck_py_creation_functions[];

@@ -119,8 +119,19 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
      * truth, parsed above) */
     if (keep_obj && (keepdims = keepdims_from_obj(keep_obj)) < 0) return NULL;
     if ((initial && initial != Py_None) || (where && where != Py_True)) {
-        PyErr_Format(PyExc_NotImplementedError, "%s(): the initial= and where= arguments are not implemented yet", sp->name);
-        return NULL;
+        /* a masked reduction is a composition of ops (where, then the
+         * plain reduction): python/cudakit/_numpy_extra.py */
+        if (ddof_obj && correction != Py_None) {
+            PyErr_SetString(PyExc_ValueError, "ddof and correction can't be provided simultaneously.");
+            return NULL;
+        }
+        PyObject *mod = PyImport_ImportModule("cudakit._numpy_extra");
+        if (!mod) return NULL;
+        PyObject *r = PyObject_CallMethod(mod, "_reduce_masked", "sOOOOiOOOO", sp->name, a_obj, axis, dt, out,
+                                          keepdims, initial ? initial : Py_None, where ? where : Py_True,
+                                          ddof_obj ? ddof_obj : Py_None, correction);
+        Py_DECREF(mod);
+        return r;
     }
     if (ddof_obj && correction != Py_None) {
         PyErr_SetString(PyExc_ValueError, "ddof and correction can't be provided simultaneously.");

@@ -238,7 +238,22 @@ no_loop:;
     return NULL;
 }
 
+static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype,
+                             int return_notimpl);
+
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl)
+{
+    PyObject *result = ufunc_apply(op, nin, args, out, dtype, return_notimpl);
+    /* seterr/errstate asked for NumPy's floating-point warnings: checked
+     * on the CPU by python/cudakit/_numpy_extra.py, after the op */
+    if (ck_py_fp_checks && result && CkArray_Check(result) &&
+        ck_array_device(CK_ARR(result)).type == CK_DEVICE_CPU && ck_py_fp_check(op, nin, args, result) < 0)
+        Py_CLEAR(result);
+    return result;
+}
+
+static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype,
+                             int return_notimpl)
 {
     ck_operand ops[CK_UFUNC_MAXIN];
     PyObject *tmps[CK_UFUNC_MAXIN] = {NULL};
@@ -383,10 +398,7 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
                     return NULL;
                 }
             } else if (!strcmp(k, "where")) {
-                if (v != Py_True) {
-                    PyErr_SetString(PyExc_NotImplementedError, "the where= argument of ufuncs is not implemented yet");
-                    return NULL;
-                }
+                if (v != Py_True) return ck_py_ufunc_where(self, args, nargs, kwnames);
             } else {
                 PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", info->name, k);
                 return NULL;
