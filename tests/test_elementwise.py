@@ -815,7 +815,10 @@ def test_out_argument(device, data):
         return
     got = getattr(ck, op.name)(ca, cb, out=co)
     assert got is co
-    assert_same(co, want, **tol(dout))
+    # the loop runs in the inputs' dtype and is then cast: its rounding is
+    # the loop's (arctan2 of int8 and int16 is float32's, written to float64)
+    loop = np.result_type(a, b)
+    assert_same(co, want, **tol(loop if loop.kind in "fc" and loop.itemsize < np.dtype(dout).itemsize else dout))
     # positional out, the tuple form, and None
     assert getattr(ck, op.name)(ca, cb, co) is co
     assert getattr(ck, op.name)(ca, cb, out=(co,)) is co
