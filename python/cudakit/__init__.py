@@ -20,6 +20,8 @@ from ._core import asarray, maximum, minimum
 __version__ = "0.1.0"
 
 from . import cuda  # noqa: E402  (loads no driver until used)
+from ._array_api import (  # noqa: E402  (the array API standard's namespace)
+    __array_api_version__, __array_namespace_info__, astype, cumulative_prod, finfo, iinfo)
 
 CompileError = _core.CompileError
 
