@@ -186,3 +186,58 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
         shape[axis] = 1
         res = _core.concatenate((_core.ones(tuple(shape), dtype=res.dtype, device=res.device), res), axis)
     return res
+
+
+# ------------------------------------------------- NumPy's dispatch (NEP 18)
+
+_dispatch = _threading.local()
+
+
+def _cudakit_function(func):
+    """cudakit's function of the same name as NumPy's func (numpy.linalg.x
+    -> cudakit.linalg.x), or None."""
+    import cudakit
+
+    mod = getattr(func, "__module__", None) or ""
+    name = getattr(func, "__name__", None)
+    if not name or not (mod == "numpy" or mod.startswith("numpy.")):
+        return None
+    # numpy._core.fromnumeric and friends are NumPy's own layout: the name
+    # is public in the numpy namespace; numpy.linalg, numpy.fft... map to ours
+    parts = [p for p in mod.split(".")[1:] if not p.startswith("_")]
+    if parts and parts[0] == "lib":
+        parts = []
+    target = cudakit
+    for p in parts + [name]:
+        target = getattr(target, p, None)
+        if target is None:
+            return None
+    return target if callable(target) and target is not func else None
+
+
+def _array_function(func, types, args, kwargs):
+    """ndarray.__array_function__: NumPy's func on cudakit arrays runs
+    cudakit's function of that name (so results stay on the arrays'
+    device); one cudakit lacks raises TypeError naming it rather than
+    copying GPU data to the host behind the caller's back."""
+    for t in types:
+        if not issubclass(t, _core.ndarray) and not (t.__name__ == "ndarray" and t.__module__ == "numpy"):
+            return NotImplemented   # another library's arrays: let it (or NumPy) decide
+    active = getattr(_dispatch, "active", None)
+    if active is None:
+        active = _dispatch.active = set()
+    if func in active:
+        # cudakit's implementation handed NumPy's function a cudakit array
+        # again: NumPy's own implementation, as before dispatch existed
+        # (on CPU arrays only: a GPU array refuses the conversion)
+        return func._implementation(*args, **kwargs)
+    impl = _cudakit_function(func)
+    if impl is None:
+        name = f"{func.__module__}.{func.__name__}".replace("numpy._core.", "numpy.")
+        raise TypeError(f"cudakit has no {name}: NumPy's function is not run on cudakit arrays "
+                        "(cudakit.asnumpy(x) gives a NumPy array to call it on)")
+    active.add(func)
+    try:
+        return impl(*args, **kwargs)
+    finally:
+        active.discard(func)
