@@ -100,6 +100,8 @@ template <typename T> struct ck_complex {
 };
 typedef ck_complex<float> ck_c64;
 typedef ck_complex<double> ck_c128;
+#define CK_CFLOAT ck_c64
+#define CK_CDOUBLE ck_c128
 
 #define CK_CPLX_FNS_(T)                                                                    \
     __device__ inline T fabs(ck_complex<T> z) { return hypot(z.re, z.im); }               \
