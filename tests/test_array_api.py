@@ -1,12 +1,14 @@
 """The array API standard's namespace (issue 17) on both devices, the
 special values the standard fixes, NumPy's dispatch (NEP 18) and 0-d arrays
 in ordinary scripts.  The standard's own suite runs in `make test-array-api`."""
+import cmath
 import operator
 
 import numpy as np
 import pytest
 
 import cudakit as ck
+from cudakit import cuda
 from conftest import assert_same
 
 # signed zeros, ones, a finite value, infinities and NaN: every pair of
@@ -157,7 +159,11 @@ def test_floor_divide_with_infinities(device, dtype):
     assert np.array_equal(ck.asnumpy(x), want, equal_nan=True)
 
 
-@pytest.mark.parametrize("name", ["exp", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arccos"])
+COMPLEX_UNARY = ["exp", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arccos", "arcsin", "arctan",
+                 "sin", "cos", "tan"]
+
+
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_complex_unary_special_values(device, name, dtype):
     """Every pair of signed zeros, ones, infinities and NaN as (re, im):
@@ -170,6 +176,99 @@ def test_complex_unary_special_values(device, name, dtype):
     assert got.dtype == dtype
     ok = _same_parts(got, want)
     assert ok.all(), _report(z, got, want, ok)
+
+
+# The GPU's complex formulas (src/codegen/cuda_prelude.cuh before
+# src/formulas/scalar_ops.h) also compile for the CPU as the environment of
+# Python kernels: these kernels run them on both devices, so the CPU checks
+# what the GPU computes (the finite formulas as well as the special values).
+@cuda.jit
+def _k_exp(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.exp(z[i])
+
+
+@cuda.jit
+def _k_sinh(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.sinh(z[i])
+
+
+@cuda.jit
+def _k_cosh(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.cosh(z[i])
+
+
+@cuda.jit
+def _k_tanh(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.tanh(z[i])
+
+
+@cuda.jit
+def _k_asinh(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.asinh(z[i])
+
+
+@cuda.jit
+def _k_acosh(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.acosh(z[i])
+
+
+@cuda.jit
+def _k_atanh(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.atanh(z[i])
+
+
+@cuda.jit
+def _k_acos(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.acos(z[i])
+
+
+@cuda.jit
+def _k_div(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] / b[i]
+
+
+_KERNELS = {"exp": _k_exp, "sinh": _k_sinh, "cosh": _k_cosh, "tanh": _k_tanh, "arcsinh": _k_asinh,
+            "arccosh": _k_acosh, "arctanh": _k_atanh, "arccos": _k_acos}
+
+
+@pytest.mark.parametrize("name", sorted(_KERNELS))
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_gpu_complex_formulas_in_a_kernel(device, name, dtype):
+    if device == "cpu" and not ck._core._cpu_kernels_available():
+        pytest.skip("no C++ compiler for CPU kernels")
+    z = _complex_grid(dtype)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(z)
+    out = ck.zeros(z.size, dtype=dtype, device=device)
+    _KERNELS[name][1, 128](ck.asarray(z, device=device), out)
+    got = ck.asnumpy(out)
+    ok = _same_parts(got, want)
+    assert ok.all(), _report(z, got, want, ok)
+    a, b = (v.ravel() for v in np.meshgrid(z, z))
+    with np.errstate(all="ignore"):
+        want = a / b
+    out = ck.zeros(a.size, dtype=dtype, device=device)
+    _k_div[(a.size + 127) // 128, 128](ck.asarray(a, device=device), ck.asarray(b, device=device), out)
+    ok = _same_parts(ck.asnumpy(out), want)
+    assert ok.all(), [(a[i], b[i], ck.asnumpy(out)[i], want[i]) for i in np.nonzero(~ok)[0][:10]]
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

@@ -93,7 +93,7 @@ template <typename T> struct ck_complex {
     /* Smith's division, as NumPy's: no overflow for large denominators */
     friend __device__ ck_complex operator/(ck_complex a, ck_complex b)
     {
-        T abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+        T abr = fabs(b.re), abi = fabs(b.im);   /* +0 for -0: a zero divisor's quotient has NumPy's signs */
         if (abr >= abi) {
             if (abr == 0 && abi == 0) return ck_complex(a.re / abr, a.im / abi);
             T rat = b.im / b.re, scl = (T)1 / ck_add_rn(b.re, ck_mul_rn(b.im, rat));
@@ -194,9 +194,9 @@ typedef ck_complex<double> ck_c128;
         return log(ck_complex<T>(z.re + p.re, z.im + p.im));                               \
     }                                                                                      \
     __device__ inline ck_complex<T> atanh(ck_complex<T> z)                                 \
-    {                                                                                      \
+    {   /* odd, and its parts have the signs of z's: so the signed zeros are C99's */     \
         ck_complex<T> w = log1p(z) - log1p(-z);                                            \
-        return ck_complex<T>(w.re / 2, w.im / 2);                                          \
+        return ck_complex<T>(copysign(w.re / 2, z.re), copysign(w.im / 2, z.im));          \
     }                                                                                      \
     __device__ inline ck_complex<T> atan(ck_complex<T> z)                                  \
     {                                                                                      \

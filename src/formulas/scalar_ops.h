@@ -137,8 +137,8 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 
 /* ------------------------------------ complex functions' special values */
 /* C99 Annex G's values (the array API standard's, and NumPy's through the C
- * library) of exp, sinh, cosh, tanh, asinh, acosh, atanh and acos where a
- * part is infinite or NaN, with the C library's (glibc's) choice where the
+ * library) of exp, sinh, cosh, tanh, asinh, acosh, atanh, acos and, through
+ * those, sin, cos, tan, asin and atan where a part is infinite or NaN, with the C library's (glibc's) choice where the
  * standards leave a sign open.  ck_cspecial_<op>_<T>(x, y, &re, &im) gives
  * 1 and the value for such an x + iy, else 0; ck_c<op>_<T>(z) is then the
  * environment's own formula (the C library's on the CPU, the prelude's on
@@ -240,7 +240,28 @@ CK_FN int ck_cspecial_acos_##T(T x, T y, T *re, T *im)                          
     if (*re == 0) *re = 0;                                                                 \
     *im = wr;                                                                              \
     return 1;                                                                              \
+}                                                                                          \
+/* f(z) = -i g(iz) for (f, g) = (sin, sinh), (tan, tanh), (asin, asinh),                  \
+ * (atan, atanh), and cos(z) = cosh(iz), as C99 defines their special values */           \
+CK_CSPECIAL_ROTATED_(sin_r, sinh, T) CK_CSPECIAL_ROTATED_(tan, tanh, T)                    \
+CK_CSPECIAL_ROTATED_(asin, asinh, T) CK_CSPECIAL_ROTATED_(atan, atanh, T)                  \
+CK_FN int ck_cspecial_cos_##T(T x, T y, T *re, T *im) { return ck_cspecial_cosh_##T(-y, x, re, im); } \
+/* (the C library's sin(+-inf or NaN +- i inf) is NaN + i inf, whichever the signs) */    \
+CK_FN int ck_cspecial_sin_##T(T x, T y, T *re, T *im)                                      \
+{                                                                                          \
+    if (!ck_cspecial_sin_r_##T(x, y, re, im)) return 0;                                    \
+    if (!isfinite(x) && isinf(y)) *im = (T)CK_INFF;                                        \
+    return 1;                                                                              \
 }
+#define CK_CSPECIAL_ROTATED_(F, G, T)                                                     \
+    CK_FN int ck_cspecial_##F##_##T(T x, T y, T *re, T *im)                                \
+    {                                                                                      \
+        T wr, wi;                                                                          \
+        if (!ck_cspecial_##G##_##T(-y, x, &wr, &wi)) return 0;                             \
+        *re = wi;                                                                          \
+        *im = -wr;                                                                         \
+        return 1;                                                                          \
+    }
 CK_CSPECIAL_FNS_(float, f)
 CK_CSPECIAL_FNS_(double, )
 #define CK_CSPECIAL_WRAP_(OP, T, CT)                                                      \
@@ -253,7 +274,9 @@ CK_CSPECIAL_FNS_(double, )
 #define CK_CSPECIAL_WRAPS_(T, CT)                                                         \
     CK_CSPECIAL_WRAP_(exp, T, CT) CK_CSPECIAL_WRAP_(sinh, T, CT) CK_CSPECIAL_WRAP_(cosh, T, CT) \
     CK_CSPECIAL_WRAP_(tanh, T, CT) CK_CSPECIAL_WRAP_(asinh, T, CT) CK_CSPECIAL_WRAP_(acosh, T, CT) \
-    CK_CSPECIAL_WRAP_(atanh, T, CT) CK_CSPECIAL_WRAP_(acos, T, CT)
+    CK_CSPECIAL_WRAP_(atanh, T, CT) CK_CSPECIAL_WRAP_(acos, T, CT) CK_CSPECIAL_WRAP_(sin, T, CT)      \
+    CK_CSPECIAL_WRAP_(cos, T, CT) CK_CSPECIAL_WRAP_(tan, T, CT) CK_CSPECIAL_WRAP_(asin, T, CT)       \
+    CK_CSPECIAL_WRAP_(atan, T, CT)
 CK_CSPECIAL_WRAPS_(float, CK_CFLOAT)
 CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
 /* f(a) for the real dtypes, its special-valued wrapper for the complex ones */
@@ -329,12 +352,12 @@ CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
                ? log1p(CK_RE(a) * (2 + CK_RE(a)) + CK_IM(a) * CK_IM(a)) / 2                         \
                : log(hypot(1 + CK_RE(a), CK_IM(a))),                                                \
            atan2(CK_IM(a), 1 + CK_RE(a)))
-#define CK_X_SIN(DT, K, C, a) sin(a)
-#define CK_X_COS(DT, K, C, a) cos(a)
-#define CK_X_TAN(DT, K, C, a) tan(a)
-#define CK_X_ARCSIN(DT, K, C, a) asin(a)
+#define CK_X_SIN(DT, K, C, a) CK_CFN_##DT(sin, a)
+#define CK_X_COS(DT, K, C, a) CK_CFN_##DT(cos, a)
+#define CK_X_TAN(DT, K, C, a) CK_CFN_##DT(tan, a)
+#define CK_X_ARCSIN(DT, K, C, a) CK_CFN_##DT(asin, a)
 #define CK_X_ARCCOS(DT, K, C, a) CK_CFN_##DT(acos, a)
-#define CK_X_ARCTAN(DT, K, C, a) atan(a)
+#define CK_X_ARCTAN(DT, K, C, a) CK_CFN_##DT(atan, a)
 #define CK_X_SINH(DT, K, C, a) CK_CFN_##DT(sinh, a)
 #define CK_X_COSH(DT, K, C, a) CK_CFN_##DT(cosh, a)
 #define CK_X_TANH(DT, K, C, a) CK_CFN_##DT(tanh, a)

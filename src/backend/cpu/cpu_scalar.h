@@ -200,7 +200,7 @@ CK_FN float ck_atan2f(float y, float x)
 #define CK_X_TRIG_FLOAT16(a, c, f) ck_trigf(a, c)
 #define CK_X_TRIG_FLOAT32(a, c, f) ck_trigf(a, c)
 #define CK_X_TRIG_FLOAT64(a, c, f) f(a)
-#define CK_X_TRIG_COMPLEX64(a, c, f) f(a)
-#define CK_X_TRIG_COMPLEX128(a, c, f) f(a)
+#define CK_X_TRIG_COMPLEX64(a, c, f) CK_CFN_COMPLEX64(f, a)
+#define CK_X_TRIG_COMPLEX128(a, c, f) CK_CFN_COMPLEX128(f, a)
 
 #endif
