@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 from . import cuda  # noqa: E402  (loads no driver until used)
 from ._array_api import (  # noqa: E402  (the array API standard's namespace)
-    __array_api_version__, __array_namespace_info__, astype, cumulative_prod, finfo, iinfo)
+    __array_api_version__, __array_namespace_info__, astype, finfo, iinfo)
 
 CompileError = _core.CompileError
 
@@ -587,6 +587,7 @@ _LAZY_FUNCTIONS = {
     "corrcoef": "_stats",
     "diff": "_stats",
     "cumulative_sum": "_stats",
+    "cumulative_prod": "_stats",
     "nansum": "_stats",
     "nanmean": "_stats",
     "nanmax": "_stats",

@@ -1,11 +1,9 @@
 """The Python array API standard's names that are not element-wise ops:
-the version, the inspection namespace, finfo/iinfo, astype and the few
-functions of the standard that NumPy spells otherwise; and NumPy's
+the version, the inspection namespace, finfo/iinfo and astype; and NumPy's
 dispatch (NEP 18) of its functions to cudakit's.
 
 Nothing here imports NumPy at import time: `import cudakit` stays light.
 """
-import operator as _operator
 import threading as _threading
 
 from . import _core
@@ -161,31 +159,6 @@ _INFO = _Info()
 def __array_namespace_info__():
     """The array API's inspection namespace (devices, dtypes, capabilities)."""
     return _INFO
-
-
-# ------------------------------------------------------------- functions
-
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    """The array API's cumulative product (axis needed above one dimension)."""
-    x = _core.asarray(x)
-    if isinstance(axis, bool):
-        raise TypeError("an integer is required")
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError("axis must be specified for arrays with more than one dimension")
-        axis = 0
-    if x.ndim == 0:
-        x = x.reshape(1)
-    axis = _operator.index(axis)
-    if not -x.ndim <= axis < x.ndim:
-        raise _core.AxisError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
-    axis %= x.ndim
-    res = _core.cumprod(x, axis=axis, dtype=dtype)
-    if include_initial:
-        shape = list(res.shape)
-        shape[axis] = 1
-        res = _core.concatenate((_core.ones(tuple(shape), dtype=res.dtype, device=res.device), res), axis)
-    return res
 
 
 # ------------------------------------------------- NumPy's dispatch (NEP 18)
