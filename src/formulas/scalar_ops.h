@@ -139,7 +139,8 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 /* C99 Annex G's values (the array API standard's, and NumPy's through the C
  * library) of exp, sinh, cosh, tanh, asinh, acosh, atanh, acos and, through
  * those, sin, cos, tan, asin and atan where a part is infinite or NaN, with the C library's (glibc's) choice where the
- * standards leave a sign open.  ck_cspecial_<op>_<T>(x, y, &re, &im) gives
+ * standards leave a sign open, and the array API's where it and C99 differ
+ * (tanh(inf + iy) is 1 + 0j, C99's 1 + i0 sin 2y).  ck_cspecial_<op>_<T>(x, y, &re, &im) gives
  * 1 and the value for such an x + iy, else 0; ck_c<op>_<T>(z) is then the
  * environment's own formula (the C library's on the CPU, the prelude's on
  * the GPU), so both devices take their special values from here. */
@@ -190,8 +191,7 @@ CK_FN int ck_cspecial_tanh_##T(T x, T y, T *re, T *im)                          
     if (isfinite(x) && isfinite(y)) return 0;                                              \
     if (isinf(x)) {                                                                        \
         *re = copysign##SUF((T)1, x);                                                      \
-        *im = (isfinite(y) && fabs##SUF(y) > 1) ? copysign##SUF((T)0, sin##SUF(y) * cos##SUF(y)) \
-                                                : copysign##SUF((T)0, y);                  \
+        *im = copysign##SUF((T)0, y);   /* the array API's 1 + 0j (C99: the sign of sin 2y) */ \
     } else if (y == 0) { *re = x; *im = y; }                                               \
     else { *re = x == 0 ? x : ck_cnan_##T(); *im = ck_cnan_##T(); }                        \
     return 1;                                                                              \
