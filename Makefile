@@ -41,14 +41,16 @@ test-c: $(VENV)/.deps
 # The array API standard's own test suite (a snapshot in ../shared/array-api-tests,
 # HOW-TO-RUN.md there), copied first (CI's shared/ is read-only), with a bounded
 # number of hypothesis examples; expected failures, each with its reason, in
-# tools/array_api_xfails.txt.  On the CPU unless CUDAKIT_DEVICE says otherwise.
+# tools/array_api_xfails.txt (--rootdir=.: else pytest roots the run at this
+# project, through the file's path, and no test id matches).  On the CPU unless
+# CUDAKIT_DEVICE says otherwise.
 AAT_SRC ?= $(firstword $(wildcard ../shared/array-api-tests shared/array-api-tests ../../shared/array-api-tests))
 AAT_EXAMPLES ?= 20
 define run_array_api_tests
 $(1) -c "import hypothesis, ndindex, pytest_jsonreport" || { echo "the array API suite needs hypothesis>=6.151, ndindex and pytest-json-report (pip install them, or carry their wheels to a machine without a network)"; exit 1; } && \
 	rm -rf build/aat && mkdir -p build && cp -r $(AAT_SRC) build/aat && chmod -R u+w build/aat && cd build/aat && \
 	CUDAKIT_DEVICE=$(2) ARRAY_API_TESTS_MODULE=cudakit $(1) -m pytest array_api_tests -q -p no:cacheprovider \
-	--max-examples $(AAT_EXAMPLES) --disable-deadline --xfails-file $(abspath tools/array_api_xfails.txt)
+	--rootdir=. --max-examples $(AAT_EXAMPLES) --disable-deadline --xfails-file=$(abspath tools/array_api_xfails.txt) -rxX
 endef
 test-array-api: install
 	$(call run_array_api_tests,$(abspath $(VPY)),$(or $(CUDAKIT_DEVICE),cpu))
