@@ -425,6 +425,11 @@ def test_float_floor_divide_remainder_match_python(device, dtype):
     for name in ("floor_divide", "remainder", "fmod"):
         got = getattr(ck, name)(ck.asarray(a, device=device), ck.asarray(b, device=device))
         want = numpy_call(name, a, b)
+        if name == "floor_divide":
+            # an infinite operand: the array API standard's floor(a / b)
+            # (inf // 2 is inf where NumPy gives NaN; tests/test_array_api.py)
+            with np.errstate(invalid="ignore"):
+                want = np.where(np.isinf(a) | np.isinf(b), a / b, want).astype(want.dtype)
         assert_same(got, want)
         # the sign of zero matters here; a NaN's sign is the hardware's
         # default NaN (set on x86, clear on NVIDIA GPUs), which NumPy leaves open

@@ -81,6 +81,15 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """The array API's cumulative sum (axis needed above one dimension)."""
+    return _cumulative(_core.cumsum, _core.zeros, x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The array API's cumulative product (axis needed above one dimension)."""
+    return _cumulative(_core.cumprod, _core.ones, x, axis, dtype, include_initial)
+
+
+def _cumulative(scan, initial, x, axis, dtype, include_initial):
     x = _arr(x)
     if isinstance(axis, bool):   # NumPy's C reading of an axis
         raise TypeError("an integer is required")
@@ -91,11 +100,11 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     if x.ndim == 0:
         x = x.reshape(1)
     axis = _norm_axis(axis, x.ndim)
-    res = _core.cumsum(x, axis=axis, dtype=dtype)
+    res = scan(x, axis=axis, dtype=dtype)
     if include_initial:
         shape = list(res.shape)
         shape[axis] = 1
-        res = _core.concatenate((_core.zeros(tuple(shape), dtype=res.dtype, device=res.device), res), axis)
+        res = _core.concatenate((initial(tuple(shape), dtype=res.dtype, device=res.device), res), axis)
     return res
 
 

@@ -89,6 +89,15 @@ CK_FN float ck_nextafter_FLOAT16(float a, float b)
 }
 
 /* ------------------------------------------------------------ complex */
+/* Products and sums rounded one by one, as NumPy's C loops round them: NVRTC
+ * would fuse them into FMAs, which keep an overflowing product exact and so
+ * turn some infinite quotients into others than NumPy's (-inf+infj for its
+ * inf+infj). */
+__device__ __forceinline__ float ck_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double ck_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float ck_add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double ck_add_rn(double a, double b) { return __dadd_rn(a, b); }
+
 template <typename T> struct ck_complex {
     T re, im;
     ck_complex() = default;
@@ -107,14 +116,14 @@ template <typename T> struct ck_complex {
     /* Smith's division, as NumPy's: no overflow for large denominators */
     friend __device__ ck_complex operator/(ck_complex a, ck_complex b)
     {
-        T abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+        T abr = fabs(b.re), abi = fabs(b.im);   /* +0 for -0: a zero divisor's quotient has NumPy's signs */
         if (abr >= abi) {
             if (abr == 0 && abi == 0) return ck_complex(a.re / abr, a.im / abi);
-            T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
-            return ck_complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+            T rat = b.im / b.re, scl = (T)1 / ck_add_rn(b.re, ck_mul_rn(b.im, rat));
+            return ck_complex(ck_add_rn(a.re, ck_mul_rn(a.im, rat)) * scl, ck_add_rn(a.im, -ck_mul_rn(a.re, rat)) * scl);
         }
-        T rat = b.re / b.im, scl = (T)1 / (b.im + b.re * rat);
-        return ck_complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+        T rat = b.re / b.im, scl = (T)1 / ck_add_rn(b.im, ck_mul_rn(b.re, rat));
+        return ck_complex(ck_add_rn(ck_mul_rn(a.re, rat), a.im) * scl, ck_add_rn(ck_mul_rn(a.im, rat), -a.re) * scl);
     }
     /* a real factor scales both parts: (x+iy) * s, no 0 * inf = nan */
     friend __device__ ck_complex operator*(ck_complex a, T s) { return ck_complex(a.re * s, a.im * s); }
@@ -123,6 +132,8 @@ template <typename T> struct ck_complex {
 };
 typedef ck_complex<float> ck_c64;
 typedef ck_complex<double> ck_c128;
+#define CK_CFLOAT ck_c64
+#define CK_CDOUBLE ck_c128
 
 #define CK_CPLX_FNS_(T)                                                                    \
     __device__ inline T fabs(ck_complex<T> z) { return hypot(z.re, z.im); }               \
@@ -206,9 +217,9 @@ typedef ck_complex<double> ck_c128;
         return log(ck_complex<T>(z.re + p.re, z.im + p.im));                               \
     }                                                                                      \
     __device__ inline ck_complex<T> atanh(ck_complex<T> z)                                 \
-    {                                                                                      \
+    {   /* odd, and its parts have the signs of z's: so the signed zeros are C99's */     \
         ck_complex<T> w = log1p(z) - log1p(-z);                                            \
-        return ck_complex<T>(w.re / 2, w.im / 2);                                          \
+        return ck_complex<T>(copysign(w.re / 2, z.re), copysign(w.im / 2, z.im));          \
     }                                                                                      \
     __device__ inline ck_complex<T> atan(ck_complex<T> z)                                  \
     {                                                                                      \

@@ -13,9 +13,9 @@
  *
  * The including environment provides: CK_FN (function qualifiers), the
  * fixed-width integer types, CK_RE / CK_IM / CK_MKC (complex parts and
- * construction), type-generic math names (exp, fabs, ... for float, double
- * and both complex types), CK_F32_FROM_BITS, CK_INFF and
- * ck_nextafter_FLOAT16.
+ * construction), CK_CFLOAT / CK_CDOUBLE (the complex types), type-generic
+ * math names (exp, fabs, ... for float, double and both complex types),
+ * CK_F32_FROM_BITS, CK_INFF and ck_nextafter_FLOAT16.
  */
 #ifndef CK_SCALAR_OPS_H
 #define CK_SCALAR_OPS_H
@@ -25,9 +25,12 @@
 #define CK_PI 3.14159265358979323846264338327950288
 
 /* ---------------------------------------------------------- real helpers */
+/* floor_divide as NumPy's (through fmod, so 1 // 0.1 == 9), except where an
+ * operand is infinite: there the array API standard's floor(a / b) (inf //
+ * 2 is inf, not NumPy's NaN; 1 // -inf is -0, not -1). */
 #define CK_REAL_FNS_(T, SUF)                                                     \
 CK_FN T ck_floordiv_##T(T a, T b) {                                      \
-    if (b == 0) return a / b;                                                    \
+    if (b == 0 || isinf(a) || isinf(b)) return a / b;                            \
     T mod = fmod##SUF(a, b);                                                     \
     T div = (a - mod) / b;                                                       \
     if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                            \
@@ -132,6 +135,157 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
                       ((CK_RE(a) == CK_RE(b)) & (CK_IM(a) <= CK_IM(b))))
 #define CK_CNAN(a) ((CK_RE(a) != CK_RE(a)) | (CK_IM(a) != CK_IM(a)))
 
+/* ------------------------------------ complex functions' special values */
+/* C99 Annex G's values (the array API standard's, and NumPy's through the C
+ * library) of exp, sinh, cosh, tanh, asinh, acosh, atanh, acos and, through
+ * those, sin, cos, tan, asin and atan where a part is infinite or NaN, with the C library's (glibc's) choice where the
+ * standards leave a sign open, and the array API's where it and C99 differ
+ * (tanh(inf + iy) is 1 + 0j, C99's 1 + i0 sin 2y).  ck_cspecial_<op>_<T>(x, y, &re, &im) gives
+ * 1 and the value for such an x + iy, else 0; ck_c<op>_<T>(z) is then the
+ * environment's own formula (the C library's on the CPU, the prelude's on
+ * the GPU), so both devices take their special values from here. */
+#define CK_CSPECIAL_FNS_(T, SUF)                                                          \
+CK_FN T ck_cnan_##T(void) { return (T)CK_INFF - (T)CK_INFF; }                              \
+CK_FN int ck_cspecial_exp_##T(T x, T y, T *re, T *im)                                      \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isinf(x) && isfinite(y)) {                                                         \
+        T v = x < 0 ? (T)0 : x;                                                            \
+        if (y == 0) { *re = v; *im = y; }                                                  \
+        else { *re = copysign##SUF(v, cos##SUF(y)); *im = copysign##SUF(v, sin##SUF(y)); } \
+    } else if (isinf(x)) {                                                                 \
+        if (x > 0) { *re = x; *im = ck_cnan_##T(); }                                       \
+        else { *re = 0; *im = copysign##SUF((T)0, y); }                                    \
+    } else if (isnan(x)) { *re = x; *im = y == 0 ? y : ck_cnan_##T(); }                    \
+    else { *re = ck_cnan_##T(); *im = ck_cnan_##T(); }                                     \
+    return 1;                                                                              \
+}                                                                                          \
+CK_FN int ck_cspecial_sinh_##T(T x, T y, T *re, T *im)                                     \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isfinite(x)) { *re = x == 0 ? x : ck_cnan_##T(); *im = ck_cnan_##T(); }            \
+    else if (isinf(x)) {                                                                   \
+        if (isfinite(y) && y != 0) {                                                       \
+            *re = copysign##SUF((T)CK_INFF, cos##SUF(y)) * (signbit(x) ? (T)-1 : (T)1);    \
+            *im = copysign##SUF((T)CK_INFF, sin##SUF(y));                                  \
+        } else if (y == 0) { *re = x; *im = y; }                                           \
+        else { *re = (T)CK_INFF; *im = ck_cnan_##T(); }                                    \
+    } else { *re = x; *im = y == 0 ? y : ck_cnan_##T(); }                                  \
+    return 1;                                                                              \
+}                                                                                          \
+CK_FN int ck_cspecial_cosh_##T(T x, T y, T *re, T *im)                                     \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isfinite(x)) { *re = ck_cnan_##T(); *im = x == 0 ? (T)0 : ck_cnan_##T(); }         \
+    else if (isinf(x)) {                                                                   \
+        if (isfinite(y) && y != 0) {                                                       \
+            *re = copysign##SUF((T)CK_INFF, cos##SUF(y));                                  \
+            *im = copysign##SUF((T)CK_INFF, sin##SUF(y)) * (signbit(x) ? (T)-1 : (T)1);    \
+        } else if (y == 0) { *re = (T)CK_INFF; *im = signbit(x) ? -y : y; }                \
+        else { *re = (T)CK_INFF; *im = ck_cnan_##T(); }                                    \
+    } else { *re = x; *im = y == 0 ? y : ck_cnan_##T(); }                                  \
+    return 1;                                                                              \
+}                                                                                          \
+CK_FN int ck_cspecial_tanh_##T(T x, T y, T *re, T *im)                                     \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isinf(x)) {                                                                        \
+        *re = copysign##SUF((T)1, x);                                                      \
+        *im = copysign##SUF((T)0, y);   /* the array API's 1 + 0j (C99: the sign of sin 2y) */ \
+    } else if (y == 0) { *re = x; *im = y; }                                               \
+    else { *re = x == 0 ? x : ck_cnan_##T(); *im = ck_cnan_##T(); }                        \
+    return 1;                                                                              \
+}                                                                                          \
+CK_FN int ck_cspecial_asinh_##T(T x, T y, T *re, T *im)                                    \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isinf(y)) {                                                                        \
+        *re = copysign##SUF((T)CK_INFF, x);                                                \
+        *im = isnan(x) ? ck_cnan_##T() : copysign##SUF(isfinite(x) ? (T)(CK_PI / 2) : (T)(CK_PI / 4), y); \
+    } else if (!isfinite(x)) {                                                             \
+        *re = x;                                                                           \
+        *im = ((isinf(x) && isfinite(y)) || (isnan(x) && y == 0)) ? copysign##SUF((T)0, y) : ck_cnan_##T(); \
+    } else { *re = ck_cnan_##T(); *im = ck_cnan_##T(); }                                   \
+    return 1;                                                                              \
+}                                                                                          \
+CK_FN int ck_cspecial_acosh_##T(T x, T y, T *re, T *im)                                    \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isinf(y)) {                                                                        \
+        *re = (T)CK_INFF;                                                                  \
+        *im = isnan(x) ? ck_cnan_##T()                                                     \
+                       : copysign##SUF(isinf(x) ? (x < 0 ? (T)(3 * CK_PI / 4) : (T)(CK_PI / 4)) : (T)(CK_PI / 2), y); \
+    } else if (isinf(x)) {                                                                 \
+        *re = (T)CK_INFF;                                                                  \
+        *im = isfinite(y) ? copysign##SUF(signbit(x) ? (T)CK_PI : (T)0, y) : ck_cnan_##T(); \
+    } else { *re = ck_cnan_##T(); *im = x == 0 ? (T)(CK_PI / 2) : ck_cnan_##T(); }         \
+    return 1;                                                                              \
+}                                                                                          \
+CK_FN int ck_cspecial_atanh_##T(T x, T y, T *re, T *im)                                    \
+{                                                                                          \
+    if (isfinite(x) && isfinite(y)) return 0;                                              \
+    if (isinf(y)) { *re = copysign##SUF((T)0, x); *im = copysign##SUF((T)(CK_PI / 2), y); } \
+    else if (isinf(x) || x == 0) {                                                         \
+        *re = copysign##SUF((T)0, x);                                                      \
+        *im = isfinite(y) ? copysign##SUF((T)(CK_PI / 2), y) : ck_cnan_##T();              \
+    } else { *re = ck_cnan_##T(); *im = ck_cnan_##T(); }                                   \
+    return 1;                                                                              \
+}                                                                                          \
+/* acos(z) = pi/2 - asin(z) = pi/2 - i asinh(iz)... in parts: asinh of -y + ix */          \
+CK_FN int ck_cspecial_acos_##T(T x, T y, T *re, T *im)                                     \
+{                                                                                          \
+    T wr, wi;                                                                              \
+    if (!ck_cspecial_asinh_##T(-y, x, &wr, &wi)) return 0;                                 \
+    *re = (T)(CK_PI / 2) - wi;                                                             \
+    if (*re == 0) *re = 0;                                                                 \
+    *im = wr;                                                                              \
+    return 1;                                                                              \
+}                                                                                          \
+/* f(z) = -i g(iz) for (f, g) = (sin, sinh), (tan, tanh), (asin, asinh),                  \
+ * (atan, atanh), and cos(z) = cosh(iz), as C99 defines their special values */           \
+CK_CSPECIAL_ROTATED_(sin_r, sinh, T) CK_CSPECIAL_ROTATED_(tan, tanh, T)                    \
+CK_CSPECIAL_ROTATED_(asin, asinh, T) CK_CSPECIAL_ROTATED_(atan, atanh, T)                  \
+CK_FN int ck_cspecial_cos_##T(T x, T y, T *re, T *im) { return ck_cspecial_cosh_##T(-y, x, re, im); } \
+/* (the C library's sin(+-inf or NaN +- i inf) is NaN + i inf, whichever the signs) */    \
+CK_FN int ck_cspecial_sin_##T(T x, T y, T *re, T *im)                                      \
+{                                                                                          \
+    if (!ck_cspecial_sin_r_##T(x, y, re, im)) return 0;                                    \
+    if (!isfinite(x) && isinf(y)) *im = (T)CK_INFF;                                        \
+    return 1;                                                                              \
+}
+#define CK_CSPECIAL_ROTATED_(F, G, T)                                                     \
+    CK_FN int ck_cspecial_##F##_##T(T x, T y, T *re, T *im)                                \
+    {                                                                                      \
+        T wr, wi;                                                                          \
+        if (!ck_cspecial_##G##_##T(-y, x, &wr, &wi)) return 0;                             \
+        *re = wi;                                                                          \
+        *im = -wr;                                                                         \
+        return 1;                                                                          \
+    }
+CK_CSPECIAL_FNS_(float, f)
+CK_CSPECIAL_FNS_(double, )
+#define CK_CSPECIAL_WRAP_(OP, T, CT)                                                      \
+    CK_FN CT ck_c##OP##_##T(CT z)                                                          \
+    {                                                                                      \
+        T re, im;                                                                          \
+        if (ck_cspecial_##OP##_##T(CK_RE(z), CK_IM(z), &re, &im)) return CK_MKC(z, re, im); \
+        return OP(z);                                                                      \
+    }
+#define CK_CSPECIAL_WRAPS_(T, CT)                                                         \
+    CK_CSPECIAL_WRAP_(exp, T, CT) CK_CSPECIAL_WRAP_(sinh, T, CT) CK_CSPECIAL_WRAP_(cosh, T, CT) \
+    CK_CSPECIAL_WRAP_(tanh, T, CT) CK_CSPECIAL_WRAP_(asinh, T, CT) CK_CSPECIAL_WRAP_(acosh, T, CT) \
+    CK_CSPECIAL_WRAP_(atanh, T, CT) CK_CSPECIAL_WRAP_(acos, T, CT) CK_CSPECIAL_WRAP_(sin, T, CT)      \
+    CK_CSPECIAL_WRAP_(cos, T, CT) CK_CSPECIAL_WRAP_(tan, T, CT) CK_CSPECIAL_WRAP_(asin, T, CT)       \
+    CK_CSPECIAL_WRAP_(atan, T, CT)
+CK_CSPECIAL_WRAPS_(float, CK_CFLOAT)
+CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
+/* f(a) for the real dtypes, its special-valued wrapper for the complex ones */
+#define CK_CFN_FLOAT16(f, a) f(a)
+#define CK_CFN_FLOAT32(f, a) f(a)
+#define CK_CFN_FLOAT64(f, a) f(a)
+#define CK_CFN_COMPLEX64(f, a) ck_c##f##_float(a)
+#define CK_CFN_COMPLEX128(f, a) ck_c##f##_double(a)
+
 /* ================================================================ unary */
 #define CK_X_NEGATIVE(DT, K, C, a) ((C)(-(a)))
 #define CK_X_POSITIVE(DT, K, C, a) (a)
@@ -164,15 +318,21 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_EXP_FLOAT16(a) ck_expf(a)
 #define CK_X_EXP_FLOAT32(a) ck_expf(a)
 #define CK_X_EXP_FLOAT64(a) exp(a)
-#define CK_X_EXP_COMPLEX64(a) exp(a)
-#define CK_X_EXP_COMPLEX128(a) exp(a)
+#define CK_X_EXP_COMPLEX64(a) ck_cexp_float(a)
+#define CK_X_EXP_COMPLEX128(a) ck_cexp_double(a)
 #define CK_X_EXP2(DT, K, C, a) CK_X_EXP2_##K(C, a)
 #define CK_X_EXP2_F(C, a) exp2(a)
 #define CK_X_EXP2_C(C, a) exp((a) * CK_LN2)
-#define CK_X_EXPM1(DT, K, C, a) CK_X_EXPM1_##K(C, a)
-#define CK_X_EXPM1_F(C, a) expm1(a)
-#define CK_X_EXPM1_C(C, a) CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2), \
-                                  exp(CK_RE(a)) * sin(CK_IM(a)))
+#define CK_X_EXPM1(DT, K, C, a) CK_X_EXPM1_##K(DT, C, a)
+#define CK_X_EXPM1_F(DT, C, a) expm1(a)
+/* A non-finite part: exp(a) - 1, whose C99 special values are the array
+ * API's for expm1 (NumPy's product formula gives inf * 0 = NaN there); the
+ * + 0 makes expm1(-0 + 0j) the standard's +0 + 0j and changes nothing else. */
+#define CK_X_EXPM1_C(DT, C, a)                                                                         \
+    ((isfinite(CK_RE(a)) && isfinite(CK_IM(a)))                                                        \
+         ? CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2) + 0,  \
+                  exp(CK_RE(a)) * sin(CK_IM(a)))                                                       \
+         : CK_X_EXP_##DT(a) - 1)
 #define CK_X_LOG(DT, K, C, a) log(a)
 #define CK_X_LOG2(DT, K, C, a) CK_X_LOG2_##K(C, a)
 #define CK_X_LOG2_F(C, a) log2(a)
@@ -192,18 +352,18 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
                ? log1p(CK_RE(a) * (2 + CK_RE(a)) + CK_IM(a) * CK_IM(a)) / 2                         \
                : log(hypot(1 + CK_RE(a), CK_IM(a))),                                                \
            atan2(CK_IM(a), 1 + CK_RE(a)))
-#define CK_X_SIN(DT, K, C, a) sin(a)
-#define CK_X_COS(DT, K, C, a) cos(a)
-#define CK_X_TAN(DT, K, C, a) tan(a)
-#define CK_X_ARCSIN(DT, K, C, a) asin(a)
-#define CK_X_ARCCOS(DT, K, C, a) acos(a)
-#define CK_X_ARCTAN(DT, K, C, a) atan(a)
-#define CK_X_SINH(DT, K, C, a) sinh(a)
-#define CK_X_COSH(DT, K, C, a) cosh(a)
-#define CK_X_TANH(DT, K, C, a) tanh(a)
-#define CK_X_ARCSINH(DT, K, C, a) asinh(a)
-#define CK_X_ARCCOSH(DT, K, C, a) acosh(a)
-#define CK_X_ARCTANH(DT, K, C, a) atanh(a)
+#define CK_X_SIN(DT, K, C, a) CK_CFN_##DT(sin, a)
+#define CK_X_COS(DT, K, C, a) CK_CFN_##DT(cos, a)
+#define CK_X_TAN(DT, K, C, a) CK_CFN_##DT(tan, a)
+#define CK_X_ARCSIN(DT, K, C, a) CK_CFN_##DT(asin, a)
+#define CK_X_ARCCOS(DT, K, C, a) CK_CFN_##DT(acos, a)
+#define CK_X_ARCTAN(DT, K, C, a) CK_CFN_##DT(atan, a)
+#define CK_X_SINH(DT, K, C, a) CK_CFN_##DT(sinh, a)
+#define CK_X_COSH(DT, K, C, a) CK_CFN_##DT(cosh, a)
+#define CK_X_TANH(DT, K, C, a) CK_CFN_##DT(tanh, a)
+#define CK_X_ARCSINH(DT, K, C, a) CK_CFN_##DT(asinh, a)
+#define CK_X_ARCCOSH(DT, K, C, a) CK_CFN_##DT(acosh, a)
+#define CK_X_ARCTANH(DT, K, C, a) CK_CFN_##DT(atanh, a)
 #define CK_X_DEG2RAD(DT, K, C, a) ((a) * (C)(CK_PI / 180.0))
 #define CK_X_RAD2DEG(DT, K, C, a) ((a) * (C)(180.0 / CK_PI))
 #define CK_X_FLOOR(DT, K, C, a) CK_X_ROUNDING_##K(floor, a)

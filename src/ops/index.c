@@ -233,14 +233,17 @@ static ck_status build_plan(ix_plan *p, const ck_array *a, int n, const ck_index
                 s = ck_full_scalar(&sc, 1, &cnt, CK_INT64, 0.0, ck_array_device(a));
                 if (s == CK_OK) s = add_idx(p, &sc, vnd - 1, axis);
             } else {
+                /* a mask axis of length 0 selects nothing from an axis of
+                 * any length, as NumPy lets it (x[mask of shape (2, 0)]
+                 * with x of shape (2, 1)) */
                 for (int j = 0; j < k->ndim; j++)
-                    if (k->shape[j] != a->shape[axis + j])
+                    if (k->shape[j] != a->shape[axis + j] && k->shape[j] != 0)
                         return ck_error_set(CK_ERR_INDEX,
                                             "boolean index did not match indexed array along axis %d; size of axis "
                                             "is %lld but size of corresponding boolean axis is %lld",
                                             axis + j, (long long)a->shape[axis + j], (long long)k->shape[j]);
                 for (int j = 0; j < k->ndim && s == CK_OK; j++)
-                    s = add_view_dim(p, &vnd, a->shape[axis + j], a->strides[axis + j]);
+                    s = add_view_dim(p, &vnd, k->shape[j], a->strides[axis + j]);
                 if (s == CK_OK) s = add_mask(p, k, vnd - k->ndim, axis);
                 axis += k->ndim;
             }

@@ -16,6 +16,8 @@
 #define CK_IM(a) __imag__(a)
 #define CK_MKC(a, re, im) __builtin_complex((__typeof__(__real__(a)))(re), (__typeof__(__real__(a)))(im))
 #define CK_INFF __builtin_inff()
+#define CK_CFLOAT float _Complex
+#define CK_CDOUBLE double _Complex
 
 static inline float ck_f32_from_bits_(uint32_t u)
 {
@@ -98,8 +100,8 @@ CK_FN float ck_tanhf(float x)
 #define CK_X_TANH_FLOAT16(a) ck_tanhf(a)
 #define CK_X_TANH_FLOAT32(a) ck_tanhf(a)
 #define CK_X_TANH_FLOAT64(a) tanh(a)
-#define CK_X_TANH_COMPLEX64(a) tanh(a)
-#define CK_X_TANH_COMPLEX128(a) tanh(a)
+#define CK_X_TANH_COMPLEX64(a) ck_ctanh_float(a)
+#define CK_X_TANH_COMPLEX128(a) ck_ctanh_double(a)
 
 /* The CPU's own sin and cos of float32 (and float16, computed in float),
  * in double so that the result is correctly rounded or nearly (0.500 ulp
@@ -198,7 +200,7 @@ CK_FN float ck_atan2f(float y, float x)
 #define CK_X_TRIG_FLOAT16(a, c, f) ck_trigf(a, c)
 #define CK_X_TRIG_FLOAT32(a, c, f) ck_trigf(a, c)
 #define CK_X_TRIG_FLOAT64(a, c, f) f(a)
-#define CK_X_TRIG_COMPLEX64(a, c, f) f(a)
-#define CK_X_TRIG_COMPLEX128(a, c, f) f(a)
+#define CK_X_TRIG_COMPLEX64(a, c, f) CK_CFN_COMPLEX64(f, a)
+#define CK_X_TRIG_COMPLEX128(a, c, f) CK_CFN_COMPLEX128(f, a)
 
 #endif
