@@ -536,6 +536,30 @@ def test_basic_indexing(device):
     check_grads(lambda a: a.T[1:, 2], [x], device)   # a view of a non-contiguous array
 
 
+def test_setitem(device):
+    x = arr(rand(3, 4), device, requires_grad=True)
+    v = arr(rand(4), device, requires_grad=True)
+    y = x * 2
+    y[1] = v * 3              # y's node becomes the assignment's
+    y[0, ::2] = 0.0
+    assert y.grad_fn.name() == "SetitemBackward0"
+    w = rand(3, 4)
+    (y * ck.asarray(w, device=device)).sum().backward()
+    want = 2 * w
+    want[1] = 0
+    want[0, ::2] = 0
+    np.testing.assert_allclose(npy(x.grad), want)
+    np.testing.assert_allclose(npy(v.grad), 3 * w[1])
+    # a plain array filled with values that require grad
+    buf = ck.zeros((2, 3), device=device)
+    buf[:, 1] = v[:2]
+    assert buf.requires_grad
+    buf.sum().backward()
+    np.testing.assert_allclose(npy(v.grad), 3 * w[1] + np.array([1, 1, 0, 0]))
+    with pytest.raises(NotImplementedError, match="integer or boolean index"):
+        buf[ck.asarray([0], device=device)] = v[:3]
+
+
 MATMUL = [((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,)), ((2, 3, 4), (4, 5)),
           ((2, 1, 3, 4), (3, 4, 2)), ((5, 4), (2, 4, 3))]
 

@@ -947,6 +947,16 @@ PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result)
     return attach(result, ck_ag_record_matmul(CK_ARR(a), va, CK_ARR(b), vb, CK_ARR(result), &ov), &ov);
 }
 
+int ck_py_ag_setitem(PyObject *self, PyObject *value, const ck_array *virtual_view)
+{
+    ck_ag_var *ov;
+    ck_status s = ck_ag_record_setitem(CK_ARR(self), var_of(self), CkArray_Check(value) ? CK_ARR(value) : NULL,
+                                       var_of(value), virtual_view, &ov);
+    if (s != CK_OK) return ck_py_raise_int(s);
+    if (ov) set_var(self, ov);
+    return 0;
+}
+
 PyObject *ck_py_ag_missing(const char *name, int nin, PyObject *const *in, PyObject *result)
 {
     if (!result || !CkArray_Check(result)) return result;
