@@ -610,3 +610,4 @@ def test_mlp_step(device):
     gw1, gb1 = dh.T @ xb, dh.sum(0)
     for got, want in zip(P, (gw1, gb1, gw2, gb2)):
         np.testing.assert_allclose(npy(got.grad), want, rtol=1e-4, atol=1e-6)
+        assert got.grad.flags.c_contiguous    # W.T's gradient is made in W's layout
