@@ -1259,9 +1259,12 @@ static void agfunc_dealloc(PyObject *self)
     PyObject_Free(self);
 }
 
+/* It reads as the function it wraps (name, doc, signature; inspect follows __wrapped__). */
 static PyObject *agfunc_getattro(PyObject *self, PyObject *name)
 {
-    return PyObject_GetAttr(((CkAgFuncObject *)self)->fn, name);
+    PyObject *fn = ((CkAgFuncObject *)self)->fn;
+    if (PyUnicode_Check(name) && !PyUnicode_CompareWithASCIIString(name, "__wrapped__")) return Py_NewRef(fn);
+    return PyObject_GetAttr(fn, name);
 }
 
 static PyObject *agfunc_repr(PyObject *self) { return PyObject_Repr(((CkAgFuncObject *)self)->fn); }
