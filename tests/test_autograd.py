@@ -527,6 +527,19 @@ def test_layout_rules(device):
     check_grads(lambda a: a.diagonal(1) * ck.arange(3.0, device=device), [m], device)
 
 
+def test_more_layout_rules(device):
+    x = rand(3, 4)
+    w = rand(3, 4)
+    check_grads(lambda a: ck.roll(a, 1, axis=1) * w, [x], device)
+    check_grads(lambda a: ck.roll(a, (1, -2), axis=(0, 1)) * w, [x], device)
+    check_grads(lambda a: ck.roll(a, 5) * w, [x], device)
+    check_grads(lambda a: ck.tril(a, 1) * w, [x], device)
+    check_grads(lambda a: ck.triu(a, -1) * w, [x], device)
+    wp = rand(5, 7)
+    check_grads(lambda a: ck.pad(a, ((1, 1), (2, 1))) * wp, [x], device)
+    check_grads(lambda a: ck.pad(a, 1, constant_values=3.0) * wp[:, :6], [x], device)
+
+
 def test_basic_indexing(device):
     x = rand(4, 5)
     check_grads(lambda a: a[1] * ck.arange(5.0, device=device), [x], device)
