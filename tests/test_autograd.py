@@ -536,6 +536,8 @@ def test_layout_rules(device):
     m = rand(4, 4)
     check_grads(lambda a: ck.diagonal(a) * ck.arange(4.0, device=device), [m], device)
     check_grads(lambda a: a.diagonal(1) * ck.arange(3.0, device=device), [m], device)
+    check_grads(lambda a: ck.trace(a) * a.trace(offset=-1), [m], device)
+    check_grads(lambda a: ck.trace(a, axis1=1, axis2=2), [rand(2, 3, 3)], device)
 
 
 def test_more_layout_rules(device):
