@@ -252,6 +252,11 @@ ck_status ck_ag_record_tri(const ck_array *a, ck_ag_var *va, int64_t k, int uppe
 /* pad with a constant: widths[2 * i], widths[2 * i + 1] before and after axis i. */
 ck_status ck_ag_record_pad(const ck_array *a, ck_ag_var *va, const int64_t *widths, const ck_array *out,
                            ck_ag_var **ov);
+/* tile (repeat 0) or repeat (1) with one count: output axis i is the
+ * input's (promoted: shape[i]) taken factor[i] times, as blocks (tile) or
+ * element by element (repeat). */
+ck_status ck_ag_record_tile(const ck_array *a, ck_ag_var *va, int nd, const int64_t *shape, const int64_t *factor,
+                            int repeat, const ck_array *out, ck_ag_var **ov);
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,
                               ck_ag_var **ov);
 /* An op with no rule: backward raises naming it when it reaches the node. */

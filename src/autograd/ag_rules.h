@@ -85,6 +85,12 @@ typedef struct ck_ag_tri_params {
     int upper;
 } ck_ag_tri_params;
 
+typedef struct ck_ag_tile_params {
+    int nd, repeat;
+    int64_t shape[CK_MAXDIMS];
+    int64_t factor[CK_MAXDIMS];
+} ck_ag_tile_params;
+
 typedef struct ck_ag_pad_params {
     int64_t widths[2 * CK_MAXDIMS];
 } ck_ag_pad_params;

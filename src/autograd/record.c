@@ -210,6 +210,18 @@ ck_status ck_ag_record_pad(const ck_array *a, ck_ag_var *va, const int64_t *widt
     return record1("pad", a, va, &p, sizeof p, 0, out, ov);
 }
 
+ck_status ck_ag_record_tile(const ck_array *a, ck_ag_var *va, int nd, const int64_t *shape, const int64_t *factor,
+                            int repeat, const ck_array *out, ck_ag_var **ov)
+{
+    ck_ag_tile_params p;
+    memset(&p, 0, sizeof p);
+    p.nd = nd;
+    p.repeat = repeat;
+    memcpy(p.shape, shape, (size_t)nd * sizeof *shape);
+    memcpy(p.factor, factor, (size_t)nd * sizeof *factor);
+    return record1(repeat ? "repeat" : "tile", a, va, &p, sizeof p, 0, out, ov);
+}
+
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,
                               ck_ag_var **ov)
 {

@@ -129,7 +129,41 @@ static ck_status pad_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
     return CK_OK;
 }
 
+/* tile / repeat: each output axis split into (count, length) or (length,
+ * count), the counts summed away, then the input's shape */
+static ck_status tile_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+{
+    const ck_ag_tile_params *p = n->params;
+    int64_t split[CK_MAXDIMS];
+    uint64_t mask = 0;
+    int k = 0;
+    for (int i = 0; i < p->nd; i++) {
+        if (p->factor[i] == 1) {
+            split[k++] = p->shape[i];
+            continue;
+        }
+        if (k + 2 > CK_MAXDIMS)
+            return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "autograd: tile/repeat over more than %d axes", CK_MAXDIMS / 2);
+        int first = !p->repeat;   /* tile: the count is the outer part */
+        if (first) mask |= 1ull << k;
+        split[k++] = first ? p->factor[i] : p->shape[i];
+        if (!first) mask |= 1ull << k;
+        split[k++] = first ? p->shape[i] : p->factor[i];
+    }
+    ck_array s, r;
+    CK_AG_TRY(ck_array_reshape(&s, &gout[0], k, split, 0));
+    ck_status st = ck_reduce(CK_REDUCE_SUM, &s, mask, 0, s.dtype, &r, 0);
+    ck_array_release(&s);
+    if (st != CK_OK) return st;
+    const ck_ag_input *in = &n->in[0];
+    st = ck_array_reshape(&gin[0], &r, in->ndim, in->shape, 0);
+    ck_array_release(&r);
+    return st;
+}
+
 const ck_ag_rule ck_ag_rules_shape[] = {
+    {"tile", tile_bw, 0},
+    {"repeat", tile_bw, 0},
     {"roll", roll_bw, 0},
     {"tril", tri_bw, 0},
     {"triu", tri_bw, 0},

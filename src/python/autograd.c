@@ -966,6 +966,35 @@ PyObject *ck_py_ag_pad(PyObject *a, const int64_t *widths, PyObject *result)
     return attach(result, ck_ag_record_pad(CK_ARR(a), v, widths, CK_ARR(result), &ov), &ov);
 }
 
+PyObject *ck_py_ag_tile(PyObject *a, int is_repeat, int n, const int64_t *reps, int axis, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    const ck_array *x = CK_ARR(a);
+    int64_t shape[CK_MAXDIMS], factor[CK_MAXDIMS];
+    int nd;
+    if (!is_repeat) {
+        nd = x->ndim > n ? x->ndim : n;
+        for (int i = 0; i < nd; i++) {
+            int ia = i - (nd - x->ndim), ir = i - (nd - n);
+            shape[i] = ia >= 0 ? x->shape[ia] : 1;
+            factor[i] = ir >= 0 ? reps[ir] : 1;
+        }
+    } else if (axis == CK_AXIS_FLAT) {
+        nd = 1;
+        shape[0] = x->size;
+        factor[0] = reps[0];
+    } else {
+        nd = x->ndim;
+        if (axis < 0) axis += nd;
+        for (int i = 0; i < nd; i++) {
+            shape[i] = x->shape[i];
+            factor[i] = i == axis ? reps[0] : 1;
+        }
+    }
+    return attach(result, ck_ag_record_tile(x, v, nd, shape, factor, is_repeat, CK_ARR(result), &ov), &ov);
+}
+
 PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result)
 {
     ck_ag_var *va = var_of(a), *vb = var_of(b), *ov;

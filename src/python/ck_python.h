@@ -247,6 +247,8 @@ PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result);
 PyObject *ck_py_ag_roll(PyObject *a, int n, const int64_t *shifts, const int *axes, PyObject *result);
 PyObject *ck_py_ag_tri(PyObject *a, int64_t k, int upper, PyObject *result);
 PyObject *ck_py_ag_pad(PyObject *a, const int64_t *widths, PyObject *result);
+/* tile(a, reps) (axis ignored) or repeat(a, count, axis) with one count (axis CK_AXIS_FLAT: flattened). */
+PyObject *ck_py_ag_tile(PyObject *a, int is_repeat, int n, const int64_t *reps, int axis, PyObject *result);
 /* self[key] = value was done (key basic: virtual_view its layout on
  * ck_ag_virtual's fake of self): self's new variable.  0 or -1. */
 int ck_py_ag_setitem(PyObject *self, PyObject *value, const ck_array *virtual_view);

@@ -535,6 +535,7 @@ static PyObject *f_tile(PyObject *m, PyObject *args, PyObject *kw)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_tile(&r, CK_ARR(a), n, reps), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_tile(a, 0, n, reps, 0, res);
     Py_DECREF(a);
     return res;
 }
@@ -553,8 +554,13 @@ static PyObject *repeat_impl(PyObject *a, PyObject *repeats, PyObject *axis_obj)
     }
     ck_array r;
     ck_status s = ck_repeat(&r, CK_ARR(a), reps.size, (const int64_t *)reps.data, axis);
+    PyObject *res = wrap_new(s, &r);
+    /* one count for every element has a rule; several counts have none yet */
+    if (CK_AG_GATE() && res)
+        res = reps.size == 1 ? ck_py_ag_tile(a, 1, 1, (const int64_t *)reps.data, axis, res)
+                             : ck_py_ag_missing("repeat", 1, &a, res);
     ck_array_release(&reps);
-    return wrap_new(s, &r);
+    return res;
 }
 
 static PyObject *f_repeat(PyObject *m, PyObject *args, PyObject *kw)
@@ -864,9 +870,7 @@ static PyObject *m_repeat(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *repeats, *axis = Py_None;
     static char *kwlist[] = {"repeats", "axis", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &repeats, &axis)) return NULL;
-    PyObject *r = repeat_impl(self, repeats, axis);
-    if (CK_AG_GATE() && r) r = ck_py_ag_missing("repeat", 1, &self, r);
-    return r;
+    return repeat_impl(self, repeats, axis);
 }
 
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
