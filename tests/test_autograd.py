@@ -361,6 +361,32 @@ def test_function(device):
         Bad.apply(x).sum().backward()
 
 
+def test_function_saving_its_output_is_freed(device):
+    import gc
+    import weakref
+
+    class Exp(ck.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = ck.exp(x)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    x = arr([0.0, 1.0], device, requires_grad=True)
+    y = Exp.apply(x)
+    y.sum().backward()
+    np.testing.assert_allclose(npy(x.grad), np.exp([0.0, 1.0]))
+    r = weakref.ref(y)
+    del y
+    gc.collect()
+    assert r() is None
+
+
 def test_function_multiple_outputs(device):
     class Split2(ck.autograd.Function):
         @staticmethod

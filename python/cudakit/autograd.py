@@ -120,7 +120,11 @@ class FunctionCtx:
         self._non_differentiable = ()
 
     def save_for_backward(self, *tensors):
-        self._saved = tensors
+        # detached views: a saved output would otherwise hold its own node
+        # (output -> node -> ctx -> output), a cycle through C that Python's
+        # collector cannot see; higher-order gradients, which would need the
+        # originals, are not implemented
+        self._saved = tuple(t.detach() if isinstance(t, _core.ndarray) else t for t in tensors)
         self._versions = tuple(t._version if isinstance(t, _core.ndarray) else None for t in tensors)
 
     @property
