@@ -259,6 +259,16 @@ ck_status ck_ag_record_tile(const ck_array *a, ck_ag_var *va, int nd, const int6
                             int repeat, const ck_array *out, ck_ag_var **ov);
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,
                               ck_ag_var **ov);
+/* Any op, for rules written elsewhere (a new family): the rule named name
+ * (a rule-less node when the table has none), inputs in[i] with variables
+ * vars[i] (an input NULL: a scalar operand, no gradient), saved[k] in the
+ * node's slots (NULL entries skipped), params_size bytes of params copied
+ * (the rule's own struct, declared where both the recording site and the
+ * rule can see it: a public header of the op), outputs out[j] (ov[j] their
+ * variables, NULL for those that cannot carry a gradient). */
+ck_status ck_ag_record_op(const char *name, int nin, const ck_array *const *in, ck_ag_var *const *vars, int nsaved,
+                          const ck_array *const *saved, const void *params, size_t params_size, int nout,
+                          const ck_array *const *out, ck_ag_var **ov);
 /* An op with no rule: backward raises naming it when it reaches the node. */
 ck_status ck_ag_record_missing(const char *name, int nin, const ck_array *const *in, ck_ag_var *const *vars, int nout,
                                const ck_array *const *out, ck_ag_var **ov);

@@ -238,6 +238,50 @@ ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *
     return *ov ? CK_OK : ck_error_status();
 }
 
+ck_status ck_ag_record_op(const char *name, int nin, const ck_array *const *in, ck_ag_var *const *vars, int nsaved,
+                          const ck_array *const *saved, const void *params, size_t params_size, int nout,
+                          const ck_array *const *out, ck_ag_var **ov)
+{
+    int any = 0, carry = 0;
+    for (int j = 0; j < nout; j++) {
+        ov[j] = NULL;
+        carry |= carries(out[j]);
+    }
+    for (int i = 0; i < nin; i++) any |= in[i] && needs(vars[i]);
+    if (!any || !carry) return CK_OK;
+    const ck_ag_rule *r = ck_ag_rule_find(name);
+    if (!r) r = ck_ag_rule_missing(name);
+    ck_ag_node *n = ck_ag_node_new(r, nin, nout, nsaved, params_size);
+    if (!n) return ck_error_status();
+    if (params_size) memcpy(n->params, params, params_size);
+    for (int i = 0; i < nin; i++) {
+        if (in[i]) {
+            ck_ag_node_set_input(n, i, needs(vars[i]) ? vars[i] : NULL, in[i]);
+        } else {
+            ck_scalar z = {.dtype = CK_FLOAT64};
+            ck_ag_node_set_scalar(n, i, &z, 1);
+        }
+    }
+    for (int k = 0; k < nsaved; k++)
+        if (saved[k]) ck_ag_node_save(n, k, saved[k]);
+    ck_status s = CK_OK;
+    for (int j = 0; j < nout; j++) {
+        ck_ag_output *o = &n->out[j];
+        if (!carries(out[j])) {
+            /* no variable, but zeros of its shape may be needed */
+            o->dtype = out[j]->dtype;
+            o->dev = ck_array_device(out[j]);
+            o->ndim = out[j]->ndim;
+            memcpy(o->shape, out[j]->shape, (size_t)out[j]->ndim * sizeof *out[j]->shape);
+            continue;
+        }
+        ov[j] = ck_ag_node_output(n, j, out[j]);
+        if (!ov[j]) s = ck_error_status();
+    }
+    ck_ag_node_release(n);
+    return s;
+}
+
 ck_status ck_ag_record_missing(const char *name, int nin, const ck_array *const *in, ck_ag_var *const *vars, int nout,
                                const ck_array *const *out, ck_ag_var **ov)
 {

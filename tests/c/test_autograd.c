@@ -63,6 +63,23 @@ int main(void)
     CHECK(ck_ag_backward(1, &mv, &ones, 0, 0, NULL, NULL) == CK_ERR_RUNTIME && strstr(ck_error_message(), "'sort'"),
           "missing: %s", ck_error_message());
 
+    /* the generic recording: a rule of the table found by name, params copied */
+    {
+        ck_array t;
+        ck_ag_var *tv;
+        int perm[1] = {0};
+        OK(ck_array_transpose(&t, &x, perm));
+        const ck_array *gin[1] = {&x}, *gout[1] = {&t};
+        int params[CK_MAXDIMS] = {0};
+        OK(ck_ag_record_op("transpose", 1, gin, &xv, 0, NULL, params, sizeof params, 1, gout, &tv));
+        CHECK(tv && !strcmp(ck_ag_node_name(tv->grad_fn, name, sizeof name), "PermuteBackward0"), "op %s", name);
+        double g0 = at(&xv->grad, 0);
+        OK(ck_ag_backward(1, &tv, &ones, 0, 0, NULL, NULL));
+        CHECK(at(&xv->grad, 0) == g0 + 1.0, "through the generic node %g", at(&xv->grad, 0));
+        ck_ag_var_release(tv);
+        ck_array_release(&t);
+    }
+
     /* a chain of 100000 nodes: walked and released iteratively */
     ck_ag_var *cur = xv;
     ck_ag_var_retain(cur);
