@@ -159,6 +159,7 @@ struct ck_buffer {
     void *release_ctx;
     int readonly;
     void *graph_node;        /* the graph pool's hold on it (NULL: none; include/cudakit_graph.h) */
+    uint64_t version;        /* bumped by each in-place write (autograd's check of saved arrays) */
 };
 
 ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes);

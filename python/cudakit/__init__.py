@@ -22,6 +22,8 @@ __version__ = "0.1.0"
 from . import cuda  # noqa: E402  (loads no driver until used)
 from ._array_api import (  # noqa: E402  (the array API standard's namespace)
     __array_api_version__, __array_namespace_info__, astype, finfo, iinfo)
+from . import autograd  # noqa: E402
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 
 CompileError = _core.CompileError
 

@@ -37,6 +37,7 @@ static inline ck_buffer *buffer_alloc(ck_device dev, size_t nbytes)
     b->nbytes = nbytes;
     b->readonly = 0;
     b->graph_node = NULL;
+    b->version = 0;
     return b;
 }
 
@@ -62,6 +63,7 @@ ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
     b->release_ctx = ctx;
     b->readonly = readonly;
     b->graph_node = NULL;
+    b->version = 0;
     return b;
 }
 

@@ -496,17 +496,36 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
             ck_array out;
             ck_status s = ck_index_get(&out, CK_ARR(self), (int)k->c.stored, items, CK_INDEX_RAISE);
             res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+            /* the rules of integer and boolean indexing are trainops' (issue 16) */
+            if (CK_AG_GATE() && res) res = ck_py_ag_missing("index", 1, &self, res);
         }
         ix_key_release(k);
         PyMem_Free(k);
         return res;
+    }
+    /* the same key over a C-contiguous array of self's shape: the view in
+     * element units, which is what its gradient needs */
+    ix_layout lv;
+    int record = CK_AG_GATE() && ((CkArrayObject *)self)->ag;
+    if (record) {
+        ck_array fake;
+        ck_ag_virtual(&fake, CK_ARR(self));
+        build_layout(&fake, k->items, (int)k->c.stored, (int)(k->c.ints + k->c.slices + k->c.advanced_axes), &lv);
     }
     ix_key_release(k);
     PyMem_Free(k);
     ck_array view;
     make_view(&view, CK_ARR(self), &l);
     /* a 0-d view, not a scalar, when every axis got an int (as CuPy) */
-    return ck_py_wrap_view(&view, self);
+    PyObject *res = ck_py_wrap_view(&view, self);
+    if (record && res) {
+        ck_array fv;
+        ck_ag_virtual(&fv, CK_ARR(self));
+        fv.data += lv.offset;
+        ck_array_set_layout(&fv, lv.ndim, lv.shape, lv.strides);
+        res = ck_py_ag_view("getitem", self, &fv, res);
+    }
+    return res;
 }
 
 /* --------------------------------------------------------------- setitem */
@@ -675,7 +694,18 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
-    ix_layout l;
+    /* autograd: x[key] = v where x or v requires grad records x's new node */
+    int record = 0;
+    if (CkArray_Check(self)) {
+        ck_ag_bump_version(CK_ARR(self));
+        if (CK_AG_GATE()) {
+            int vg = CkArray_Check(value) && ((CkArrayObject *)value)->ag && ((CkArrayObject *)value)->ag->requires_grad;
+            ck_ag_var *sv = ((CkArrayObject *)self)->ag;
+            if (ck_py_ag_inplace_check(self, vg) < 0) return -1;
+            record = vg || (sv && sv->requires_grad);
+        }
+    }
+    ix_layout l, lv;
     ix_key *k = PyMem_Malloc(sizeof *k);
     if (!k) {
         PyErr_NoMemory();
@@ -683,11 +713,23 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
     }
     k->c.stored = 0;
     int pr = parse_index(self, key, &l, k);
+    if (pr > 0 && record) {
+        /* the rules of integer and boolean indexing are trainops' (issue 16) */
+        PyErr_SetString(PyExc_NotImplementedError, "assignment through an integer or boolean index (x[idx] = v) "
+                        "where gradients are recorded is not differentiable in cudakit yet; use ck.where, or "
+                        "assign under ck.no_grad()");
+        pr = -1;
+    }
     if (pr != 0) {
         int r = pr > 0 ? assign_advanced(self, k, value) : -1;
         ix_key_release(k);
         PyMem_Free(k);
         return r;
+    }
+    if (record) {
+        ck_array fake;
+        ck_ag_virtual(&fake, CK_ARR(self));
+        build_layout(&fake, k->items, (int)k->c.stored, (int)(k->c.ints + k->c.slices + k->c.advanced_axes), &lv);
     }
     ix_key_release(k);
     PyMem_Free(k);
@@ -697,5 +739,12 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
     make_view(&view, CK_ARR(self), &l);
     int r = assign_value(&view, value);
     ck_array_release(&view);
+    if (r == 0 && record) {
+        ck_array fv;
+        ck_ag_virtual(&fv, CK_ARR(self));
+        fv.data += lv.offset;
+        ck_array_set_layout(&fv, lv.ndim, lv.shape, lv.strides);
+        r = ck_py_ag_setitem(self, value, &fv);
+    }
     return r;
 }

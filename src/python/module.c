@@ -207,7 +207,8 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_kernelgen_functions) < 0 ||
         add_functions(m, ck_py_pykernel_functions) < 0 ||
         add_functions(m, ck_py_profiler_functions) < 0 ||
-        add_functions(m, ck_py_graph_functions) < 0 || ck_py_graph_type_init(m) < 0)
+        add_functions(m, ck_py_graph_functions) < 0 || ck_py_graph_type_init(m) < 0 ||
+        add_functions(m, ck_py_autograd_functions) < 0 || ck_py_autograd_init(m) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;
     if (add_functions(m, ck_py_extend_functions) < 0) goto fail;   /* extend.c: Python members of ndarray, ufunc */

@@ -536,6 +536,7 @@ static PyObject *f_tile(PyObject *m, PyObject *args, PyObject *kw)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_tile(&r, CK_ARR(a), n, reps), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_tile(a, 0, n, reps, 0, res);
     Py_DECREF(a);
     return res;
 }
@@ -554,8 +555,13 @@ static PyObject *repeat_impl(PyObject *a, PyObject *repeats, PyObject *axis_obj)
     }
     ck_array r;
     ck_status s = ck_repeat(&r, CK_ARR(a), reps.size, (const int64_t *)reps.data, axis);
+    PyObject *res = wrap_new(s, &r);
+    /* one count for every element has a rule; several counts have none yet */
+    if (CK_AG_GATE() && res)
+        res = reps.size == 1 ? ck_py_ag_tile(a, 1, 1, (const int64_t *)reps.data, axis, res)
+                             : ck_py_ag_missing("repeat", 1, &a, res);
     ck_array_release(&reps);
-    return wrap_new(s, &r);
+    return res;
 }
 
 static PyObject *f_repeat(PyObject *m, PyObject *args, PyObject *kw)
@@ -600,6 +606,7 @@ static PyObject *f_roll(PyObject *m, PyObject *args, PyObject *kw)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_roll(&r, CK_ARR(a), ns, shifts, axis_obj == Py_None ? NULL : axes), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_roll(a, ns, shifts, axis_obj == Py_None ? NULL : axes, res);
     Py_DECREF(a);
     return res;
 }
@@ -709,8 +716,11 @@ static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     ck_array r;
     s = ck_pad(&r, arr, (const int64_t *)wc.data, pm, has_value ? &value : NULL);
-    ck_array_release(&wc);
     res = wrap_new(s, &r);
+    /* the other modes' gradients gather reflected parts: not yet (a rule-less node) */
+    if (CK_AG_GATE() && res) res = pm == CK_PAD_CONSTANT ? ck_py_ag_pad(a, (const int64_t *)wc.data, res)
+                                                         : ck_py_ag_missing("pad", 1, &a, res);
+    ck_array_release(&wc);
 done:
     Py_DECREF(a);
     return res;
@@ -722,6 +732,22 @@ static PyObject *trace_impl(PyObject *a, Py_ssize_t offset, int a1, int a2, PyOb
     if (ck_py_dtype_from_obj(dt_obj, CK_DTYPE_INVALID, &dt) < 0) return NULL;
     if (out != Py_None && !CkArray_Check(out)) { PyErr_SetString(PyExc_TypeError, "out must be a cudakit array"); return NULL; }
     ck_array r;
+    if (CK_AG_GATE() && ((CkArrayObject *)a)->ag && out == Py_None) {
+        /* recorded as what it is, the sum of a diagonal view */
+        ck_array dv, fake, fv;
+        ck_status s = ck_array_diagonal(&dv, CK_ARR(a), offset, a1, a2);
+        if (s != CK_OK) return ck_py_raise(s);
+        PyObject *d = ck_py_wrap_view(&dv, a);
+        ck_ag_virtual(&fake, CK_ARR(a));
+        if (d && ck_array_diagonal(&fv, &fake, offset, a1, a2) == CK_OK) d = ck_py_ag_view("diagonal", a, &fv, d);
+        if (!d) return NULL;
+        uint64_t last = 1ull << (CK_ARR(d)->ndim - 1);
+        s = ck_reduce(CK_REDUCE_SUM, CK_ARR(d), last, 0, dt, &r, 0);
+        PyObject *res = s == CK_OK ? ck_py_wrap(&r, NULL) : ck_py_raise(s);
+        if (res) res = ck_py_ag_reduce("sum", d, last, 0, 0.0, res);
+        Py_DECREF(d);
+        return res;
+    }
     ck_status s = ck_trace(&r, CK_ARR(a), offset, a1, a2, dt);
     if (s != CK_OK) return ck_py_raise(s);
     if (out == Py_None) return ck_py_wrap(&r, NULL);
@@ -756,6 +782,7 @@ static PyObject *tri_part(PyObject *args, PyObject *kw, int upper)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_tri_part(&r, CK_ARR(a), k, upper), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_tri(a, k, upper, res);
     Py_DECREF(a);
     return res;
 }
@@ -818,7 +845,9 @@ static PyObject *m_squeeze(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *axis = Py_None;
     static char *kwlist[] = {"axis", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &axis)) return NULL;
-    return squeeze_impl(self, axis);
+    PyObject *r = squeeze_impl(self, axis);
+    if (CK_AG_GATE() && r) r = ck_py_ag_reshape(self, r);
+    return r;
 }
 
 static PyObject *m_diagonal(PyObject *self, PyObject *args, PyObject *kw)
@@ -828,7 +857,13 @@ static PyObject *m_diagonal(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"offset", "axis1", "axis2", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|nii", kwlist, &offset, &a1, &a2)) return NULL;
     ck_array v;
-    return wrap_view(ck_array_diagonal(&v, CK_ARR(self), offset, a1, a2), &v, self);
+    PyObject *r = wrap_view(ck_array_diagonal(&v, CK_ARR(self), offset, a1, a2), &v, self);
+    if (CK_AG_GATE() && r && ((CkArrayObject *)self)->ag) {
+        ck_array fake, fv;
+        ck_ag_virtual(&fake, CK_ARR(self));
+        if (ck_array_diagonal(&fv, &fake, offset, a1, a2) == CK_OK) r = ck_py_ag_view("diagonal", self, &fv, r);
+    }
+    return r;
 }
 
 static PyObject *m_trace(PyObject *self, PyObject *args, PyObject *kw)
