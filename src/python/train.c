@@ -384,6 +384,28 @@ static PyObject *f_bias_act_backward(PyObject *self, PyObject *args, PyObject *k
     return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
 }
 
+static PyObject *f_scatter_add(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"target", "indices", "values", NULL};
+    PyObject *t, *i_obj, *v_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OO:_scatter_add", kwlist, &CkArray_Type, &t, &i_obj, &v_obj))
+        return NULL;
+    PyObject *idx = as_array(i_obj, t);
+    if (!idx) return NULL;
+    PyObject *v = as_array(v_obj, t);
+    if (!v) { Py_DECREF(idx); return NULL; }
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_scatter_add(CK_ARR(t), CK_ARR(idx), CK_ARR(v));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(idx);
+    Py_DECREF(v);
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_INCREF(t);
+    return t;
+}
+
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 
 PyMethodDef ck_py_train_functions[] = {
@@ -410,5 +432,8 @@ PyMethodDef ck_py_train_functions[] = {
      " (y, pre-activation) with save_pre."},
     {"_bias_act_backward", CK_KW_(f_bias_act_backward),
      "_bias_act_backward(grad, saved, act): grad * act'(saved) (saved: the pre-activation, or the output for relu)."},
+    {"_scatter_add", CK_KW_(f_scatter_add),
+     "_scatter_add(target, indices, values): target.flat[indices] += values in place, repeated indices adding up"
+     " (np.add.at on the flat target); returns target."},
     {NULL, NULL, 0, NULL},
 };
