@@ -35,8 +35,10 @@ static PyObject *softmax_common(PyObject *args, PyObject *kw, int log_)
     Py_BEGIN_ALLOW_THREADS
     s = ck_softmax(&out, CK_ARR(x), axis, log_);
     Py_END_ALLOW_THREADS
+    PyObject *res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    if (CK_AG_GATE() && res) res = ck_py_ag_softmax(x, axis, log_, res);
     Py_DECREF(x);
-    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    return res;
 }
 
 static PyObject *f_softmax(PyObject *self, PyObject *args, PyObject *kw) { (void)self; return softmax_common(args, kw, 0); }
@@ -85,8 +87,10 @@ static PyObject *f_logsumexp(PyObject *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     s = ck_logsumexp(&out, CK_ARR(a), mask, keepdims);
     Py_END_ALLOW_THREADS
+    PyObject *res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    if (CK_AG_GATE() && res) res = ck_py_ag_logsumexp(a, mask, keepdims, res);
     Py_DECREF(a);
-    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    return res;
 }
 
 /* ------------------------------------------------------- cross entropy */
@@ -145,6 +149,7 @@ static PyObject *f_xent(PyObject *self, PyObject *args, PyObject *kw)
             ck_py_raise(s);
         } else {
             PyObject *a = ck_py_wrap(&loss, NULL), *b = ck_py_wrap(&lse, NULL), *c = ck_py_wrap(&total, NULL);
+            if (CK_AG_GATE() && a && b && c) a = ck_py_ag_cross_entropy(logits, target, &xa, a, b, c);
             if (a && b && c) res = PyTuple_Pack(3, a, b, c);
             Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
         }
