@@ -171,8 +171,10 @@ def _reduce_case(name, values=_rand):
         tmap = {"max": "amax", "min": "amin"}
         if name in tmap:
             tf = _t(lambda x: getattr(torch, tmap[name])(x, dim=dims, keepdim=keep))
-        elif name == "prod" and (axis is None or isinstance(axis, int)):
-            tf = _t(lambda x: torch.prod(x, dim=axis, keepdim=keep) if axis is not None else torch.prod(x))
+        elif name == "prod" and isinstance(axis, int):
+            tf = _t(lambda x: torch.prod(x, dim=axis, keepdim=keep))
+        elif name == "prod" and axis is None:
+            tf = _t(lambda x: torch.prod(x).reshape((1,) * x.ndim if keep else ()))
         else:
             tf = None
         return Case(lambda x: fn(x, axis=axis, keepdims=keep), [values(shape, data.draw(st.integers(0, 99)))], [0], tf)
