@@ -161,6 +161,7 @@ struct ck_ag_node {
     void *user;
     void (*user_free)(void *user);
     void *handle;            /* the layer above's object for this node, not owned */
+    const char *label;       /* the op it prints as, when not its rule's (a view's function), or NULL */
     /* the walk's state */
     int64_t deps;
     int walk;

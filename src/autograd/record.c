@@ -120,7 +120,7 @@ ck_status ck_ag_record_view(const char *name, const ck_array *a, ck_ag_var *va, 
     memcpy(n->params, &p, sizeof p);
     ck_ag_node_set_input(n, 0, va, a);
     /* the node prints as the op that made the view */
-    n->rule = name && ck_ag_rule_find(name) ? ck_ag_rule_find(name) : r;
+    n->label = name;
     *ov = ck_ag_node_output(n, 0, out);
     ck_ag_node_release(n);
     return *ov ? CK_OK : ck_error_status();
