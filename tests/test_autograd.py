@@ -527,6 +527,19 @@ def test_layout_rules(device):
     check_grads(lambda a: a.diagonal(1) * ck.arange(3.0, device=device), [m], device)
 
 
+def test_more_layout_rules(device):
+    x = rand(3, 4)
+    w = rand(3, 4)
+    check_grads(lambda a: ck.roll(a, 1, axis=1) * w, [x], device)
+    check_grads(lambda a: ck.roll(a, (1, -2), axis=(0, 1)) * w, [x], device)
+    check_grads(lambda a: ck.roll(a, 5) * w, [x], device)
+    check_grads(lambda a: ck.tril(a, 1) * w, [x], device)
+    check_grads(lambda a: ck.triu(a, -1) * w, [x], device)
+    wp = rand(5, 7)
+    check_grads(lambda a: ck.pad(a, ((1, 1), (2, 1))) * wp, [x], device)
+    check_grads(lambda a: ck.pad(a, 1, constant_values=3.0) * wp[:, :6], [x], device)
+
+
 def test_basic_indexing(device):
     x = rand(4, 5)
     check_grads(lambda a: a[1] * ck.arange(5.0, device=device), [x], device)
@@ -534,6 +547,30 @@ def test_basic_indexing(device):
     check_grads(lambda a: a[::-1, None, 2] * 3, [x], device)
     check_grads(lambda a: a[..., -1] * a[0, :4], [x], device)
     check_grads(lambda a: a.T[1:, 2], [x], device)   # a view of a non-contiguous array
+
+
+def test_setitem(device):
+    x = arr(rand(3, 4), device, requires_grad=True)
+    v = arr(rand(4), device, requires_grad=True)
+    y = x * 2
+    y[1] = v * 3              # y's node becomes the assignment's
+    y[0, ::2] = 0.0
+    assert y.grad_fn.name() == "SetitemBackward0"
+    w = rand(3, 4)
+    (y * ck.asarray(w, device=device)).sum().backward()
+    want = 2 * w
+    want[1] = 0
+    want[0, ::2] = 0
+    np.testing.assert_allclose(npy(x.grad), want)
+    np.testing.assert_allclose(npy(v.grad), 3 * w[1])
+    # a plain array filled with values that require grad
+    buf = ck.zeros((2, 3), device=device)
+    buf[:, 1] = v[:2]
+    assert buf.requires_grad
+    buf.sum().backward()
+    np.testing.assert_allclose(npy(v.grad), 3 * w[1] + np.array([1, 1, 0, 0]))
+    with pytest.raises(NotImplementedError, match="integer or boolean index"):
+        buf[ck.asarray([0], device=device)] = v[:3]
 
 
 MATMUL = [((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,)), ((2, 3, 4), (4, 5)),
@@ -586,3 +623,4 @@ def test_mlp_step(device):
     gw1, gb1 = dh.T @ xb, dh.sum(0)
     for got, want in zip(P, (gw1, gb1, gw2, gb2)):
         np.testing.assert_allclose(npy(got.grad), want, rtol=1e-4, atol=1e-6)
+        assert got.grad.flags.c_contiguous    # W.T's gradient is made in W's layout

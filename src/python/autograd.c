@@ -940,11 +940,42 @@ PyObject *ck_py_ag_view(const char *name, PyObject *a, const ck_array *virtual_v
     return attach(result, ck_ag_record_view_of(name, CK_ARR(a), v, virtual_view, CK_ARR(result), &ov), &ov);
 }
 
+PyObject *ck_py_ag_roll(PyObject *a, int n, const int64_t *shifts, const int *axes, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_roll(CK_ARR(a), v, n, shifts, axes, CK_ARR(result), &ov), &ov);
+}
+
+PyObject *ck_py_ag_tri(PyObject *a, int64_t k, int upper, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_tri(CK_ARR(a), v, k, upper, CK_ARR(result), &ov), &ov);
+}
+
+PyObject *ck_py_ag_pad(PyObject *a, const int64_t *widths, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_pad(CK_ARR(a), v, widths, CK_ARR(result), &ov), &ov);
+}
+
 PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result)
 {
     ck_ag_var *va = var_of(a), *vb = var_of(b), *ov;
     if ((!va && !vb) || !result) return result;
     return attach(result, ck_ag_record_matmul(CK_ARR(a), va, CK_ARR(b), vb, CK_ARR(result), &ov), &ov);
+}
+
+int ck_py_ag_setitem(PyObject *self, PyObject *value, const ck_array *virtual_view)
+{
+    ck_ag_var *ov;
+    ck_status s = ck_ag_record_setitem(CK_ARR(self), var_of(self), CkArray_Check(value) ? CK_ARR(value) : NULL,
+                                       var_of(value), virtual_view, &ov);
+    if (s != CK_OK) return ck_py_raise_int(s);
+    if (ov) set_var(self, ov);
+    return 0;
 }
 
 PyObject *ck_py_ag_missing(const char *name, int nin, PyObject *const *in, PyObject *result)
@@ -1249,9 +1280,12 @@ static void agfunc_dealloc(PyObject *self)
     PyObject_Free(self);
 }
 
+/* It reads as the function it wraps (name, doc, signature; inspect follows __wrapped__). */
 static PyObject *agfunc_getattro(PyObject *self, PyObject *name)
 {
-    return PyObject_GetAttr(((CkAgFuncObject *)self)->fn, name);
+    PyObject *fn = ((CkAgFuncObject *)self)->fn;
+    if (PyUnicode_Check(name) && !PyUnicode_CompareWithASCIIString(name, "__wrapped__")) return Py_NewRef(fn);
+    return PyObject_GetAttr(fn, name);
 }
 
 static PyObject *agfunc_repr(PyObject *self) { return PyObject_Repr(((CkAgFuncObject *)self)->fn); }
