@@ -76,7 +76,9 @@ typedef struct ck_optim_hparams {
     int maximize;
     /* Adam / AdamW: decoupled is AdamW's weight decay (p *= 1 - lr * wd) */
     double beta1, beta2, eps;
-    int64_t step;          /* the step being taken, from 1 */
+    int64_t step;          /* the step being taken, from 1 ... */
+    const ck_array *step_array;   /* ... or read from this 0-d array on the parameters' device (not
+                                   * NULL), so that a captured CUDA graph reads the step of each replay */
     int decoupled;
     /* SGD: state1 is the momentum buffer (unused when momentum is 0);
      * first: this is its first step (the buffer becomes the gradient) */

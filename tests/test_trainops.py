@@ -405,3 +405,21 @@ def test_scatter_add(device, dt):
     if device == "cpu":
         with pytest.raises(IndexError, match="out of bounds"):
             _core._scatter_add(t, ck.asarray([20], device=device), ck.asarray([1.0], device=device))
+
+
+def test_adam_step_from_a_device_array(device):
+    """The step read from a 0-d array (what a captured CUDA graph needs) is the int step's."""
+    rng = np.random.default_rng(9)
+    p = rng.standard_normal(5000).astype(np.float32)
+    g = rng.standard_normal(5000).astype(np.float32)
+    out = []
+    for step in (7, ck.asarray(7.0, device=device), ck.asarray(np.int64(7), device=device)):
+        cp, cg = ck.array(p, device=device), ck.asarray(g, device=device)
+        cm, cv = ck.full(p.shape, 0.1, dtype=np.float32, device=device), ck.full(p.shape, 0.2, dtype=np.float32,
+                                                                                   device=device)
+        _core._adam_step([cp], [cg], [cm], [cv], step, lr=1e-2)
+        out.append(ck.asnumpy(cp))
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-6)
+    np.testing.assert_array_equal(out[2], out[1])
+    with pytest.raises(ValueError, match="step array"):
+        _core._adam_step([cp], [cg], [cm], [cv], ck.asarray([1.0, 2.0], device=device))

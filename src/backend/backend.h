@@ -271,6 +271,7 @@ typedef struct ck_optim_desc {
     ck_device dev;
     ck_dtype type;
     ck_optim_hparams h;
+    const double *step_ptr;   /* h.step_array's value as float64 on dev, or NULL: h.step */
     int ntensors;
     const ck_optim_tensor *t;
 } ck_optim_desc;

@@ -391,7 +391,8 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
     if (n <= 0) return CK_OK;
     int adam = h->kind == CK_OPTIM_ADAM;
     if (!adam && h->kind != CK_OPTIM_SGD) return ck_error_set(CK_ERR_VALUE, "unknown optimizer %d", (int)h->kind);
-    if (adam && h->step < 1) return ck_error_set(CK_ERR_VALUE, "Adam: step must be >= 1, got %lld", (long long)h->step);
+    if (adam && !h->step_array && h->step < 1)
+        return ck_error_set(CK_ERR_VALUE, "Adam: step must be >= 1, got %lld", (long long)h->step);
     if (!adam && h->nesterov && (h->momentum <= 0 || h->dampening != 0))
         return ck_error_set(CK_ERR_VALUE, "Nesterov momentum requires a momentum and zero dampening");
     int need1 = adam || h->momentum != 0, need2 = adam;
@@ -411,8 +412,22 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
     }
     const ck_backend_iface *be = ck_backend_for(dev);
     if (!be->optim_step) return no_slot(dev, "the multi-tensor optimizer step");
+    ck_array step = {0};
+    if (adam && h->step_array) {
+        const ck_array *sa = h->step_array;
+        if (sa->size != 1 || !(ck_dtype_is_integer(sa->dtype) || ck_dtype_is_float(sa->dtype)))
+            return ck_error_set(CK_ERR_VALUE, "Adam: a step array must hold one integer or float, not %s %s",
+                                ck_dtype_get_info(sa->dtype)->name, ck_shape_str(sa->ndim, sa->shape, 0));
+        if (!ck_device_equal(ck_array_device(sa), dev))
+            return ck_error_set(CK_ERR_VALUE, "Adam: the step array must be on the parameters' device");
+        ck_status s = as_contig(&step, sa, CK_FLOAT64);
+        if (s != CK_OK) return s;
+    }
     ck_optim_tensor *t = malloc(sizeof *t * (size_t)n);
-    if (!t) return ck_error_set(CK_ERR_MEMORY, "optimizer step: out of memory for %d tensors", n);
+    if (!t) {
+        if (step.buf) ck_array_release(&step);
+        return ck_error_set(CK_ERR_MEMORY, "optimizer step: out of memory for %d tensors", n);
+    }
     static const ck_dtype types[] = {CK_FLOAT16, CK_FLOAT32, CK_FLOAT64};
     ck_status s = CK_OK;
     for (int k = 0; k < 3 && s == CK_OK; k++) {
@@ -427,10 +442,12 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
             m++;
         }
         if (!m) continue;
-        ck_optim_desc d = {.dev = dev, .type = types[k], .h = *h, .ntensors = m, .t = t};
+        ck_optim_desc d = {.dev = dev, .type = types[k], .h = *h, .ntensors = m, .t = t,
+                           .step_ptr = step.buf ? (const double *)step.data : NULL};
         s = be->optim_step(&d);
     }
     free(t);
+    if (step.buf) ck_array_release(&step);
     return s;
 }
 

@@ -252,8 +252,9 @@ ck_status ck_cpu_optim_step(const ck_optim_desc *d)
     for (int i = 0; i < d->ntensors; i++) chunk0[i + 1] = chunk0[i] + (d->t[i].n + OPT_CHUNK - 1) / OPT_CHUNK;
     optim_ctx c = {.d = d, .chunk0 = chunk0, .bc1 = 1, .bc2_sqrt = 1};
     if (d->h.kind == CK_OPTIM_ADAM) {
-        c.bc1 = 1 - pow(d->h.beta1, (double)d->h.step);
-        c.bc2_sqrt = sqrt(1 - pow(d->h.beta2, (double)d->h.step));
+        double t = d->step_ptr ? *d->step_ptr : (double)d->h.step;
+        c.bc1 = 1 - pow(d->h.beta1, t);
+        c.bc2_sqrt = sqrt(1 - pow(d->h.beta2, t));
     }
     ck_range_fn fn = d->type == CK_FLOAT16 ? optim_f16 : d->type == CK_FLOAT32 ? optim_f32 : optim_f64;
     /* chunks of 8k elements: two or more a thread before waking one pays */

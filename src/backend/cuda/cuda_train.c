@@ -4,7 +4,8 @@
  * otherwise; cross-entropy's mean/sum by a second one-block launch (no
  * wait for the host); optimizer steps over up to 32 tensors a launch, the
  * table of pointers and sizes passed by value as the kernel's first
- * parameter (nothing to copy, so a CUDA graph captures it as it is); the
+ * parameter (nothing to copy, so a CUDA graph captures it as it is; the
+ * step may be read from device memory, so that each replay has its own); the
  * matmul epilogue as one element-wise pass after the product; scatter-add
  * by atomics (float16's by a compare-and-swap of the word holding it).
  */
@@ -88,10 +89,12 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
         tab.count = m;
         if (tab.block0[m] > 0x7FFFFFFF)
             return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "an optimizer step over more than 2**43 elements at once");
+        const double *stepp = d->step_ptr;
         void *args[12];
         args[0] = &tab;
         for (int i = 0; i < 9; i++) args[1 + i] = dbl ? (void *)&v64[i] : (void *)&v32[i];
         args[10] = &flags;
+        args[11] = &stepp;
         if ((s = ck_cuda_launch(dev, f, (unsigned)tab.block0[m], 256, 0, args)) != CK_OK) return s;
     }
     return CK_OK;
