@@ -262,8 +262,8 @@ class Sequential(Module):
             dt = time.perf_counter() - t0
             if verbose:
                 parts = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
-                lead = f"{steps}/{steps} " if verbose == 1 else f"Epoch {epoch + 1}/{epochs} - "
-                print(f"{lead}- {dt:.0f}s {dt / max(steps, 1) * 1e3:.0f}ms/step - {parts}")
+                lead = f"{steps}/{steps}" if verbose == 1 else f"Epoch {epoch + 1}/{epochs}"
+                print(f"{lead} - {dt:.0f}s {dt / max(steps, 1) * 1e3:.0f}ms/step - {parts}")
             cbs.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
