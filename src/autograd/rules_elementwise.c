@@ -7,14 +7,16 @@
 #include <string.h>
 
 /* A rule's temporaries, released together. */
+#define TMPS_MAX 16
 typedef struct {
-    ck_array a[8];
+    ck_array a[TMPS_MAX];
     int n;
 } tmps;
 
 static ck_array *tnew(tmps *t)
 {
-    ck_array *r = &t->a[t->n++];
+    /* a rule asks for a fixed number, which fits */
+    ck_array *r = &t->a[t->n < TMPS_MAX - 1 ? t->n++ : TMPS_MAX - 1];
     memset(r, 0, sizeof *r);
     return r;
 }

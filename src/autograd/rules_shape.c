@@ -76,7 +76,33 @@ static ck_status view_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
     return s;
 }
 
+/* a[view] = v: a's old elements get g outside the view, v gets g's view
+ * (which the engine sums to v's shape where v was broadcast). */
+static ck_status setitem_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+{
+    const ck_ag_view_params *p = n->params;
+    ck_array gc;
+    CK_AG_TRY(ck_array_astype(&gc, &gout[0], gout[0].dtype, 0));
+    int64_t isz = ck_array_itemsize(&gc), strides[CK_MAXDIMS];
+    for (int i = 0; i < p->ndim; i++) strides[i] = p->strides[i] * isz;
+    ck_array v;
+    ck_array_view(&v, &gc);
+    v.data += p->offset * isz;
+    ck_array_set_layout(&v, p->ndim, p->shape, strides);
+    ck_status s = CK_OK;
+    if (ck_ag_needs_grad(n, 1)) s = ck_array_astype(&gin[1], &v, v.dtype, 0);
+    if (s == CK_OK && ck_ag_needs_grad(n, 0)) {
+        ck_scalar z = {.dtype = CK_FLOAT64};
+        s = ck_array_fill(&v, &z);
+        if (s == CK_OK) ck_array_view(&gin[0], &gc);
+    }
+    ck_array_release(&v);
+    ck_array_release(&gc);
+    return s;
+}
+
 const ck_ag_rule ck_ag_rules_shape[] = {
+    {"setitem", setitem_bw, 0},
     {"reshape", reshape_bw, 0},
     {"transpose", transpose_bw, 0},
     {"broadcast_to", broadcast_to_bw, 0},
