@@ -28,6 +28,7 @@ _softmax_op = _fused("softmax")
 _log_softmax_op = _fused("log_softmax")
 _xent_op = _fused("softmax_cross_entropy")
 _linear_op = _fused("_linear")
+_bias_act = _fused("_bias_act")
 
 
 # The fused ops (trainops) as autograd sees them: a gradient rule of the C
@@ -63,6 +64,19 @@ def _function(name):
 
 def _make_function(name):
     from ..autograd import Function
+
+    if name == "gelu":
+        class Gelu(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return _bias_act(x.copy(), None, "gelu")
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return _core._bias_act_backward(g, x, "gelu")
+        return Gelu
 
     if name == "softmax":
         class Softmax(Function):
@@ -169,10 +183,16 @@ def gelu(input, approximate="none"):
     if approximate != "none":
         raise ValueError(f"approximate argument must be either none or tanh, got {approximate!r}")
     erf = getattr(_core, "erf", None)
-    if erf is None:
-        raise NotImplementedError("gelu(approximate='none') needs ck.erf, which cudakit does not have yet; "
-                                  "use approximate='tanh'")
-    return input * 0.5 * (erf(input * (1.0 / math.sqrt(2.0))) + 1.0)
+    if erf is not None:
+        return input * 0.5 * (erf(input * (1.0 / math.sqrt(2.0))) + 1.0)
+    if _bias_act is None:
+        raise NotImplementedError("gelu(approximate='none') needs ck.erf or the fused epilogue, which this build "
+                                  "lacks; use approximate='tanh'")
+    # the training ops' epilogue computes the erf form; its backward kernel
+    # is wrapped as an autograd.Function (fused: one pass each way)
+    if not _recording(input):
+        return _bias_act(input.copy() if input.dtype.kind == "f" else input.astype(_core.float32), None, "gelu")
+    return _function("gelu").apply(input)
 
 
 def _dim(dim, ndim, fname):
