@@ -111,3 +111,15 @@ def test_list_physical_devices():
     assert len(gpus) == want
     assert all(d.device_type == "GPU" and d.name.startswith("/physical_device:GPU:") for d in gpus)
     assert ck.config.list_physical_devices("CPU")[0].device_type == "CPU"
+
+
+def test_sparse_loss_over_the_last_axis(on_device):
+    rng = np.random.default_rng(3)
+    p = rng.random((2, 3, 4)).astype(np.float32)
+    p /= p.sum(-1, keepdims=True)
+    t = rng.integers(0, 4, (2, 3))
+    got = keras.losses.sparse_categorical_crossentropy(ck.asarray(t), ck.asarray(p))
+    want = -np.log(np.take_along_axis(p, t[..., None], -1)).mean()
+    np.testing.assert_allclose(float(got), want, rtol=1e-5)
+    with pytest.raises(ValueError, match="same shape up until the last dimension"):
+        keras.losses.sparse_categorical_crossentropy(ck.asarray(t[:, :2]), ck.asarray(p))

@@ -35,6 +35,15 @@ class SparseCategoricalCrossentropy(Loss):
 
     def compute(self, y_pred, y_true, from_logits):
         t = y_true if y_true.dtype.kind in "iu" else y_true.astype(_core.int64)
+        if t.ndim == y_pred.ndim and t.shape[-1] == 1:
+            t = t.reshape(tuple(t.shape[:-1]))
+        if tuple(t.shape) != tuple(y_pred.shape[:-1]):
+            raise ValueError(f"Arguments `target` and `output` must have the same shape up until the last dimension: "
+                             f"target.shape={tuple(y_true.shape)}, output.shape={tuple(y_pred.shape)}")
+        if y_pred.ndim != 2:
+            # Keras's classes are the last axis; the losses' are axis 1
+            y_pred = y_pred.reshape((-1, y_pred.shape[-1]))
+            t = t.reshape((-1,))
         if from_logits:
             return F.cross_entropy(y_pred, t)
         return F.nll_loss(_log_clipped(y_pred), t)
