@@ -496,3 +496,20 @@ def test_init_functions(device):
     a1 = _np(nn.Linear(5, 5).weight)
     ck.random.seed(123)
     np.testing.assert_array_equal(a1, _np(nn.Linear(5, 5).weight))
+
+
+def test_safetensors_package_reads_and_writes_our_files(device, tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    m = _seed_model().to(device)
+    path = tmp_path / "m.safetensors"
+    ck.save(m.state_dict(), path)
+    theirs = st.load_file(str(path))
+    assert sorted(theirs) == sorted(m.state_dict())
+    for k, v in m.state_dict().items():
+        np.testing.assert_array_equal(theirs[k], _np(v))
+    other = tmp_path / "theirs.safetensors"
+    st.save_file({"a": np.arange(6, dtype=np.float64).reshape(2, 3), "b": np.array([1, 2], np.int8)}, str(other),
+                 metadata={"format": "np"})
+    got = ck.load(other, map_location=device)
+    assert_same(got["a"], np.arange(6, dtype=np.float64).reshape(2, 3))
+    assert_same(got["b"], np.array([1, 2], np.int8))
