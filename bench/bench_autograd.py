@@ -74,6 +74,52 @@ def mlp(device, steps, batch=64):
     return dt, nf, nb
 
 
+def torch_mlp(device, steps, batch=64):
+    """The same step in PyTorch (where it imports), for the side-by-side figure."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    dev = "cuda" if device.startswith("cuda") else "cpu"
+    if dev == "cuda" and not torch.cuda.is_available():
+        return None
+    g = torch.Generator().manual_seed(0)
+    P = [(torch.randn(s, generator=g) * 0.05).to(dev).requires_grad_() for s in [(128, 784), (128,), (10, 128), (10,)]]
+    M = [torch.zeros_like(p) for p in P]
+    V = [torch.zeros_like(p) for p in P]
+    x = torch.randn(batch, 784, generator=g).to(dev)
+    onehot = torch.nn.functional.one_hot(torch.randint(0, 10, (batch,), generator=g), 10).float().to(dev)
+
+    def step():
+        for p in P:
+            p.grad = None
+        h = torch.maximum(x @ P[0].T + P[1], torch.zeros((), device=dev))
+        logits = h @ P[2].T + P[3]
+        m = logits.max(dim=1, keepdim=True).values.detach()
+        lse = torch.log(torch.exp(logits - m).sum(dim=1, keepdim=True)) + m
+        loss = -((logits - lse) * onehot).sum() * (1.0 / batch)
+        loss.backward()
+        with torch.no_grad():
+            for p, m_, v in zip(P, M, V):
+                gr = p.grad
+                m_ *= 0.9
+                m_ += 0.1 * gr
+                v *= 0.999
+                v += 0.001 * (gr * gr)
+                p -= 1e-3 * m_ / (torch.sqrt(v) + 1e-8)
+
+    for _ in range(5):
+        step()
+    if dev == "cuda":
+        torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    if dev == "cuda":
+        torch.cuda.synchronize()
+    return (time.perf_counter() - t) / steps
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default=None)
@@ -89,6 +135,9 @@ def main():
     dt, nf, nb = mlp(dev, a.steps)
     print(f"MLP step (batch 64, 784-128-10, composed cross-entropy, Adam-style update): {dt * 1e6:.0f} us; "
           f"backend ops: forward {nf}, backward {nb}")
+    tt = torch_mlp(dev, a.steps)
+    if tt is not None:
+        print(f"the same step in PyTorch: {tt * 1e6:.0f} us (cudakit / PyTorch = {dt / tt:.2f})")
 
 
 if __name__ == "__main__":

@@ -244,6 +244,14 @@ ck_status ck_ag_record_view_of(const char *name, const ck_array *a, ck_ag_var *v
  * is the node's first input). */
 ck_status ck_ag_record_setitem(const ck_array *a, ck_ag_var *va, const ck_array *value, ck_ag_var *vv,
                                const ck_array *v, ck_ag_var **ov);
+/* roll by shifts[i] along axes[i] (axes NULL: of the flattened array). */
+ck_status ck_ag_record_roll(const ck_array *a, ck_ag_var *va, int n, const int64_t *shifts, const int *axes,
+                            const ck_array *out, ck_ag_var **ov);
+/* tril (upper 0) or triu (upper 1) with diagonal offset k. */
+ck_status ck_ag_record_tri(const ck_array *a, ck_ag_var *va, int64_t k, int upper, const ck_array *out, ck_ag_var **ov);
+/* pad with a constant: widths[2 * i], widths[2 * i + 1] before and after axis i. */
+ck_status ck_ag_record_pad(const ck_array *a, ck_ag_var *va, const int64_t *widths, const ck_array *out,
+                           ck_ag_var **ov);
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,
                               ck_ag_var **ov);
 /* An op with no rule: backward raises naming it when it reaches the node. */

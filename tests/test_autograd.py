@@ -527,6 +527,19 @@ def test_layout_rules(device):
     check_grads(lambda a: a.diagonal(1) * ck.arange(3.0, device=device), [m], device)
 
 
+def test_more_layout_rules(device):
+    x = rand(3, 4)
+    w = rand(3, 4)
+    check_grads(lambda a: ck.roll(a, 1, axis=1) * w, [x], device)
+    check_grads(lambda a: ck.roll(a, (1, -2), axis=(0, 1)) * w, [x], device)
+    check_grads(lambda a: ck.roll(a, 5) * w, [x], device)
+    check_grads(lambda a: ck.tril(a, 1) * w, [x], device)
+    check_grads(lambda a: ck.triu(a, -1) * w, [x], device)
+    wp = rand(5, 7)
+    check_grads(lambda a: ck.pad(a, ((1, 1), (2, 1))) * wp, [x], device)
+    check_grads(lambda a: ck.pad(a, 1, constant_values=3.0) * wp[:, :6], [x], device)
+
+
 def test_basic_indexing(device):
     x = rand(4, 5)
     check_grads(lambda a: a[1] * ck.arange(5.0, device=device), [x], device)
@@ -610,3 +623,4 @@ def test_mlp_step(device):
     gw1, gb1 = dh.T @ xb, dh.sum(0)
     for got, want in zip(P, (gw1, gb1, gw2, gb2)):
         np.testing.assert_allclose(npy(got.grad), want, rtol=1e-4, atol=1e-6)
+        assert got.grad.flags.c_contiguous    # W.T's gradient is made in W's layout

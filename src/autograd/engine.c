@@ -324,12 +324,13 @@ static ck_status accumulate(ck_array *slot, ck_array *g)
 }
 
 /* A gradient of its own for a variable's .grad: g itself when nothing
- * else can see its memory, else a copy (g may be a view of an input, of
- * a seed, or broadcast). */
+ * else can see its memory (a rule's result, or the CPU product's NumPy
+ * result, which only its buffer holds), else a copy (g may be a view of a
+ * gradient still in use, of a Function's result, or broadcast). */
 static ck_status own_copy(ck_array *out, ck_array *g)
 {
-    int own = (g->flags & CK_ARRAY_C_CONTIGUOUS) && g->buf->refcount == 1 && g->data == (char *)g->buf->ptr &&
-              g->buf->release == NULL;
+    int own = (g->flags & CK_ARRAY_C_CONTIGUOUS) && (g->flags & CK_ARRAY_WRITEABLE) && g->buf->refcount == 1 &&
+              g->data == (char *)g->buf->ptr && !g->buf->readonly;
     if (own) {
         *out = *g;
         memset(g, 0, sizeof *g);

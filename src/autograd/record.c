@@ -180,6 +180,36 @@ ck_status ck_ag_record_setitem(const ck_array *a, ck_ag_var *va, const ck_array 
     return *ov ? CK_OK : ck_error_status();
 }
 
+ck_status ck_ag_record_roll(const ck_array *a, ck_ag_var *va, int n, const int64_t *shifts, const int *axes,
+                            const ck_array *out, ck_ag_var **ov)
+{
+    ck_ag_roll_params p;
+    memset(&p, 0, sizeof p);
+    if (n > CK_MAXDIMS) return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "autograd: roll over more than %d axes", CK_MAXDIMS);
+    p.n = n;
+    p.flat = axes == NULL;
+    for (int i = 0; i < n; i++) {
+        p.shifts[i] = shifts[i];
+        p.axes[i] = axes ? axes[i] : 0;
+    }
+    return record1("roll", a, va, &p, sizeof p, 0, out, ov);
+}
+
+ck_status ck_ag_record_tri(const ck_array *a, ck_ag_var *va, int64_t k, int upper, const ck_array *out, ck_ag_var **ov)
+{
+    ck_ag_tri_params p = {.k = k, .upper = upper};
+    return record1(upper ? "triu" : "tril", a, va, &p, sizeof p, 0, out, ov);
+}
+
+ck_status ck_ag_record_pad(const ck_array *a, ck_ag_var *va, const int64_t *widths, const ck_array *out,
+                           ck_ag_var **ov)
+{
+    ck_ag_pad_params p;
+    memset(&p, 0, sizeof p);
+    memcpy(p.widths, widths, (size_t)(2 * a->ndim) * sizeof *widths);
+    return record1("pad", a, va, &p, sizeof p, 0, out, ov);
+}
+
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,
                               ck_ag_var **ov)
 {

@@ -940,6 +940,27 @@ PyObject *ck_py_ag_view(const char *name, PyObject *a, const ck_array *virtual_v
     return attach(result, ck_ag_record_view_of(name, CK_ARR(a), v, virtual_view, CK_ARR(result), &ov), &ov);
 }
 
+PyObject *ck_py_ag_roll(PyObject *a, int n, const int64_t *shifts, const int *axes, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_roll(CK_ARR(a), v, n, shifts, axes, CK_ARR(result), &ov), &ov);
+}
+
+PyObject *ck_py_ag_tri(PyObject *a, int64_t k, int upper, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_tri(CK_ARR(a), v, k, upper, CK_ARR(result), &ov), &ov);
+}
+
+PyObject *ck_py_ag_pad(PyObject *a, const int64_t *widths, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_pad(CK_ARR(a), v, widths, CK_ARR(result), &ov), &ov);
+}
+
 PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result)
 {
     ck_ag_var *va = var_of(a), *vb = var_of(b), *ov;
@@ -1259,9 +1280,12 @@ static void agfunc_dealloc(PyObject *self)
     PyObject_Free(self);
 }
 
+/* It reads as the function it wraps (name, doc, signature; inspect follows __wrapped__). */
 static PyObject *agfunc_getattro(PyObject *self, PyObject *name)
 {
-    return PyObject_GetAttr(((CkAgFuncObject *)self)->fn, name);
+    PyObject *fn = ((CkAgFuncObject *)self)->fn;
+    if (PyUnicode_Check(name) && !PyUnicode_CompareWithASCIIString(name, "__wrapped__")) return Py_NewRef(fn);
+    return PyObject_GetAttr(fn, name);
 }
 
 static PyObject *agfunc_repr(PyObject *self) { return PyObject_Repr(((CkAgFuncObject *)self)->fn); }

@@ -601,6 +601,7 @@ static PyObject *f_roll(PyObject *m, PyObject *args, PyObject *kw)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_roll(&r, CK_ARR(a), ns, shifts, axis_obj == Py_None ? NULL : axes), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_roll(a, ns, shifts, axis_obj == Py_None ? NULL : axes, res);
     Py_DECREF(a);
     return res;
 }
@@ -700,8 +701,11 @@ static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     ck_array r;
     s = ck_pad(&r, arr, (const int64_t *)wc.data, pm, has_value ? &value : NULL);
-    ck_array_release(&wc);
     res = wrap_new(s, &r);
+    /* the other modes' gradients gather reflected parts: not yet (a rule-less node) */
+    if (CK_AG_GATE() && res) res = pm == CK_PAD_CONSTANT ? ck_py_ag_pad(a, (const int64_t *)wc.data, res)
+                                                         : ck_py_ag_missing("pad", 1, &a, res);
+    ck_array_release(&wc);
 done:
     Py_DECREF(a);
     return res;
@@ -747,6 +751,7 @@ static PyObject *tri_part(PyObject *args, PyObject *kw, int upper)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_tri_part(&r, CK_ARR(a), k, upper), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_tri(a, k, upper, res);
     Py_DECREF(a);
     return res;
 }
