@@ -123,3 +123,8 @@ def test_sparse_loss_over_the_last_axis(on_device):
     np.testing.assert_allclose(float(got), want, rtol=1e-5)
     with pytest.raises(ValueError, match="same shape up until the last dimension"):
         keras.losses.sparse_categorical_crossentropy(ck.asarray(t[:, :2]), ck.asarray(p))
+
+
+def test_to_categorical():
+    np.testing.assert_array_equal(keras.utils.to_categorical([0, 2, 1], 3), np.eye(3, dtype=np.float32)[[0, 2, 1]])
+    assert keras.utils.to_categorical(np.array([[1], [0]])).shape == (2, 2)
