@@ -513,3 +513,25 @@ def test_safetensors_package_reads_and_writes_our_files(device, tmp_path):
     got = ck.load(other, map_location=device)
     assert_same(got["a"], np.arange(6, dtype=np.float64).reshape(2, 3))
     assert_same(got["b"], np.array([1, 2], np.int8))
+
+
+def test_containers_index_slice_delete_insert():
+    a, b, c = nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1)
+    s = nn.Sequential(a, b, c)
+    assert isinstance(s[1:], nn.Sequential) and list(s[1:]) == [b, c]
+    del s[1]
+    assert list(s) == [a, c] and [n for n, _ in s.named_children()] == ["0", "1"]
+    s.insert(1, b)
+    assert list(s) == [a, b, c]
+    y = s(ck.ones((3, 2), dtype=ck.float32))
+    assert tuple(y.shape) == (3, 1)
+    del s[2]
+    assert tuple(s(ck.ones((3, 2), dtype=ck.float32)).shape) == (3, 2)   # the cached chain follows
+    ml = nn.ModuleList([a, b])
+    ml.append(c)
+    assert len(ml) == 3 and ml[-1] is c and isinstance(ml[:2], nn.ModuleList)
+    with pytest.raises(IndexError):
+        ml[3]
+    md = nn.ModuleDict({"x": a})
+    md["y"] = c
+    assert list(md.keys()) == ["x", "y"] and len(list(md.parameters())) == 4

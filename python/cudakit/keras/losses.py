@@ -73,9 +73,7 @@ class BinaryCrossentropy(Loss):
     kind = "binary"
 
     def compute(self, y_pred, y_true, from_logits):
-        t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
-        if t.ndim < y_pred.ndim:
-            t = t.reshape(tuple(y_pred.shape))
+        t = _like(y_true, y_pred)
         if from_logits:
             return F.binary_cross_entropy_with_logits(y_pred, t)
         lp = _log_clipped(y_pred)
@@ -83,14 +81,17 @@ class BinaryCrossentropy(Loss):
         return -(t * lp + (1.0 - t) * lq).mean()
 
 
+def _like(y_true, y_pred):
+    """Targets in the prediction's dtype and shape ((N,) for (N, 1))."""
+    t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
+    return t.reshape(tuple(y_pred.shape)) if t.ndim < y_pred.ndim else t
+
+
 class MeanSquaredError(Loss):
     kind = "regression"
 
     def compute(self, y_pred, y_true, from_logits):
-        t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
-        if t.ndim < y_pred.ndim:
-            t = t.reshape(tuple(y_pred.shape))
-        d = y_pred - t
+        d = y_pred - _like(y_true, y_pred)
         return (d * d).mean()
 
 
@@ -98,10 +99,7 @@ class MeanAbsoluteError(Loss):
     kind = "regression"
 
     def compute(self, y_pred, y_true, from_logits):
-        t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
-        if t.ndim < y_pred.ndim:
-            t = t.reshape(tuple(y_pred.shape))
-        d = y_pred - t
+        d = y_pred - _like(y_true, y_pred)
         return _core.maximum(d, -d).mean()
 
 
