@@ -210,6 +210,17 @@ def test_in_place_on_leaf_raises(device):
     assert x.is_leaf and x.requires_grad
 
 
+def test_put_moves_the_version(device):
+    x = arr([1.0, 2.0, 3.0], device, requires_grad=True)
+    y = x * 1
+    z = y * y
+    ck.put(y.detach(), ck.asarray([0], device=device), ck.asarray([5.0], device=device))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        ck.put(x, ck.asarray([0], device=device), ck.asarray([5.0], device=device))
+
+
 def test_no_grad_enable_grad_set_grad_enabled(device):
     x = arr([1.0], device, requires_grad=True)
     assert ck.is_grad_enabled()
@@ -525,6 +536,8 @@ def test_layout_rules(device):
     m = rand(4, 4)
     check_grads(lambda a: ck.diagonal(a) * ck.arange(4.0, device=device), [m], device)
     check_grads(lambda a: a.diagonal(1) * ck.arange(3.0, device=device), [m], device)
+    check_grads(lambda a: ck.trace(a) * a.trace(offset=-1), [m], device)
+    check_grads(lambda a: ck.trace(a, axis1=1, axis2=2), [rand(2, 3, 3)], device)
 
 
 def test_more_layout_rules(device):

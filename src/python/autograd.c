@@ -310,11 +310,16 @@ static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw)
     return Py_NewRef(self);
 }
 
+/* A new object on the same memory (its buffer keeps it alive).  It has no
+ * .base on purpose: autograd reads .base as "an in-place change here changes
+ * an array of the graph", and a detached array is outside the graph (its
+ * writes still move the shared version, as PyTorch's). */
 static PyObject *detached(PyObject *self)
 {
     ck_array v;
     ck_array_view(&v, CK_ARR(self));
-    return ck_py_wrap_view(&v, self);
+    v.flags &= ~CK_ARRAY_OWNDATA;
+    return ck_py_wrap(&v, NULL);
 }
 
 static PyObject *m_detach(PyObject *self, PyObject *unused)
@@ -1097,7 +1102,7 @@ int ck_py_autograd_init(PyObject *module)
  * without a rule, so that backward names it instead of losing the graph.
  * Without grad recording the wrapper is one test and the original call. */
 
-typedef enum { F_CREATE, F_RESHAPE, F_VIEW, F_BROADCAST, F_BROADCAST_ARRAYS, F_COPY, F_MISSING } func_mode;
+typedef enum { F_CREATE, F_RESHAPE, F_VIEW, F_BROADCAST, F_BROADCAST_ARRAYS, F_COPY, F_INPLACE, F_MISSING } func_mode;
 
 typedef struct {
     PyObject_HEAD
@@ -1237,7 +1242,21 @@ static PyObject *agfunc_vectorcall(PyObject *self, PyObject *const *args, size_t
             return r;
         }
     }
-    if (!CK_AG_GATE() || f->mode == F_CREATE) return PyObject_Vectorcall(f->fn, args, nargsf, kwnames);
+    if (f->mode == F_INPLACE && nargs && CkArray_Check(args[0])) {
+        /* put(a, ...) writes into a: its version moves; its gradient rules are scatter's (trainops') */
+        ck_ag_bump_version(CK_ARR(args[0]));
+        if (CK_AG_GATE()) {
+            int vg = args_need_grad(args + 1, nargs - 1);
+            if (ck_py_ag_inplace_check(args[0], vg) < 0) return NULL;
+            if (vg || requires(args[0])) {
+                PyErr_Format(PyExc_NotImplementedError, "%s() into an array where gradients are recorded is not "
+                             "differentiable in cudakit yet; assign under ck.no_grad()", f->name);
+                return NULL;
+            }
+        }
+    }
+    if (!CK_AG_GATE() || f->mode == F_CREATE || f->mode == F_INPLACE)
+        return PyObject_Vectorcall(f->fn, args, nargsf, kwnames);
     PyObject *res = PyObject_Vectorcall(f->fn, args, nargsf, kwnames);
     if (!res || !args_need_grad(args, nargs)) return res;
     PyObject *a = nargs ? args[0] : NULL;
@@ -1312,6 +1331,7 @@ static const struct { const char *name; func_mode mode; } func_modes[] = {
     {"flip", F_VIEW}, {"diagonal", F_VIEW},
     {"broadcast_to", F_BROADCAST}, {"broadcast_arrays", F_BROADCAST_ARRAYS},
     {"ascontiguousarray", F_COPY}, {"asfortranarray", F_COPY},
+    {"put", F_INPLACE}, {"put_along_axis", F_INPLACE},
 };
 
 /* Functions that record themselves, or take no arrays to differentiate. */
