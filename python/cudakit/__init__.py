@@ -26,6 +26,7 @@ from . import autograd  # noqa: E402
 from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 
 CompileError = _core.CompileError
+device = _core.Device   # PyTorch's spelling: torch.device("cuda")
 
 # NumPy's and the array API standard's other names for the same functions.
 abs = _core.absolute
@@ -570,7 +571,7 @@ def insert(arr, obj, values, axis=None):
 
 # Submodules that load on first use (with NumPy, which they use), keeping
 # `import cudakit` fast; the import binds the attribute for next time.
-_LAZY_SUBMODULES = ("random", "linalg", "fft", "profiler")
+_LAZY_SUBMODULES = ("random", "linalg", "fft", "profiler", "nn", "optim", "keras", "config", "serialization")
 # Top-level functions defined in lazily loaded modules: name -> module.
 _LAZY_FUNCTIONS = {
     "matmul": "_linalg_top",
@@ -624,6 +625,9 @@ _LAZY_FUNCTIONS = {
     "fuse": "_kernels",
     "debug": "_kernels",
     "vectorize": "cuda._vectorize", "guvectorize": "cuda._vectorize",   # Numba's ufunc makers (issue 14)
+    # serialization.py: safetensors, .npz and .npy (issue 16)
+    "save": "serialization",
+    "load": "serialization",
 }
 
 

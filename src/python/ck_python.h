@@ -122,6 +122,8 @@ int ck_py_dtype_from_obj(PyObject *obj, ck_dtype dflt, ck_dtype *out);
  * -> ck_device.  *has = 0 for None. */
 int ck_py_device_from_obj(PyObject *obj, ck_device *out, int *has);
 PyObject *ck_py_device_new(ck_device dev);
+/* x.to(device, dtype), PyTorch's name (array_to.c) */
+PyObject *ck_py_array_to(PyObject *self, PyObject *args, PyObject *kw);
 /* The default device (decided and announced once, see device.c). */
 ck_device ck_py_default_device(void);
 /* int or sequence of ints -> shape; -1 with exception. */
