@@ -550,7 +550,7 @@ def insert(arr, obj, values, axis=None):
 # Submodules that load on first use (with NumPy, which they use), keeping
 # `import cudakit` fast; the import binds the attribute for next time.
 _LAZY_SUBMODULES = ("random", "linalg", "fft", "profiler")
-_LAZY_SUBMODULES += ("utils", "datasets")
+_LAZY_SUBMODULES += ("utils", "datasets", "keras")
 # Top-level functions defined in lazily loaded modules: name -> module.
 _LAZY_FUNCTIONS = {
     "matmul": "_linalg_top",

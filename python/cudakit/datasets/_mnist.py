@@ -66,13 +66,13 @@ def search_dirs(spec, root=None):
 
 
 def _file_in(folder, name):
-    """The path of name in folder, raw, gzip-compressed or with the dot some
-    copies have (train-images.idx3-ubyte), or None."""
-    for n in (name, name.replace("-idx", ".idx")):
-        for candidate in (n, n + ".gz"):
-            p = os.path.join(folder, candidate)
-            if os.path.isfile(p):
-                return p
+    """The path of name in folder, or with the dot some copies have
+    (train-images.idx3-ubyte), raw before gzip-compressed, or None."""
+    dotted = name.replace("-idx", ".idx")
+    for candidate in (name, dotted, name + ".gz", dotted + ".gz"):
+        p = os.path.join(folder, candidate)
+        if os.path.isfile(p):
+            return p
     return None
 
 

@@ -15,11 +15,12 @@ Where the batches are made:
   one ``take`` an array for a batch (a copy of a slice without shuffling),
   with the epoch's permutation made on that device; nothing crosses to the
   host (the CPU is such a device too);
-- host data (NumPy arrays, or items a ``Dataset`` returns) with
-  ``device="cuda"`` is gathered into page-locked (pinned) buffers and copied
-  to the device on a side stream one batch ahead, so the copy of the next
-  batch overlaps the work on this one; ``pin_memory=True`` without
-  ``device`` gives the pinned host arrays, as PyTorch's;
+- host data (NumPy arrays, cudakit CPU arrays bound for a GPU, or items a
+  ``Dataset`` returns) with ``device=`` is gathered into page-locked
+  (pinned) buffers and copied to the device on a side stream one batch
+  ahead, so the copy of the next batch overlaps the work on this one (the
+  same code runs for ``device="cpu"``); ``pin_memory=True`` without
+  ``device`` gives pinned host arrays, as PyTorch's;
 - any other dataset: its items, collated by ``collate_fn``
   (``default_collate``: arrays stacked, numbers made arrays, tuples, lists
   and dicts collated field by field) into cudakit arrays.

@@ -116,18 +116,15 @@ def default_collate(batch):
 
 # ------------------------------------------------------------------ devices
 
-def _is_gpu(device):
-    return device is not None and device.type != "cpu"
-
-
 def _same(d1, d2):
     return d1.type == d2.type and (d1.index or 0) == (d2.index or 0)
 
 
 class _Stager:
-    """Host arrays to a GPU: copied into pinned buffers (a ring of
+    """Host arrays to a device: copied into pinned buffers (a ring of
     _PINNED_SLOTS per array), sent on a side stream, the consumer's stream
-    made to wait for them (see the module's doc for the pool's side)."""
+    made to wait for them (see the module's doc for the pool's side).  The
+    same code runs for the CPU, whose streams are host-ordered."""
 
     def __init__(self, device):
         self.device = device
@@ -152,8 +149,9 @@ class _Stager:
         return got[0][:shape[0]], got[1][:shape[0]]
 
     def send(self, pinned):
+        # copy=True: on the CPU the batch must not be the ring's buffer itself
         with self.side:
-            return _core.asarray(pinned, device=self.device)
+            return _core.asarray(pinned, device=self.device, copy=True)
 
     def end(self, slot):
         ev = self.done[slot] = self.side.record()
@@ -315,13 +313,13 @@ class _TensorIter(_Iter):
                 if target is None or _same(dev, target):
                     how = "pin" if (loader.pin_memory and dev.type == "cpu") else "device"
                     self.plan.append((how, t))
-                elif dev.type == "cpu" and _is_gpu(target):
+                elif dev.type == "cpu":
                     self.plan.append(("stage", np.asarray(t)))
                 else:
                     self.plan.append(("move", t))
             else:
                 h = np.asarray(t)
-                if _is_gpu(target):
+                if target is not None:
                     self.plan.append(("stage", h))
                 elif loader.pin_memory and target is None:
                     self.plan.append(("pin", h))
@@ -402,7 +400,7 @@ class _ItemIter(_Iter):
         super().__init__(loader)
         self.order = self._order()
         self.collate = _collate_host if loader.collate_fn is None else loader.collate_fn
-        self.prefetch = _is_gpu(loader.device)
+        self.prefetch = loader.device is not None
 
     def _make(self, k):
         lo, hi = self._bounds(k)
@@ -411,7 +409,7 @@ class _ItemIter(_Iter):
         batch = self.collate([ds[i] for i in idx])
         target = self.loader.device
         pin = self.loader.pin_memory and target is None
-        stager = self.loader._stager_for() if _is_gpu(target) else None
+        stager = self.loader._stager_for() if target is not None else None
         slot = k % _PINNED_SLOTS
         counter = [0]
         if stager is not None:
@@ -423,7 +421,7 @@ class _ItemIter(_Iter):
             if isinstance(a, _core.ndarray):
                 if target is None or _same(a.device, target):
                     return a
-                if a.device.type != "cpu" or not _is_gpu(target) or a.ndim == 0:
+                if a.device.type != "cpu" or a.ndim == 0:
                     return _core.asarray(a, device=target)
                 a = np.asarray(a)
             if stager is not None and a.ndim:
