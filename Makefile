@@ -13,13 +13,35 @@ SHELL := /bin/bash
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22"
+	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" "matplotlib>=3.5" "tqdm>=4.60"
 	touch $@
 
 install: $(VENV)/.deps
 	$(PIP) install -q --no-build-isolation --no-deps .
 
-demo: install
+# The seed's MLP on Fashion-MNIST (examples/train_mlp.py; Debian's
+# dataset-fashion-mnist, installed here when missing and root with apt),
+# then the array examples.  DEMO_ARGS=--quick for a short run.
+FASHION_MNIST := /usr/share/datasets/fashion-mnist
+DEMO_ARGS ?=
+demo: $(VENV)/.deps
+	$(PIP) install -q --no-build-isolation ".[demo]"
+	@if [ ! -d $(FASHION_MNIST) ] && [ -z "$$CUDAKIT_DATA" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+	        echo "installing Debian's dataset-fashion-mnist"; \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y -q dataset-fashion-mnist > /dev/null 2>&1 || \
+	        { apt-get update -q > /dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q dataset-fashion-mnist > /dev/null; } || \
+	        echo "could not install dataset-fashion-mnist"; \
+	    else \
+	        echo "Fashion-MNIST is not installed: 'sudo apt-get install dataset-fashion-mnist' (Debian, Ubuntu), or set CUDAKIT_DATA to a folder holding its four IDX files"; \
+	    fi; \
+	fi
+	@if $(VPY) -c "import cudakit.nn, cudakit.optim" 2> /dev/null; then \
+	    rc=0; $(VPY) examples/train_mlp.py --out $(OUT)/demo $(DEMO_ARGS) || rc=$$?; \
+	    if [ $$rc = 3 ]; then echo "(the training demo needs Fashion-MNIST: see above)"; elif [ $$rc != 0 ]; then exit $$rc; fi; \
+	else \
+	    echo "ck.nn is not in this build yet: the training demo (examples/train_mlp.py) is skipped"; \
+	fi
 	$(VPY) examples/demo.py
 
 test: install check-layers test-c test-python
