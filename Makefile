@@ -71,6 +71,7 @@ sanitize: $(VENV)/.deps
 bench: install
 	$(VPY) bench/bench_cpu.py
 	$(VPY) bench/bench_cpu_pykernels.py
+	$(VPY) bench/bench_cpu_mlp.py
 
 # On the GPU machine (no network): build with the tools already there.
 test-gpu:
@@ -90,6 +91,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
+	-set -o pipefail; python3 bench/bench_gpu_mlp.py --accuracy --out $(OUT)/bench-gpu-mlp.md 2>&1 | tee $(OUT)/bench-gpu-mlp.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
 
 # Python kernels against numba-cuda, CuPy's RawKernel and PyTorch (issue 14).
