@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 from . import cuda  # noqa: E402  (loads no driver until used)
 
 CompileError = _core.CompileError
+device = _core.Device   # PyTorch's spelling: torch.device("cuda")
 
 # NumPy's and the array API standard's other names for the same functions.
 abs = _core.absolute
@@ -549,8 +550,8 @@ def insert(arr, obj, values, axis=None):
 
 # Submodules that load on first use (with NumPy, which they use), keeping
 # `import cudakit` fast; the import binds the attribute for next time.
-_LAZY_SUBMODULES = ("random", "linalg", "fft", "profiler")
-_LAZY_SUBMODULES += ("utils", "datasets", "keras")
+_LAZY_SUBMODULES = ("random", "linalg", "fft", "profiler", "nn", "optim", "keras", "config", "serialization")
+_LAZY_SUBMODULES += ("utils", "datasets")
 # Top-level functions defined in lazily loaded modules: name -> module.
 _LAZY_FUNCTIONS = {
     "matmul": "_linalg_top",
@@ -603,6 +604,9 @@ _LAZY_FUNCTIONS = {
     "fuse": "_kernels",
     "debug": "_kernels",
     "vectorize": "cuda._vectorize", "guvectorize": "cuda._vectorize",   # Numba's ufunc makers (issue 14)
+    # serialization.py: safetensors, .npz and .npy (issue 16)
+    "save": "serialization",
+    "load": "serialization",
 }
 
 

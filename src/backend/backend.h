@@ -17,6 +17,7 @@
 #include "cudakit.h"
 #include "cudakit_device.h"
 #include "cudakit_module.h"
+#include "cudakit_train.h"
 #include "../array/layout.h"
 #include "../array/gemm.h"
 
@@ -222,6 +223,72 @@ typedef struct ck_pieces_desc {
     ck_piece pieces[CK_PIECES_MAX];
 } ck_pieces_desc;
 
+/* The row ops of training (src/ops/train.c) over C-contiguous arrays
+ * viewed as (outer, len, inner): row r = o*inner + k holds the len
+ * elements (o*len + i)*inner + k.  x, g and out have type (float16/32/64),
+ * and each row is computed in acc (float32 or float64).
+ *   SOFTMAX, LOG_SOFTMAX:   out = f(x), x's layout
+ *   LOGSUMEXP:              out[r] (type)
+ *   SOFTMAX_BWD:            out = x * (g - sum(g * x)), x the softmax
+ *   LOG_SOFTMAX_BWD:        out = g - exp(x) * sum(g), x the log_softmax
+ *   XENT:  the loss of logits x against target[r] (int64 class indices,
+ *          ignore_index counting for nothing) or prob (x's layout), with
+ *          smoothing; lse[r] (acc) always; none: out[r] (type); mean/sum:
+ *          out[0] (type) and total[0] (acc, what mean divides by), through
+ *          scratch (acc, 2 * rows: the rows' losses, then their weights)
+ *   XENT_BWD: out = scale * (exp(x - lse) * sum(q) - q) for the target
+ *          distribution q, scale g[r] (none), g[0] (sum), g[0] / total[0]
+ *          (mean); g has type.
+ * A class index out of [0, len) other than ignore_index: the CPU fails
+ * with CK_ERR_INDEX, a GPU writes NaN (it cannot raise without a wait).
+ * (ck_row_op is in cudakit_train.h, for the kernels' text.) */
+typedef struct ck_rows_desc {
+    ck_row_op op;
+    ck_device dev;
+    ck_dtype type, acc;
+    int64_t outer, len, inner;   /* rows = outer * inner > 0 */
+    const char *x, *g;
+    char *out;
+    const int64_t *target;       /* XENT*: class indices, one a row, or NULL ... */
+    const char *prob;            /* ... or probabilities */
+    char *lse, *total, *scratch;
+    int64_t ignore_index;
+    double smoothing;
+    ck_reduction reduction;
+} ck_rows_desc;
+
+/* A multi-tensor optimizer step: n tensors of one dtype, each n elements
+ * contiguous at p (in place), g, s1 and s2 (the states; NULL where the
+ * optimizer keeps none).  The backend splits a long list as it likes. */
+typedef struct ck_optim_tensor {
+    char *p;
+    const char *g;
+    char *s1, *s2;
+    int64_t n;
+} ck_optim_tensor;
+
+typedef struct ck_optim_desc {
+    ck_device dev;
+    ck_dtype type;
+    ck_optim_hparams h;
+    int ntensors;
+    const ck_optim_tensor *t;
+} ck_optim_desc;
+
+/* The matmul epilogue over rows x n contiguous elements of type: forward
+ * y = act(y + bias[j]) in place (bias NULL: none), the pre-activation
+ * also into pre when not NULL; backward out = g * act'(saved), saved the
+ * pre-activation (the output for relu and none). */
+typedef struct ck_bias_act_desc {
+    ck_device dev;
+    ck_dtype type;
+    ck_act act;
+    int backward;
+    int64_t rows, n;
+    char *y, *pre, *out;
+    const char *bias, *g, *saved;
+} ck_bias_act_desc;
+
 /* A loaded user module and its functions: each backend's own structs begin
  * with these (the wrappers in backend.c fill them and keep the functions
  * handed out by name, freed with the module). */
@@ -318,6 +385,10 @@ typedef struct ck_backend_iface {
     /* joining: all the pieces of a concatenate/stack call at once
      * (optional; the op layer assigns piece by piece) */
     ck_status (*copy_pieces)(const ck_pieces_desc *d);
+    /* training (optional: NotImplementedError naming the device) */
+    ck_status (*rows)(const ck_rows_desc *d);
+    ck_status (*optim_step)(const ck_optim_desc *d);
+    ck_status (*bias_act)(const ck_bias_act_desc *d);
 
     /* libraries (optional: the CPU's BLAS, FFT and LAPACK are NumPy's,
      * called from the Python layer) */

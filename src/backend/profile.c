@@ -332,6 +332,11 @@ CK_OBS_SLOT_(random, ck_random_desc,
              (unsigned)d->dist < sizeof random_names_ / sizeof *random_names_ ? random_names_[d->dist] : "random",
              random_args)
 CK_OBS_SLOT_(copy_pieces, ck_pieces_desc, "concatenate", pieces_args)
+static const char *const rows_names_[CK_ROW_OPS] = {"softmax", "log_softmax", "logsumexp", "softmax_backward",
+                                                    "log_softmax_backward", "cross_entropy", "cross_entropy_backward"};
+CK_OBS_SLOT_(rows, ck_rows_desc, (unsigned)d->op < CK_ROW_OPS ? rows_names_[d->op] : "rows", no_args)
+CK_OBS_SLOT_(optim_step, ck_optim_desc, d->h.kind == CK_OPTIM_ADAM ? "adam_step" : "sgd_step", no_args)
+CK_OBS_SLOT_(bias_act, ck_bias_act_desc, d->backward ? "bias_act_backward" : "bias_act", no_args)
 CK_OBS_SLOT_(matmul, ck_matmul_desc, "matmul", matmul_args)
 CK_OBS_SLOT_(fft, ck_fft_desc, "fft", no_args)
 CK_OBS_SLOT_(solver, ck_solver_desc, "solver", no_args)
@@ -446,6 +451,9 @@ const ck_backend_iface *ck_backend_decorate(int type, const ck_backend_iface *re
     CK_OBS_WRAP_(searchsorted);
     CK_OBS_WRAP_(random);
     CK_OBS_WRAP_(copy_pieces);
+    CK_OBS_WRAP_(rows);
+    CK_OBS_WRAP_(optim_step);
+    CK_OBS_WRAP_(bias_act);
     CK_OBS_WRAP_(matmul);
     CK_OBS_WRAP_(fft);
     CK_OBS_WRAP_(solver);

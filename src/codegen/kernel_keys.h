@@ -21,6 +21,7 @@
     X(RANDOM, 0x43, "random fills (cuda_random_codegen.h)")                                \
     X(GEMM, 0x44, "integer and bool matrix product (cuda_gemm_codegen.h)")                 \
     X(CONCAT, 0x47, "joining (cuda_concat_codegen.h)")                                     \
+    X(TRAIN, 0x48, "softmax, cross-entropy, optimizer steps, epilogues (cuda_train_codegen.h)") \
     X(ELEMENTWISE, 0x80, "element-wise, cast, fill, iota (cuda_codegen.h)")                \
     X(REDUCE, 0xAB, "reductions (cuda_reduce_codegen.h)")                                  \
     X(SCAN, 0xAC, "scans (cuda_reduce_codegen.h)")

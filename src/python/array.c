@@ -774,6 +774,8 @@ static PyMethodDef array_methods[] = {
     {"copy", (PyCFunction)(void (*)(void))m_copy, METH_VARARGS | METH_KEYWORDS, "A copy of the array."},
     {"view", (PyCFunction)(void (*)(void))m_view, METH_VARARGS | METH_KEYWORDS, "A view with the same memory, possibly another dtype."},
     {"to_device", (PyCFunction)(void (*)(void))m_to_device, METH_VARARGS | METH_KEYWORDS, "Copy to a device."},
+    {"to", (PyCFunction)(void (*)(void))ck_py_array_to, METH_VARARGS | METH_KEYWORDS,
+     "to(device=None, dtype=None): PyTorch's spelling of to_device and astype (src/python/array_to.c)."},
     {"copy_to_host", (PyCFunction)(void (*)(void))m_copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=None)\n--\n\nA NumPy array with a copy of the values (into ary when given), "
      "as Numba's device arrays have."},

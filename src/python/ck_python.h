@@ -108,6 +108,8 @@ int ck_py_dtype_from_obj(PyObject *obj, ck_dtype dflt, ck_dtype *out);
  * -> ck_device.  *has = 0 for None. */
 int ck_py_device_from_obj(PyObject *obj, ck_device *out, int *has);
 PyObject *ck_py_device_new(ck_device dev);
+/* x.to(device, dtype), PyTorch's name (array_to.c) */
+PyObject *ck_py_array_to(PyObject *self, PyObject *args, PyObject *kw);
 /* The default device (decided and announced once, see device.c). */
 ck_device ck_py_default_device(void);
 /* int or sequence of ints -> shape; -1 with exception. */
@@ -199,6 +201,7 @@ extern PyMethodDef ck_py_sort_functions[];        /* sortfuncs.c: sort, argsort,
 extern PyMethodDef ck_py_shape_functions[];      /* shape.c: reshape, concatenate, pad, ... */
 extern PyMethodDef ck_py_random_functions[];     /* random.c: _random_* */
 extern PyMethodDef ck_py_xoroshiro_functions[];  /* xoroshiro.c: _xoroshiro128p_init */
+extern PyMethodDef ck_py_train_functions[];      /* train.c: softmax, cross-entropy, optimizer steps */
 extern PyMethodDef ck_py_linalg_functions[];     /* linalg.c: _matmul, the TF32 switch */
 /* a @ b for two arrays (the core's matmul; a GPU's) */
 PyObject *ck_py_matmul(PyObject *a, PyObject *b);

@@ -389,6 +389,9 @@ const ck_backend_iface ck_backend_cpu = {
     .searchsorted = ck_cpu_searchsorted,
     .random = ck_cpu_random,
     .copy_pieces = NULL,
+    .rows = ck_cpu_rows,
+    .optim_step = ck_cpu_optim_step,
+    .bias_act = ck_cpu_bias_act,
 
     .matmul = NULL,
     .fft = NULL,

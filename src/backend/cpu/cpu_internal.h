@@ -54,6 +54,11 @@ ck_status ck_cpu_function_launch(ck_function *f, const unsigned grid[3], const u
                                  const ck_launch_arg *info);
 ck_status ck_cpu_function_max_cooperative_blocks(ck_function *f, const unsigned block[3], size_t shmem, int *out);
 
+/* cpu_train.c: the training ops */
+ck_status ck_cpu_rows(const ck_rows_desc *d);
+ck_status ck_cpu_optim_step(const ck_optim_desc *d);
+ck_status ck_cpu_bias_act(const ck_bias_act_desc *d);
+
 /* cpu_index.c: advanced indexing */
 ck_status ck_cpu_gather(const ck_gather_desc *d);
 ck_status ck_cpu_scatter(const ck_gather_desc *d);

@@ -139,6 +139,9 @@ const ck_backend_iface ck_backend_cuda = {
     .searchsorted = ck_cuda_searchsorted,
     .random = ck_cuda_random,
     .copy_pieces = ck_cuda_copy_pieces,
+    .rows = ck_cuda_rows,
+    .optim_step = ck_cuda_optim_step,
+    .bias_act = ck_cuda_bias_act,
 
     .matmul = ck_cuda_matmul,
     .fft = ck_cuda_fft,

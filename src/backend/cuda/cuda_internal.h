@@ -86,6 +86,10 @@ ck_status ck_cuda_sort(const ck_sort_desc *d);
 ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d);
 /* random fills (cuda_random.c) */
 ck_status ck_cuda_random(const ck_random_desc *d);
+/* the training ops (cuda_train.c, key family 0x48) */
+ck_status ck_cuda_rows(const ck_rows_desc *d);
+ck_status ck_cuda_optim_step(const ck_optim_desc *d);
+ck_status ck_cuda_bias_act(const ck_bias_act_desc *d);
 /* advanced indexing (cuda_index.c) */
 ck_status ck_cuda_gather(const ck_gather_desc *d);
 ck_status ck_cuda_scatter(const ck_gather_desc *d);

@@ -1,0 +1,397 @@
+"""ck.optim's base class and its optimizers, with PyTorch's names, defaults
+and update formulas.
+
+A step runs under no_grad.  Where the core has a multi-tensor step
+(``_core._adam_step``, ``_core._sgd_step``: every parameter of a group in
+one launch on a GPU) the group's lists go to it in one call; otherwise each
+parameter is updated by a few in-place ops (``out=``), the composition
+below."""
+import math
+
+from .. import _core
+
+_mul = _core.multiply
+_add = _core.add
+_sub = _core.subtract
+_div = _core.divide
+_sqrt = _core.sqrt
+
+_required = object()
+
+
+def _no_grad():
+    import cudakit
+    return cudakit.no_grad()
+
+
+class _ParamState(dict):
+    """optimizer.state[p]: arrays are not hashable, so the state is kept by
+    the parameter's id, with the parameter alongside to keep it alive."""
+
+    def __getitem__(self, p):
+        v = dict.get(self, id(p))
+        if v is None:
+            v = {}
+            dict.__setitem__(self, id(p), (p, v))
+            return v
+        return v[1]
+
+    def __setitem__(self, p, value):
+        dict.__setitem__(self, id(p), (p, value))
+
+    def __contains__(self, p):
+        return dict.__contains__(self, id(p))
+
+    def get(self, p, default=None):
+        v = dict.get(self, id(p))
+        return default if v is None else v[1]
+
+    def items(self):
+        return [(p, s) for p, s in dict.values(self)]
+
+    def values(self):
+        return [s for _, s in dict.values(self)]
+
+    def keys(self):
+        return [p for p, _ in dict.values(self)]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+
+class Optimizer:
+    """Base class: ``param_groups`` (a list of dicts, each with 'params' and
+    the hyper-parameters), ``state`` (per parameter), ``zero_grad``,
+    ``step``, ``state_dict``/``load_state_dict``, ``add_param_group``."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = _ParamState()
+        self.param_groups = []
+        if isinstance(params, _core.ndarray):
+            raise TypeError("params argument given to the optimizer should be an iterable of arrays or dicts, "
+                            "but got " + type(params).__name__)
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        g = dict(param_group)
+        ps = g["params"]
+        ps = [ps] if isinstance(ps, _core.ndarray) else list(ps)
+        for p in ps:
+            if not isinstance(p, _core.ndarray):
+                raise TypeError("optimizer can only optimize cudakit arrays, but one of the params is "
+                                + type(p).__name__)
+            if not p.requires_grad:
+                raise ValueError("optimizing a parameter that doesn't require gradients")
+        seen = {id(p) for grp in self.param_groups for p in grp["params"]}
+        if any(id(p) in seen for p in ps):
+            raise ValueError("some parameters appear in more than one parameter group")
+        g["params"] = ps
+        for k, v in self.defaults.items():
+            if v is _required and k not in g:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
+            g.setdefault(k, v)
+        self.param_groups.append(g)
+
+    def zero_grad(self, set_to_none=True):
+        for g in self.param_groups:
+            for p in g["params"]:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    gr = p.grad
+                    if gr is not None:
+                        with _no_grad():
+                            gr[...] = 0
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            import cudakit
+            with cudakit.enable_grad():
+                loss = closure()
+        with _no_grad():
+            for g in self.param_groups:
+                ps, gs = [], []
+                for p in g["params"]:
+                    gr = p.grad
+                    if gr is not None:
+                        ps.append(p)
+                        gs.append(gr)
+                if ps:
+                    self._update(g, ps, gs)
+        return loss
+
+    def _update(self, group, params, grads):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ state
+
+    def state_dict(self):
+        """{'state': {index: {name: value}}, 'param_groups': [{..., 'params': [index]}]},
+        parameters numbered in group order, as PyTorch does."""
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            d = {k: v for k, v in g.items() if k != "params" and not k.startswith("_")}
+            d["params"] = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                d["params"].append(index[id(p)])
+            groups.append(d)
+        state = {}
+        for p, s in self.state.items():
+            if id(p) in index:
+                state[index[id(p)]] = dict(s)
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        by_index = {}
+        for mine, theirs in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                                 "optimizer's group")
+            for p, i in zip(mine["params"], theirs["params"]):
+                by_index[i] = p
+            for k, v in theirs.items():
+                if k != "params":
+                    mine[k] = tuple(v) if k == "betas" else v
+        self.state = _ParamState()
+        for i, s in state_dict["state"].items():
+            p = by_index.get(int(i))
+            if p is None:
+                continue
+            d = {}
+            for k, v in s.items():
+                if isinstance(v, _core.ndarray) or hasattr(v, "__array__") and not isinstance(v, (int, float)):
+                    v = _core.asarray(v, device=p.device)
+                    if k != "step" and v.dtype != p.dtype and v.dtype.kind == "f":
+                        v = v.astype(p.dtype)
+                d[k] = v
+            self.state[p] = d
+
+    def __repr__(self):
+        s = type(self).__name__ + " ("
+        for i, g in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}"
+            for k in sorted(g):
+                if k != "params" and not k.startswith("_"):
+                    s += f"\n    {k}: {g[k]}"
+        return s + "\n)"
+
+
+def _zeros_like(p):
+    return _core.zeros(tuple(p.shape), dtype=p.dtype, device=p.device)
+
+
+def _check(cond, msg):
+    if not cond:
+        raise ValueError(msg)
+
+
+# ---------------------------------------------------------------- SGD
+
+_sgd_step = getattr(_core, "_sgd_step", None)
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        _check(lr >= 0, f"Invalid learning rate: {lr}")
+        _check(momentum >= 0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
+
+    def _update(self, group, params, grads):
+        lr, mu, damp = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        if _sgd_step is not None:
+            bufs, first = None, False
+            if mu:
+                states = [self.state[p] for p in params]
+                fresh = ["momentum_buffer" not in st for st in states]
+                if any(fresh) and not all(fresh):
+                    return self._update_each(group, params, grads)
+                first = fresh[0]
+                if first:
+                    for p, st in zip(params, states):
+                        st["momentum_buffer"] = _zeros_like(p)
+                bufs = [st["momentum_buffer"] for st in states]
+            _sgd_step(params, grads, bufs, lr, mu, damp, wd, nesterov, first, maximize)
+            return
+        self._update_each(group, params, grads)
+
+    def _update_each(self, group, params, grads):
+        lr, mu, damp = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        for p, g in zip(params, grads):
+            if maximize:
+                g = -g
+            if wd:
+                g = g + p * wd
+            if mu:
+                st = self.state[p]
+                buf = st.get("momentum_buffer")
+                if buf is None:
+                    buf = st["momentum_buffer"] = g.copy()
+                else:
+                    _mul(buf, mu, out=buf)
+                    _add(buf, g * (1 - damp) if damp else g, out=buf)
+                g = g + buf * mu if nesterov else buf
+            _sub(p, g * lr, out=p)
+
+
+# ---------------------------------------------------------------- Adam, AdamW
+
+_adam_step = getattr(_core, "_adam_step", None)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba), PyTorch's formula: weight decay added to the
+    gradient (L2) for Adam, applied to the parameter (decoupled) for AdamW."""
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None):
+        _check(lr >= 0, f"Invalid learning rate: {lr}")
+        _check(eps >= 0, f"Invalid epsilon value: {eps}")
+        _check(0 <= betas[0] < 1, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0 <= betas[1] < 1, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize))
+
+    def _group_state(self, group, params):
+        """The group's moment lists, made at the first step and cached while
+        its parameters stay the same."""
+        cache = group.get("_cache")
+        key = tuple(id(p) for p in params)
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        ms, vs, vmaxs = [], [], []
+        for p in params:
+            st = self.state[p]
+            if "exp_avg" not in st:
+                st["step"] = 0
+                st["exp_avg"] = _zeros_like(p)
+                st["exp_avg_sq"] = _zeros_like(p)
+                if group["amsgrad"]:
+                    st["max_exp_avg_sq"] = _zeros_like(p)
+            ms.append(st["exp_avg"])
+            vs.append(st["exp_avg_sq"])
+            vmaxs.append(st.get("max_exp_avg_sq"))
+        states = [self.state[p] for p in params]
+        lists = (ms, vs, vmaxs, states)
+        group["_cache"] = (key, lists)
+        return lists
+
+    def _update(self, group, params, grads):
+        ms, vs, vmaxs, states = self._group_state(group, params)
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        step = states[0]["step"] + 1
+        for st in states:
+            st["step"] = step
+        if _adam_step is not None and not group["amsgrad"]:
+            _adam_step(params, grads, ms, vs, step, lr, b1, b2, eps, wd, self._decoupled, group["maximize"])
+            return
+        if group["maximize"]:
+            grads = [-g for g in grads]
+        bc1 = 1 - b1 ** step
+        bc2 = 1 - b2 ** step
+        step_size = lr / bc1
+        inv_sqrt_bc2 = 1 / math.sqrt(bc2)
+        for p, g, m, v, vmax in zip(params, grads, ms, vs, vmaxs):
+            if wd:
+                if self._decoupled:
+                    _mul(p, 1 - lr * wd, out=p)
+                else:
+                    g = g + p * wd
+            _mul(m, b1, out=m)
+            _add(m, g * (1 - b1), out=m)
+            _mul(v, b2, out=v)
+            _add(v, g * g * (1 - b2), out=v)
+            if vmax is not None:
+                _core.maximum(vmax, v, out=vmax)
+                v = vmax
+            denom = _sqrt(v) * inv_sqrt_bc2 + eps
+            _sub(p, m / denom * step_size, out=p)
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        for g in self.param_groups:
+            g.pop("_cache", None)
+
+    def state_dict(self):
+        sd = super().state_dict()
+        for g in sd["param_groups"]:
+            g.pop("_cache", None)
+        return sd
+
+
+class AdamW(Adam):
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+# ---------------------------------------------------------------- RMSprop
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        _check(lr >= 0, f"Invalid learning rate: {lr}")
+        _check(eps >= 0, f"Invalid epsilon value: {eps}")
+        _check(momentum >= 0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
+        _check(alpha >= 0, f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                      centered=centered, maximize=maximize))
+
+    def _update(self, group, params, grads):
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        wd, mu, centered = group["weight_decay"], group["momentum"], group["centered"]
+        for p, g in zip(params, grads):
+            if group["maximize"]:
+                g = -g
+            st = self.state[p]
+            if "square_avg" not in st:
+                st["step"] = 0
+                st["square_avg"] = _zeros_like(p)
+                if mu > 0:
+                    st["momentum_buffer"] = _zeros_like(p)
+                if centered:
+                    st["grad_avg"] = _zeros_like(p)
+            st["step"] += 1
+            if wd:
+                g = g + p * wd
+            sq = st["square_avg"]
+            _mul(sq, alpha, out=sq)
+            _add(sq, g * g * (1 - alpha), out=sq)
+            if centered:
+                ga = st["grad_avg"]
+                _mul(ga, alpha, out=ga)
+                _add(ga, g * (1 - alpha), out=ga)
+                avg = _sqrt(sq - ga * ga) + eps
+            else:
+                avg = _sqrt(sq) + eps
+            if mu > 0:
+                buf = st["momentum_buffer"]
+                _mul(buf, mu, out=buf)
+                _add(buf, g / avg, out=buf)
+                _sub(p, buf * lr, out=p)
+            else:
+                _sub(p, g / avg * lr, out=p)

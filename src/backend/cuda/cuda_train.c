@@ -1,0 +1,114 @@
+/*
+ * The training ops on the GPU (key family 0x48, cuda_train_codegen.h):
+ * rows by a warp each when their elements are contiguous, by a thread each
+ * otherwise; cross-entropy's mean/sum by a second one-block launch (no
+ * wait for the host); optimizer steps over up to 32 tensors a launch, the
+ * table of pointers and sizes passed by value as the kernel's first
+ * parameter (nothing to copy, so a CUDA graph captures it as it is); the
+ * matmul epilogue as one element-wise pass after the product.
+ */
+#include "cuda_internal.h"
+#include "../../codegen/cuda_train_codegen.h"
+
+#include <math.h>
+#include <string.h>
+
+static char *train_source(const void *spec) { return ck_cuda_train_source(spec); }
+
+static ck_status train_kernels(int dev, const ck_cuda_train_spec *sp, CUfunction *fns)
+{
+    const char *names[2];
+    int n = ck_cuda_train_names(sp, names);
+    return ck_cuda_get_kernels(dev, ck_cuda_train_key(sp), train_source, sp, names, n, fns);
+}
+
+ck_status ck_cuda_rows(const ck_rows_desc *d)
+{
+    int64_t rows = d->outer * d->inner;
+    if (rows <= 0) return CK_OK;
+    int dev = d->dev.index;
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    ck_cuda_train_spec sp = {.kind = CK_TRK_ROWS, .op = d->op, .t = d->type, .warp = d->inner == 1};
+    CUfunction f[2];
+    if ((s = train_kernels(dev, &sp, f)) != CK_OK) return s;
+    long long outer = d->outer, len = d->len, inner = d->inner, ignore = d->ignore_index;
+    const char *x = d->x, *g = d->g, *prob = d->prob;
+    const int64_t *target = d->target;
+    char *out = d->out, *lse = d->lse, *total = d->total, *scratch = d->scratch;
+    int red = (int)d->reduction;
+    float eps32 = (float)d->smoothing;
+    double eps64 = d->smoothing;
+    void *eps = d->acc == CK_FLOAT64 ? (void *)&eps64 : (void *)&eps32;
+    void *args[] = {&outer, &len, &inner, &x, &g, &out, &target, &prob, &lse, &total, &scratch, &ignore, eps, &red};
+    unsigned block = 256;
+    unsigned grid = ck_cuda_grid_for(dev, sp.warp ? rows * 32 : rows, block);
+    if ((s = ck_cuda_launch(dev, f[0], grid, block, 0, args)) != CK_OK) return s;
+    if (d->op == CK_ROW_XENT && d->scratch) {
+        long long nrows = rows;
+        void *targs[] = {&nrows, &scratch, &out, &total, &red};
+        s = ck_cuda_launch(dev, f[1], 1, 1024, 0, targs);
+    }
+    return s;
+}
+
+ck_status ck_cuda_optim_step(const ck_optim_desc *d)
+{
+    int dev = d->dev.index;
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    const ck_optim_hparams *h = &d->h;
+    ck_cuda_train_spec sp = {.kind = CK_TRK_OPTIM, .op = (int)h->kind, .t = d->type};
+    CUfunction f;
+    if ((s = train_kernels(dev, &sp, &f)) != CK_OK) return s;
+    double bc1 = 1, bc2s = 1;
+    if (h->kind == CK_OPTIM_ADAM) {
+        bc1 = 1 - pow(h->beta1, (double)h->step);
+        bc2s = sqrt(1 - pow(h->beta2, (double)h->step));
+    }
+    double v64[9] = {h->lr, h->weight_decay, h->beta1, h->beta2, h->eps, h->lr / bc1, bc2s, h->momentum, h->dampening};
+    float v32[9];
+    for (int i = 0; i < 9; i++) v32[i] = (float)v64[i];
+    int dbl = d->type == CK_FLOAT64;
+    int flags = (h->maximize ? 1 : 0) | (h->decoupled ? 2 : 0) | (h->nesterov ? 4 : 0) | (h->first ? 8 : 0);
+    ck_cuda_optim_table tab;
+    for (int t0 = 0; t0 < d->ntensors; t0 += CK_OPTIM_TENSORS) {
+        memset(&tab, 0, sizeof tab);
+        int m = d->ntensors - t0 < CK_OPTIM_TENSORS ? d->ntensors - t0 : CK_OPTIM_TENSORS;
+        for (int k = 0; k < m; k++) {
+            const ck_optim_tensor *t = &d->t[t0 + k];
+            tab.p[k] = t->p;
+            tab.g[k] = t->g;
+            tab.s1[k] = t->s1;
+            tab.s2[k] = t->s2;
+            tab.n[k] = t->n;
+            tab.block0[k + 1] = tab.block0[k] + (t->n + CK_OPTIM_CHUNK - 1) / CK_OPTIM_CHUNK;
+        }
+        tab.count = m;
+        if (tab.block0[m] > 0x7FFFFFFF)
+            return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "an optimizer step over more than 2**43 elements at once");
+        void *args[12];
+        args[0] = &tab;
+        for (int i = 0; i < 9; i++) args[1 + i] = dbl ? (void *)&v64[i] : (void *)&v32[i];
+        args[10] = &flags;
+        if ((s = ck_cuda_launch(dev, f, (unsigned)tab.block0[m], 256, 0, args)) != CK_OK) return s;
+    }
+    return CK_OK;
+}
+
+ck_status ck_cuda_bias_act(const ck_bias_act_desc *d)
+{
+    int64_t total = d->rows * d->n;
+    if (total <= 0) return CK_OK;
+    int dev = d->dev.index;
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    ck_cuda_train_spec sp = {.kind = CK_TRK_BIAS_ACT, .op = (int)d->act, .t = d->type, .warp = d->backward};
+    CUfunction f;
+    if ((s = train_kernels(dev, &sp, &f)) != CK_OK) return s;
+    long long rows = d->rows, n = d->n;
+    char *y = d->y, *pre = d->pre, *out = d->out;
+    const char *bias = d->bias, *g = d->g, *saved = d->saved;
+    void *args[] = {&rows, &n, &y, &bias, &pre, &g, &saved, &out};
+    return ck_cuda_launch(dev, f, ck_cuda_grid_for(dev, total, 256), 256, 0, args);
+}

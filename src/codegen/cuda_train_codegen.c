@@ -1,0 +1,323 @@
+/* The training ops as CUDA C text: the prelude (float16 storage), the
+ * spec's defines, then one of three kernel bodies.  Rows and updates are
+ * computed in float for float16/float32 and in double for float64. */
+#include "cuda_train_codegen.h"
+#include "cuda_codegen.h"
+#include "kernel_keys.h"
+
+uint64_t ck_cuda_train_key(const ck_cuda_train_spec *sp)
+{
+    return ck_kernel_key(CK_KFAM_TRAIN, ((uint64_t)sp->kind << 24) | ((uint64_t)(sp->op & 0xFF) << 16) |
+                                        ((uint64_t)sp->t << 8) | (uint64_t)(sp->warp != 0));
+}
+
+int ck_cuda_train_names(const ck_cuda_train_spec *sp, const char **names)
+{
+    switch (sp->kind) {
+    case CK_TRK_ROWS:
+        names[0] = "ck_rows";
+        names[1] = "ck_xent_total";
+        return 2;
+    case CK_TRK_OPTIM: names[0] = "ck_optim"; return 1;
+    default: names[0] = "ck_bias_act"; return 1;
+    }
+}
+
+/* What every body shares: the types, math of the accumulator type and
+ * the warp reductions. */
+static const char common_[] =
+    "#define CK_NINF (-(A)CK_INFF)\n"
+    "#define CK_NANA ((A)CK_INFF - (A)CK_INFF)\n"
+    "#if CK_DBL\n"
+    "#define EXPA exp\n#define LOGA log\n#define SQRTA sqrt\n#define ERFA erf\n#define TANHA tanh\n"
+    "#else\n"
+    "#define EXPA expf\n#define LOGA logf\n#define SQRTA sqrtf\n#define ERFA erff\n#define TANHA tanhf\n"
+    "#endif\n"
+    "static __device__ __forceinline__ A ck_wsum(A v)\n"
+    "{\n"
+    "    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
+    "    return v;\n"
+    "}\n"
+    "static __device__ __forceinline__ A ck_wmax(A v)\n"
+    "{\n"
+    "    for (int o = 16; o > 0; o >>= 1) {\n"
+    "        A w = __shfl_xor_sync(0xffffffffu, v, o);\n"
+    "        if (w > v || w != w) v = w;\n"
+    "    }\n"
+    "    return v;\n"
+    "}\n";
+
+/* A row r = o*inner + k of len elements at base + i*inner: a warp's
+ * lanes (CK_WARP) or one thread take it.  Rows of -inf shift by 0 (log(0)
+ * then gives -inf), rows with inf too (inf), a NaN anywhere gives NaN. */
+static const char rows_[] =
+    "#if CK_WARP\n"
+    "#define RED_SUM(v) ck_wsum(v)\n#define RED_MAX(v) ck_wmax(v)\n#define NL 32\n"
+    "#else\n"
+    "#define RED_SUM(v) (v)\n#define RED_MAX(v) (v)\n#define NL 1\n"
+    "#endif\n"
+    "extern \"C\" __global__ void ck_rows(long long outer, long long len, long long inner, const T *x, const T *g,\n"
+    "                                    T *out, const long long *target, const T *prob, A *lse, const A *total,\n"
+    "                                    A *scratch, long long ignore_index, A eps, int red)\n"
+    "{\n"
+    "    const long long rows = outer * inner;\n"
+    "#if CK_WARP\n"
+    "    const int lane = threadIdx.x & 31;\n"
+    "    const long long r0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;\n"
+    "    const long long rstep = ((long long)gridDim.x * blockDim.x) >> 5;\n"
+    "#else\n"
+    "    const int lane = 0;\n"
+    "    const long long r0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    const long long rstep = (long long)gridDim.x * blockDim.x;\n"
+    "#endif\n"
+    "    const A cls = (A)len;\n"
+    "    for (long long r = r0; r < rows; r += rstep) {\n"
+    "        const long long base = (r / inner) * len * inner + r % inner;\n"
+    "#define X(i) ((A)x[base + (i) * inner])\n"
+    "#define OUT(i) out[base + (i) * inner]\n"
+    "#if OP == CK_ROW_SOFTMAX || OP == CK_ROW_LOG_SOFTMAX || OP == CK_ROW_LOGSUMEXP || OP == CK_ROW_XENT\n"
+    "        A m = CK_NINF;\n"
+    "        for (long long i = lane; i < len; i += NL) {\n"
+    "            A v = X(i);\n"
+    "            if (v > m || v != v) m = v;\n"
+    "        }\n"
+    "        m = RED_MAX(m);\n"
+    "        const A sh = (m == -CK_NINF || m == CK_NINF) ? (A)0 : m;\n"
+    "        A s = 0;\n"
+    "        for (long long i = lane; i < len; i += NL) s += EXPA(X(i) - sh);\n"
+    "        s = RED_SUM(s);\n"
+    "        const A l = LOGA(s) + sh;\n"
+    "#if OP == CK_ROW_LOGSUMEXP\n"
+    "        if (lane == 0) out[r] = T(l);\n"
+    "#elif OP == CK_ROW_SOFTMAX\n"
+    "        const A inv = (A)1 / s;\n"
+    "        for (long long i = lane; i < len; i += NL) OUT(i) = T(EXPA(X(i) - sh) * inv);\n"
+    "#elif OP == CK_ROW_LOG_SOFTMAX\n"
+    "        for (long long i = lane; i < len; i += NL) OUT(i) = T(X(i) - l);\n"
+    "#else\n"
+    "        A loss, w = 1;\n"
+    "        if (target) {\n"
+    "            const long long t = target[r];\n"
+    "            if (t == ignore_index) {\n"
+    "                loss = 0;\n"
+    "                w = 0;\n"
+    "            } else if (t < 0 || t >= len) {\n"
+    "                loss = CK_NANA;\n"
+    "            } else {\n"
+    "                A xs = 0;\n"
+    "                if (eps != (A)0) {\n"
+    "                    for (long long i = lane; i < len; i += NL) xs += X(i);\n"
+    "                    xs = RED_SUM(xs);\n"
+    "                }\n"
+    "                loss = l - ((A)1 - eps) * X(t) - eps / cls * xs;\n"
+    "            }\n"
+    "        } else {\n"
+    "            A qs = 0, qx = 0;\n"
+    "            for (long long i = lane; i < len; i += NL) {\n"
+    "                const A q = ((A)1 - eps) * (A)prob[base + i * inner] + eps / cls;\n"
+    "                qs += q;\n"
+    "                qx += q * X(i);\n"
+    "            }\n"
+    "            qs = RED_SUM(qs);\n"
+    "            qx = RED_SUM(qx);\n"
+    "            loss = l * qs - qx;\n"
+    "        }\n"
+    "        if (lane == 0) {\n"
+    "            lse[r] = l;\n"
+    "            if (scratch) {\n"
+    "                scratch[r] = loss;\n"
+    "                scratch[rows + r] = w;\n"
+    "            } else {\n"
+    "                out[r] = T(loss);\n"
+    "            }\n"
+    "        }\n"
+    "#endif\n"
+    "#elif OP == CK_ROW_SOFTMAX_BWD\n"
+    "        A s = 0;\n"
+    "        for (long long i = lane; i < len; i += NL) s += (A)g[base + i * inner] * X(i);\n"
+    "        s = RED_SUM(s);\n"
+    "        for (long long i = lane; i < len; i += NL) OUT(i) = T(X(i) * ((A)g[base + i * inner] - s));\n"
+    "#elif OP == CK_ROW_LOG_SOFTMAX_BWD\n"
+    "        A s = 0;\n"
+    "        for (long long i = lane; i < len; i += NL) s += (A)g[base + i * inner];\n"
+    "        s = RED_SUM(s);\n"
+    "        for (long long i = lane; i < len; i += NL) OUT(i) = T((A)g[base + i * inner] - EXPA(X(i)) * s);\n"
+    "#elif OP == CK_ROW_XENT_BWD\n"
+    "        A scale = red == 0 ? (A)g[r] : (A)g[0];\n"
+    "        if (red == 1) scale /= total[0];\n"
+    "        const A l = lse[r];\n"
+    "        A qs = 1;\n"
+    "        long long t = -1;\n"
+    "        if (target) {\n"
+    "            t = target[r];\n"
+    "            if (t == ignore_index || t < 0 || t >= len) {\n"
+    "                const A z = t == ignore_index ? (A)0 : CK_NANA;\n"
+    "                for (long long i = lane; i < len; i += NL) OUT(i) = T(z);\n"
+    "                continue;\n"
+    "            }\n"
+    "        } else {\n"
+    "            qs = 0;\n"
+    "            for (long long i = lane; i < len; i += NL) qs += ((A)1 - eps) * (A)prob[base + i * inner] + eps / cls;\n"
+    "            qs = RED_SUM(qs);\n"
+    "        }\n"
+    "        for (long long i = lane; i < len; i += NL) {\n"
+    "            const A q = target ? (i == t ? (A)1 - eps : (A)0) + eps / cls\n"
+    "                               : ((A)1 - eps) * (A)prob[base + i * inner] + eps / cls;\n"
+    "            OUT(i) = T(scale * (EXPA(X(i) - l) * qs - q));\n"
+    "        }\n"
+    "#endif\n"
+    "#undef X\n"
+    "#undef OUT\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* mean/sum of the rows' losses: one block */\n"
+    "extern \"C\" __global__ void ck_xent_total(long long rows, const A *scratch, T *out, A *total, int red)\n"
+    "{\n"
+    "    __shared__ A sl[32], sw[32];\n"
+    "    A ls = 0, ws = 0;\n"
+    "    for (long long i = threadIdx.x; i < rows; i += blockDim.x) {\n"
+    "        ls += scratch[i];\n"
+    "        ws += scratch[rows + i];\n"
+    "    }\n"
+    "    ls = ck_wsum(ls);\n"
+    "    ws = ck_wsum(ws);\n"
+    "    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;\n"
+    "    if (lane == 0) {\n"
+    "        sl[warp] = ls;\n"
+    "        sw[warp] = ws;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (warp == 0) {\n"
+    "        ls = lane < nw ? sl[lane] : (A)0;\n"
+    "        ws = lane < nw ? sw[lane] : (A)0;\n"
+    "        ls = ck_wsum(ls);\n"
+    "        ws = ck_wsum(ws);\n"
+    "        if (lane == 0) {\n"
+    "            total[0] = ws;\n"
+    "            out[0] = T(red == 1 ? ls / ws : ls);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* A block updates CK_OPTIM_CHUNK elements of one tensor of the table. */
+static const char optim_[] =
+    "struct ck_optim_table {\n"
+    "    T *p[NT];\n"
+    "    const T *g[NT];\n"
+    "    T *s1[NT];\n"
+    "    T *s2[NT];\n"
+    "    long long n[NT];\n"
+    "    long long block0[NT + 1];\n"
+    "    int count;\n"
+    "};\n"
+    "extern \"C\" __global__ void ck_optim(ck_optim_table tab, A lr, A wd, A b1, A b2, A eps, A step_size, A bc2s,\n"
+    "                                     A mom, A damp, int flags)\n"
+    "{\n"
+    "    const long long b = blockIdx.x;\n"
+    "    int k = 0;\n"
+    "    while (k + 1 < tab.count && tab.block0[k + 1] <= b) k++;\n"
+    "    const long long i0 = (b - tab.block0[k]) * CHUNK;\n"
+    "    const long long i1 = i0 + CHUNK < tab.n[k] ? i0 + CHUNK : tab.n[k];\n"
+    "    T *p = tab.p[k], *s1 = tab.s1[k], *s2 = tab.s2[k];\n"
+    "    const T *gp = tab.g[k];\n"
+    "    const bool maximize = flags & 1, decoupled = flags & 2, nesterov = flags & 4, first = flags & 8;\n"
+    "    const A decay = (A)1 - lr * wd;\n"
+    "    for (long long i = i0 + threadIdx.x; i < i1; i += blockDim.x) {\n"
+    "        A gr = maximize ? -(A)gp[i] : (A)gp[i], w = (A)p[i];\n"
+    "#if OP == 0\n"
+    "        if (decoupled) w *= decay;\n"
+    "        else gr += wd * w;\n"
+    "        const A m = b1 * (A)s1[i] + ((A)1 - b1) * gr;\n"
+    "        const A v = b2 * (A)s2[i] + ((A)1 - b2) * gr * gr;\n"
+    "        s1[i] = T(m);\n"
+    "        s2[i] = T(v);\n"
+    "        p[i] = T(w - step_size * m / (SQRTA(v) / bc2s + eps));\n"
+    "#else\n"
+    "        (void)decoupled; (void)b1; (void)b2; (void)eps; (void)step_size; (void)bc2s; (void)s2; (void)decay;\n"
+    "        gr += wd * w;\n"
+    "        if (mom != (A)0) {\n"
+    "            const A bf = first ? gr : mom * (A)s1[i] + ((A)1 - damp) * gr;\n"
+    "            s1[i] = T(bf);\n"
+    "            gr = nesterov ? gr + mom * bf : bf;\n"
+    "        }\n"
+    "        p[i] = T(w - lr * gr);\n"
+    "#endif\n"
+    "    }\n"
+    "}\n";
+
+static const char bias_act_[] =
+    "#define SQRT1_2 ((A)0.70710678118654752440)\n"
+    "#define INV_SQRT_2PI ((A)0.39894228040143267794)\n"
+    "#define GELU_C ((A)0.79788456080286535588)\n"
+    "#define GELU_A ((A)0.044715)\n"
+    "static __device__ __forceinline__ A ck_act(A z)\n"
+    "{\n"
+    "#if OP == 1\n"
+    "    return z > (A)0 ? z : (z != z ? z : (A)0);\n"
+    "#elif OP == 2\n"
+    "    return (A)0.5 * z * ((A)1 + ERFA(z * SQRT1_2));\n"
+    "#elif OP == 3\n"
+    "    return (A)0.5 * z * ((A)1 + TANHA(GELU_C * (z + GELU_A * z * z * z)));\n"
+    "#else\n"
+    "    return z;\n"
+    "#endif\n"
+    "}\n"
+    "static __device__ __forceinline__ A ck_dact(A z)\n"
+    "{\n"
+    "#if OP == 1\n"
+    "    return z > (A)0 ? (A)1 : (A)0;\n"
+    "#elif OP == 2\n"
+    "    return (A)0.5 * ((A)1 + ERFA(z * SQRT1_2)) + z * EXPA((A)-0.5 * z * z) * INV_SQRT_2PI;\n"
+    "#elif OP == 3\n"
+    "    const A th = TANHA(GELU_C * (z + GELU_A * z * z * z));\n"
+    "    return (A)0.5 * ((A)1 + th) + (A)0.5 * z * ((A)1 - th * th) * GELU_C * ((A)1 + (A)3 * GELU_A * z * z);\n"
+    "#else\n"
+    "    return (A)1;\n"
+    "#endif\n"
+    "}\n"
+    "extern \"C\" __global__ void ck_bias_act(long long rows, long long n, T *y, const T *bias, T *pre, const T *g,\n"
+    "                                        const T *saved, T *out)\n"
+    "{\n"
+    "    const long long total = rows * n;\n"
+    "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;\n"
+    "         i += (long long)gridDim.x * blockDim.x) {\n"
+    "#if CK_WARP\n"
+    "        out[i] = T((A)g[i] * ck_dact((A)saved[i]));\n"
+    "#else\n"
+    "        A z = (A)y[i];\n"
+    "        if (bias) z += (A)bias[i % n];\n"
+    "        if (pre) pre[i] = T(z);\n"
+    "        y[i] = T(ck_act(z));\n"
+    "#endif\n"
+    "    }\n"
+    "}\n";
+
+char *ck_cuda_train_source(const ck_cuda_train_spec *sp)
+{
+    if (!ck_dtype_is_float(sp->t)) {
+        ck_error_set(CK_ERR_TYPE, "training kernels take float16, float32 or float64, not %s",
+                     ck_dtype_get_info(sp->t)->name);
+        return NULL;
+    }
+    ck_sbuf b = {0};
+    ck_sbuf_prelude(&b);
+    int dbl = sp->t == CK_FLOAT64;
+    ck_sbuf_printf(&b, "\n#define T %s\n#define A %s\n#define CK_DBL %d\n#define OP %d\n#define CK_WARP %d\n",
+                   ck_cuda_storage_type(sp->t), dbl ? "double" : "float", dbl, sp->op, sp->warp != 0);
+    ck_sbuf_printf(&b,
+                   "#define CK_ROW_SOFTMAX %d\n#define CK_ROW_LOG_SOFTMAX %d\n#define CK_ROW_LOGSUMEXP %d\n"
+                   "#define CK_ROW_SOFTMAX_BWD %d\n#define CK_ROW_LOG_SOFTMAX_BWD %d\n#define CK_ROW_XENT %d\n"
+                   "#define CK_ROW_XENT_BWD %d\n#define NT %d\n#define CHUNK %d\n",
+                   CK_ROW_SOFTMAX, CK_ROW_LOG_SOFTMAX, CK_ROW_LOGSUMEXP, CK_ROW_SOFTMAX_BWD, CK_ROW_LOG_SOFTMAX_BWD,
+                   CK_ROW_XENT, CK_ROW_XENT_BWD, CK_OPTIM_TENSORS, CK_OPTIM_CHUNK);
+    ck_sbuf_printf(&b, "%s", common_);
+    _Static_assert(CK_OPTIM_ADAM == 0 && CK_ACT_RELU == 1 && CK_ACT_GELU == 2 && CK_ACT_GELU_TANH == 3,
+                   "the kernels' OP numbers");
+    switch (sp->kind) {
+    case CK_TRK_ROWS: ck_sbuf_printf(&b, "%s", rows_); break;
+    case CK_TRK_OPTIM: ck_sbuf_printf(&b, "%s", optim_); break;
+    default: ck_sbuf_printf(&b, "%s", bias_act_); break;
+    }
+    return ck_sbuf_finish(&b);
+}

@@ -1,0 +1,385 @@
+"""The training ops of _core (src/ops/train.c) on both devices against NumPy
+references: softmax, log_softmax and logsumexp along axes, the fused softmax
+cross-entropy (class indices with ignore_index, probabilities, label
+smoothing, the three reductions) and its backward, the multi-tensor Adam,
+AdamW and SGD steps, and the bias + activation epilogue."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import cudakit as ck
+from cudakit import _core
+from conftest import assert_same
+
+FLOATS = [np.float16, np.float32, np.float64]
+TOL = {np.float16: 3e-3, np.float32: 2e-6, np.float64: 1e-12}
+
+
+def ref_logsumexp(x, axis=None, keepdims=False):
+    x = np.asarray(x, np.float64)
+    m = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros([1] * x.ndim)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return r if keepdims else np.squeeze(r, axis=axis) if axis is not None else r.reshape(())
+
+
+def ref_softmax(x, axis):
+    x = np.asarray(x, np.float64)
+    return np.exp(x - ref_logsumexp(x, axis, keepdims=True))
+
+
+def close(got, want, dt, scale=1.0):
+    got = ck.asnumpy(got)
+    assert got.dtype == np.dtype(dt), (got.dtype, dt)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=TOL[dt] * 4, atol=TOL[dt] * 4 * scale, equal_nan=True)
+
+
+shapes_axes = st.integers(1, 4).flatmap(
+    lambda nd: st.tuples(st.lists(st.integers(1, 7), min_size=nd, max_size=nd), st.integers(-nd, nd - 1)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sa=shapes_axes, dt=st.sampled_from(FLOATS), seed=st.integers(0, 2**31))
+def test_softmax_log_softmax(device, sa, dt, seed):
+    shape, axis = sa
+    x = (np.random.default_rng(seed).standard_normal(shape) * 4).astype(dt)
+    a = ck.asarray(x, device=device)
+    close(_core.softmax(a, axis), ref_softmax(x, axis), dt)
+    close(_core.log_softmax(a, axis=axis), np.log(ref_softmax(x, axis)), dt, scale=10)
+
+
+def test_softmax_strided_large_and_specials(device):
+    x = np.random.default_rng(0).standard_normal((6, 2000)).astype(np.float32) * 30 + 1000
+    a = ck.asarray(x, device=device)
+    close(_core.softmax(a[:, ::3], 1), ref_softmax(x[:, ::3], 1), np.float32)
+    close(_core.softmax(a.T, 0), ref_softmax(x.T, 0), np.float32)
+    sp = np.array([[-np.inf, -np.inf, -np.inf], [0.0, -np.inf, 1.0], [np.nan, 0.0, 1.0], [np.inf, 0.0, 1.0]])
+    got = ck.asnumpy(_core.softmax(ck.asarray(sp, device=device), -1))
+    assert np.isnan(got[0]).all() and np.isnan(got[2]).all()
+    np.testing.assert_allclose(got[1], [1 / (1 + math.e), 0.0, math.e / (1 + math.e)], rtol=1e-12)
+    assert np.isnan(got[3, 0]) and (got[3, 1:] == 0).all()   # PyTorch's: inf - inf
+    # integers compute in float64; a 0-d array is one row
+    assert_same(_core.softmax(ck.asarray([1, 2, 3], device=device)), ref_softmax([1, 2, 3], -1))
+    assert_same(_core.softmax(ck.asarray(np.float32(3.0), device=device)), np.float32(1.0))
+    with pytest.raises(TypeError):
+        _core.softmax(ck.asarray([1j], device=device))
+    with pytest.raises(IndexError):
+        _core.softmax(ck.asarray(np.zeros((2, 3)), device=device), 2)
+    assert _core.softmax(ck.asarray(np.zeros((0, 3)), device=device), 1).shape == (0, 3)
+
+
+axes_sets = st.integers(1, 4).flatmap(
+    lambda nd: st.tuples(st.lists(st.integers(0, 5), min_size=nd, max_size=nd),
+                         st.one_of(st.none(), st.integers(-nd, nd - 1),
+                                   st.lists(st.integers(0, nd - 1), unique=True, max_size=nd).map(tuple)),
+                         st.booleans()))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sak=axes_sets, dt=st.sampled_from(FLOATS), seed=st.integers(0, 2**31))
+def test_logsumexp(device, sak, dt, seed):
+    shape, axis, keepdims = sak
+    x = (np.random.default_rng(seed).standard_normal(shape) * 5).astype(dt)
+    got = _core.logsumexp(ck.asarray(x, device=device), axis=axis, keepdims=keepdims)
+    want = ref_logsumexp(x, axis, keepdims)
+    close(got, want, dt, scale=10)
+
+
+def test_logsumexp_specials_and_scipy(device):
+    x = np.array([[-np.inf, -np.inf], [np.inf, 1.0], [np.nan, 1.0], [1000.0, 1000.0]])
+    got = ck.asnumpy(_core.logsumexp(ck.asarray(x, device=device), axis=1))
+    assert got[0] == -np.inf and got[1] == np.inf and np.isnan(got[2])
+    np.testing.assert_allclose(got[3], 1000 + math.log(2), rtol=1e-15)
+    assert ck.asnumpy(_core.logsumexp(ck.asarray(np.zeros((3, 0)), device=device), axis=1)).tolist() == [-np.inf] * 3
+    try:
+        from scipy.special import logsumexp
+    except ImportError:
+        return
+    y = np.random.default_rng(1).standard_normal((3, 4, 5))
+    for axis in (None, 0, (0, 2), -1):
+        np.testing.assert_allclose(ck.asnumpy(_core.logsumexp(ck.asarray(y, device=device), axis)),
+                                   logsumexp(y, axis), rtol=1e-13)
+
+
+def test_softmax_backward(device):
+    rng = np.random.default_rng(2)
+    for shape, axis in [((4, 7), -1), ((3, 5, 2), 1), ((9,), 0)]:
+        x = rng.standard_normal(shape)
+        g = rng.standard_normal(shape)
+        y = ref_softmax(x, axis)
+        want = y * (g - np.sum(g * y, axis=axis, keepdims=True))
+        got = _core._softmax_backward(ck.asarray(g, device=device), ck.asarray(y, device=device), axis)
+        close(got, want, np.float64)
+        ly = np.log(y)
+        want = g - y * np.sum(g, axis=axis, keepdims=True)
+        got = _core._softmax_backward(ck.asarray(g, device=device), ck.asarray(ly, device=device), axis, log=True)
+        close(got, want, np.float64)
+
+
+# ------------------------------------------------------------ cross entropy
+
+def ref_xent(x, target, axis, ignore_index=-100, smoothing=0.0, reduction="mean"):
+    """PyTorch's cross_entropy in NumPy float64: (loss, gradient of the
+    reduced loss for a unit upstream gradient)."""
+    x = np.moveaxis(np.asarray(x, np.float64), axis, -1)
+    C = x.shape[-1]
+    logp = x - ref_logsumexp(x, -1, keepdims=True)
+    if np.issubdtype(np.asarray(target).dtype, np.floating):
+        q = (1 - smoothing) * np.moveaxis(np.asarray(target, np.float64), axis, -1) + smoothing / C
+        w = np.ones(x.shape[:-1])
+    else:
+        t = np.asarray(target)
+        w = (t != ignore_index).astype(np.float64)
+        tt = np.where(t == ignore_index, 0, t)
+        q = (1 - smoothing) * np.eye(C)[tt] + smoothing / C
+        q = q * w[..., None]
+    rows = -np.sum(q * logp, axis=-1)
+    grad = np.exp(logp) * q.sum(-1, keepdims=True) - q
+    if reduction == "none":
+        loss, scale = rows, np.ones_like(rows)
+    elif reduction == "sum":
+        loss, scale = rows.sum(), np.ones_like(rows)
+    else:
+        loss, scale = rows.sum() / w.sum(), np.ones_like(rows) / w.sum()
+    # ignored rows get no gradient, even when the mean's divisor is 0 (PyTorch's)
+    grad = np.where(w[..., None] > 0, grad * scale[..., None], 0.0)
+    return loss, np.moveaxis(grad, -1, axis)
+
+
+xent_cases = st.tuples(st.integers(0, 6), st.integers(1, 9), st.sampled_from([(), (3,), (2, 2)]),
+                       st.sampled_from(["mean", "sum", "none"]), st.sampled_from([0.0, 0.1, 1.0]),
+                       st.booleans(), st.sampled_from(FLOATS), st.integers(0, 2**31))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=xent_cases)
+def test_cross_entropy(device, case):
+    n, c, extra, reduction, smoothing, probs, dt, seed = case
+    rng = np.random.default_rng(seed)
+    shape = (n, c) + extra
+    x = (rng.standard_normal(shape) * 3).astype(dt)
+    if probs:
+        p = rng.random(shape)
+        target = (p / p.sum(1, keepdims=True)).astype(dt)
+    else:
+        target = rng.integers(0, c, (n,) + extra)
+        if target.size:
+            target.flat[0] = -100
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want_loss, want_grad = ref_xent(x, target, 1, smoothing=smoothing, reduction=reduction)
+    lx, lt = ck.asarray(x, device=device), ck.asarray(target, device=device)
+    loss, lse, total = _core.softmax_cross_entropy(lx, lt, reduction=reduction, label_smoothing=smoothing)
+    close(loss, want_loss, dt, scale=10)
+    g = np.ones(np.shape(want_loss), dt)
+    grad = _core.softmax_cross_entropy_backward(ck.asarray(g, device=device), lx, lt, lse, total,
+                                                reduction=reduction, label_smoothing=smoothing)
+    close(grad, want_grad, dt)
+
+
+def test_cross_entropy_vs_torch_semantics(device):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 4))
+    # 1-d logits: class axis 0, a 0-d target
+    loss, _, _ = _core.softmax_cross_entropy(ck.asarray(x[0], device=device), ck.asarray(np.int64(2), device=device))
+    close(loss, -np.log(ref_softmax(x[0], 0))[2], np.float64)
+    # every row ignored: mean is NaN, sum 0, the gradient 0
+    t = ck.asarray(np.full(5, -1), device=device)
+    loss, lse, total = _core.softmax_cross_entropy(ck.asarray(x, device=device), t, ignore_index=-1)
+    assert np.isnan(float(ck.asnumpy(loss))) and float(ck.asnumpy(total)) == 0
+    loss, lse, total = _core.softmax_cross_entropy(ck.asarray(x, device=device), t, ignore_index=-1, reduction="sum")
+    assert float(ck.asnumpy(loss)) == 0
+    g = _core.softmax_cross_entropy_backward(ck.asarray(1.0, device=device), ck.asarray(x, device=device), t, lse,
+                                             total, ignore_index=-1, reduction="sum")
+    assert (ck.asnumpy(g) == 0).all()
+    # the class axis elsewhere, int32 targets, a non-contiguous view
+    y = rng.standard_normal((3, 2, 6))
+    tt = rng.integers(0, 6, (3, 2)).astype(np.int32)
+    loss, _, _ = _core.softmax_cross_entropy(ck.asarray(y, device=device), ck.asarray(tt, device=device), axis=-1)
+    close(loss, ref_xent(y, tt, -1)[0], np.float64)
+    yt = ck.asarray(y, device=device).transpose(0, 2, 1)          # (3, 6, 2), classes at 1
+    loss, _, _ = _core.softmax_cross_entropy(yt, ck.asarray(tt, device=device))
+    close(loss, ref_xent(y.transpose(0, 2, 1), tt, 1)[0], np.float64)
+    with pytest.raises(ValueError, match="reduction"):
+        _core.softmax_cross_entropy(ck.asarray(x, device=device), ck.asarray(np.zeros(5, np.int64), device=device),
+                                    reduction="avg")
+    with pytest.raises(ValueError, match="label_smoothing"):
+        _core.softmax_cross_entropy(ck.asarray(x, device=device), ck.asarray(np.zeros(5, np.int64), device=device),
+                                    label_smoothing=1.5)
+    with pytest.raises(ValueError, match="shape"):
+        _core.softmax_cross_entropy(ck.asarray(x, device=device), ck.asarray(np.zeros(4, np.int64), device=device))
+    with pytest.raises(TypeError):
+        _core.softmax_cross_entropy(ck.asarray(x.astype(np.int64), device=device),
+                                    ck.asarray(np.zeros(5, np.int64), device=device))
+
+
+def test_cross_entropy_bad_target(device):
+    x = ck.asarray(np.zeros((2, 3)), device=device)
+    t = ck.asarray(np.array([0, 3]), device=device)
+    if device == "cpu":
+        with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+            _core.softmax_cross_entropy(x, t)
+    else:   # a GPU cannot raise without waiting: the loss is NaN
+        loss, _, _ = _core.softmax_cross_entropy(x, t)
+        assert np.isnan(float(ck.asnumpy(loss)))
+
+
+# --------------------------------------------------------------- optimizers
+
+def ref_adam(p, g, m, v, step, lr, b1, b2, eps, wd, decoupled, maximize=False):
+    g = -g if maximize else g
+    if decoupled:
+        p = p * (1 - lr * wd)
+    else:
+        g = g + wd * p
+    m = b1 * m + (1 - b1) * g
+    v = b2 * v + (1 - b2) * g * g
+    denom = np.sqrt(v) / math.sqrt(1 - b2 ** step) + eps
+    return p - lr / (1 - b1 ** step) * m / denom, m, v
+
+
+def ref_sgd(p, g, buf, lr, mom, damp, wd, nesterov, first, maximize=False):
+    g = -g if maximize else g
+    g = g + wd * p
+    if mom:
+        buf = g.copy() if first else mom * buf + (1 - damp) * g
+        g = g + mom * buf if nesterov else buf
+    return p - lr * g, buf
+
+
+SIZES = [1, 5, 4096, 4097, 10000, 3]
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("decoupled,wd,maximize", [(False, 0.0, False), (False, 0.1, True), (True, 0.01, False)])
+def test_adam_step(device, dt, decoupled, wd, maximize):
+    rng = np.random.default_rng(4)
+    P = [rng.standard_normal(n).astype(dt) for n in SIZES] + [rng.standard_normal((3, 7)).astype(dt)]
+    G = [rng.standard_normal(p.shape).astype(dt) for p in P]
+    M = [np.zeros_like(p) for p in P]
+    V = [np.zeros_like(p) for p in P]
+    cp = [ck.asarray(a, device=device) for a in P]
+    cm = [ck.asarray(a, device=device) for a in M]
+    cv = [ck.asarray(a, device=device) for a in V]
+    cg = [ck.asarray(a, device=device) for a in G]
+    ref = [(p.astype(np.float64), m.astype(np.float64), v.astype(np.float64)) for p, m, v in zip(P, M, V)]
+    for step in (1, 2, 3):
+        _core._adam_step(cp, cg, cm, cv, step, lr=1e-2, beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=wd,
+                         decoupled=decoupled, maximize=maximize)
+        ref = [ref_adam(p, g.astype(np.float64), m, v, step, 1e-2, 0.9, 0.99, 1e-8, wd, decoupled, maximize)
+               for (p, m, v), g in zip(ref, G)]
+        # the parameters and states are stored in their dtype after each step
+        ref = [tuple(a.astype(dt).astype(np.float64) for a in r) for r in ref]
+    tol = {np.float16: 3e-3, np.float32: 1e-5, np.float64: 1e-12}[dt]
+    for c, (p, m, v) in zip(cp, ref):
+        np.testing.assert_allclose(ck.asnumpy(c).astype(np.float64), p, rtol=tol, atol=tol)
+        assert ck.asnumpy(c).dtype == np.dtype(dt)
+    for c, (p, m, v) in zip(cm, ref):
+        np.testing.assert_allclose(ck.asnumpy(c).astype(np.float64), m, rtol=tol, atol=tol)
+
+
+def test_adam_many_tensors_mixed_dtypes_and_none(device):
+    """More tensors than one launch takes (32), two dtypes, None gradients."""
+    rng = np.random.default_rng(5)
+    P = [rng.standard_normal(int(n)).astype(np.float32 if i % 3 else np.float64)
+         for i, n in enumerate(rng.integers(1, 300, 75))]
+    G = [rng.standard_normal(p.shape).astype(p.dtype) if i % 7 else None for i, p in enumerate(P)]
+    cp = [ck.array(p, device=device) for p in P]   # a copy: the CPU shares a NumPy array's memory
+    cg = [ck.asarray(g, device=device) if g is not None else None for g in G]
+    cm = [ck.zeros(p.shape, dtype=p.dtype, device=device) for p in P]
+    cv = [ck.zeros(p.shape, dtype=p.dtype, device=device) for p in P]
+    _core._adam_step(cp, cg, cm, cv, 1, lr=0.1)
+    for p, g, c in zip(P, G, cp):
+        if g is None:
+            assert_same(c, p)
+        else:
+            want, _, _ = ref_adam(p.astype(np.float64), g.astype(np.float64), 0, 0, 1, 0.1, 0.9, 0.999, 1e-8, 0, False)
+            np.testing.assert_allclose(ck.asnumpy(c), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="exp_avg"):
+        _core._adam_step(cp[1:3], cg[1:3], [cm[1], cm[1]], cv[1:3], 1)
+    with pytest.raises(ValueError, match="step"):
+        _core._adam_step(cp[1:2], cg[1:2], cm[1:2], cv[1:2], 0)
+    with pytest.raises(TypeError):
+        _core._adam_step([P[1]], [G[1]], [P[1]], [P[1]], 1)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("mom,damp,wd,nesterov,maximize",
+                         [(0.0, 0.0, 0.0, False, False), (0.9, 0.0, 0.01, True, False),
+                          (0.9, 0.1, 0.0, False, True)])
+def test_sgd_step(device, dt, mom, damp, wd, nesterov, maximize):
+    rng = np.random.default_rng(6)
+    P = [rng.standard_normal(n).astype(dt) for n in SIZES]
+    G = [rng.standard_normal(p.shape).astype(dt) for p in P]
+    cp = [ck.array(p, device=device) for p in P]   # a copy: the CPU shares a NumPy array's memory
+    cg = [ck.asarray(g, device=device) for g in G]
+    cb = [ck.zeros(p.shape, dtype=dt, device=device) for p in P] if mom else None
+    ref = [(p.astype(np.float64), np.zeros(p.shape)) for p in P]
+    for step in range(3):
+        _core._sgd_step(cp, cg, cb, 0.1, momentum=mom, dampening=damp, weight_decay=wd, nesterov=nesterov,
+                        first=step == 0, maximize=maximize)
+        ref = [ref_sgd(p, g.astype(np.float64), b, 0.1, mom, damp, wd, nesterov, step == 0, maximize)
+               for (p, b), g in zip(ref, G)]
+    tol = 1e-5 if dt == np.float32 else 1e-12
+    for c, (p, _) in zip(cp, ref):
+        np.testing.assert_allclose(ck.asnumpy(c), p, rtol=tol, atol=tol)
+    if mom:
+        with pytest.raises(ValueError):
+            _core._sgd_step(cp, cg, None, 0.1, momentum=mom)
+    with pytest.raises(ValueError, match="Nesterov"):
+        _core._sgd_step(cp, cg, None, 0.1, nesterov=True)
+
+
+# ---------------------------------------------------------------- epilogue
+
+def ref_act(z, act):
+    from math import erf, sqrt, pi
+    if act == "relu":
+        return np.maximum(z, 0)
+    if act == "gelu":
+        return 0.5 * z * (1 + np.vectorize(erf)(z / sqrt(2)))
+    if act == "gelu_tanh":
+        return 0.5 * z * (1 + np.tanh(sqrt(2 / pi) * (z + 0.044715 * z ** 3)))
+    return z
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("act", ["none", "relu", "gelu", "gelu_tanh"])
+def test_bias_act_forward_backward(device, dt, act):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((6, 5)).astype(dt)
+    w = rng.standard_normal((5, 9)).astype(dt)
+    b = rng.standard_normal(9).astype(dt)
+    y = ck.matmul(ck.asarray(x, device=device), ck.asarray(w, device=device))
+    z = ck.asnumpy(y).astype(np.float64) + b
+    got, pre = _core._bias_act(y, ck.asarray(b, device=device), act, save_pre=True)
+    assert got is y
+    close(pre, z, dt, scale=10)
+    close(got, ref_act(z, act), dt, scale=10)
+    # the derivative against central differences of the reference
+    g = rng.standard_normal(z.shape)
+    h = 1e-6
+    want = g * (ref_act(z + h, act) - ref_act(z - h, act)) / (2 * h)
+    zc = ck.asarray(z.astype(dt), device=device)
+    got = _core._bias_act_backward(ck.asarray(g.astype(dt), device=device), zc, act)
+    assert ck.asnumpy(got).dtype == np.dtype(dt)
+    tol = max(TOL[dt] * 40, 1e-7)   # the differences' own error
+    np.testing.assert_allclose(ck.asnumpy(got).astype(np.float64), want, rtol=tol, atol=tol)
+    # no bias, a 3-d output
+    y3 = ck.array(x.reshape(2, 3, 5), device=device)   # a copy: _bias_act works in place
+    close(_core._bias_act(y3, None, act), ref_act(x.reshape(2, 3, 5).astype(np.float64), act), dt, scale=10)
+
+
+def test_bias_act_errors(device):
+    y = ck.asarray(np.zeros((3, 4), np.float32), device=device)
+    with pytest.raises(ValueError, match="bias"):
+        _core._bias_act(y, ck.asarray(np.zeros(3, np.float32), device=device), "relu")
+    with pytest.raises(ValueError, match="activation"):
+        _core._bias_act(y, None, "swish")
+    with pytest.raises(ValueError, match="contiguous"):
+        _core._bias_act(y.T, None, "relu")
+    with pytest.raises(TypeError):
+        _core._bias_act(ck.asarray(np.zeros((3, 4), np.int32), device=device), None, "relu")
