@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import cudakit as ck
-import cudakit.keras.datasets  # noqa: F401  (ck.keras.datasets)
 from cudakit import datasets
 from cudakit.datasets import _mnist, read_idx, write_idx
 
@@ -25,6 +24,12 @@ def no_user_folders(tmp_path, monkeypatch):
     monkeypatch.delenv("CUDAKIT_DATA", raising=False)
     monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras-home"))
     monkeypatch.setattr(_mnist, "DEBIAN_DIR", str(tmp_path / "debian-datasets"))
+
+
+def keras_datasets():
+    """ck.keras.datasets (imported here: ck.keras needs ck.nn, which needs autograd)."""
+    import cudakit.keras.datasets
+    return cudakit.keras.datasets
 
 
 def fake_split(n, seed):
@@ -128,7 +133,7 @@ def test_mnist_layouts(tmp_path, layout, gz):
     folder = {"torchvision": root / "MNIST" / "raw", "flat": root, "alias": root / "mnist"}[layout]
     want = write_dataset(folder, gz=gz)
     check_load(datasets.mnist.load_data(root=root), want)
-    check_load(ck.keras.datasets.mnist.load_data(root=str(root)), want)
+    check_load(keras_datasets().mnist.load_data(root=str(root)), want)
     train = datasets.MNIST(root, train=True)
     assert len(train) == 7 and train.data.shape == (7, 28, 28) and train.targets.dtype == np.int64
     np.testing.assert_array_equal(train.data, want["train"][0])
@@ -160,7 +165,7 @@ def test_keras_npz(tmp_path, monkeypatch):
     keras = tmp_path / "keras-home" / "datasets"
     keras.mkdir(parents=True)
     os.rename(tmp_path / "mnist.npz", keras / "mnist.npz")
-    check_load(ck.keras.datasets.mnist.load_data(), want)
+    check_load(keras_datasets().mnist.load_data(), want)
     # a npz that is not Keras's
     np.savez(keras / "mnist.npz", x_train=xt)
     with pytest.raises(ValueError, match="no y_train in it"):
@@ -174,7 +179,7 @@ def test_cudakit_data_and_debian_folders(tmp_path, monkeypatch):
     want = write_dataset(tmp_path / "env" / "FashionMNIST" / "raw", gz=True)
     monkeypatch.setenv("CUDAKIT_DATA", str(tmp_path / "env"))
     check_load(datasets.fashion_mnist.load_data(), want)
-    check_load(ck.keras.datasets.fashion_mnist.load_data(), want)
+    check_load(keras_datasets().fashion_mnist.load_data(), want)
     assert datasets.FashionMNIST(train=True).classes[9] == "Ankle boot"
     # Debian's package's folder, found by itself
     monkeypatch.delenv("CUDAKIT_DATA")
