@@ -44,8 +44,8 @@ def ck_missing():
     try:
         import cudakit.nn  # noqa: F401
         import cudakit.optim  # noqa: F401
-    except ImportError as e:
-        return f"ck.nn not available ({e})"
+    except Exception as e:     # not there, or not working in this build
+        return f"ck.nn not available ({type(e).__name__}: {e})"
     return None
 
 
