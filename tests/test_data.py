@@ -154,8 +154,11 @@ def test_numpy_data_without_device():
     np.testing.assert_array_equal(ck.asnumpy(xb), x[:4])
 
 
-def test_pin_memory(device):
+@pytest.mark.parametrize("source", ["numpy", "cudakit-cpu"])
+def test_pin_memory(device, source):
     x, y = dataset_arrays(21)
+    if source == "cudakit-cpu":
+        x, y = ck.asarray(x, device="cpu"), ck.asarray(y, device="cpu")
     loader = DataLoader(TensorDataset(x, y), batch_size=4, shuffle=True, pin_memory=True, generator=1)
     batches = list(loader)
     check_batches(batches, 21, 4, False, "cpu", True)

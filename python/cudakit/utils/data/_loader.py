@@ -311,8 +311,10 @@ class _TensorIter(_Iter):
             if isinstance(t, _core.ndarray):
                 dev = t.device
                 if target is None or _same(dev, target):
-                    how = "pin" if (loader.pin_memory and dev.type == "cpu") else "device"
-                    self.plan.append((how, t))
+                    if loader.pin_memory and dev.type == "cpu":
+                        self.plan.append(("pin", np.asarray(t)))
+                    else:
+                        self.plan.append(("device", t))
                 elif dev.type == "cpu":
                     self.plan.append(("stage", np.asarray(t)))
                 else:
