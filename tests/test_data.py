@@ -187,6 +187,32 @@ def test_no_waits_on_the_gpu(device):
         check_batches(batches, 64, 8, False, "cuda", True)
 
 
+def test_the_seed_loop_does_not_wait(device):
+    """The seed's loop (a loader over CPU arrays, each batch moved to the GPU):
+    the loader pins host batches when a GPU is usable, so the moves are
+    asynchronous copies; pin_memory=False gives pageable batches, whose move
+    waits (the sync debug mode says so)."""
+    if device == "cpu":
+        pytest.skip("the CPU does its work when each call returns: there is no wait to find")
+    x, y = dataset_arrays(40)
+    ds = TensorDataset(ck.asarray(x, device="cpu"), ck.asarray(y, device="cpu"))
+    it = iter(DataLoader(ds, batch_size=8, shuffle=True, generator=0))
+    ck.cuda.set_sync_debug_mode("error")
+    try:
+        moved = [(ck.asarray(a, device="cuda"), ck.asarray(b, device="cuda")) for a, b in it]
+    finally:
+        ck.cuda.set_sync_debug_mode("default")
+    check_batches(moved, 40, 8, False, "cuda", True)
+    it = iter(DataLoader(ds, batch_size=8, pin_memory=False))
+    a, _ = next(it)
+    ck.cuda.set_sync_debug_mode("error")
+    try:
+        with pytest.raises(RuntimeError, match="pageable"):
+            ck.asarray(a, device="cuda")
+    finally:
+        ck.cuda.set_sync_debug_mode("default")
+
+
 # ------------------------------------------------------------------ datasets of items, collate
 
 class Items(Dataset):

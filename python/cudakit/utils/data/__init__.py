@@ -19,8 +19,10 @@ Where the batches are made:
   ``Dataset`` returns) with ``device=`` is gathered into page-locked
   (pinned) buffers and copied to the device on a side stream one batch
   ahead, so the copy of the next batch overlaps the work on this one (the
-  same code runs for ``device="cpu"``); ``pin_memory=True`` without
-  ``device`` gives pinned host arrays, as PyTorch's;
+  same code runs for ``device="cpu"``); without ``device``, host
+  batches are pinned when a GPU is usable (``pin_memory=None``, the
+  default; True or False choose), so that ``data.to(device)`` in the
+  user's loop copies without waiting;
 - any other dataset: its items, collated by ``collate_fn``
   (``default_collate``: arrays stacked, numbers made arrays, tuples, lists
   and dicts collated field by field) into cudakit arrays.

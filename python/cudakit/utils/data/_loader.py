@@ -167,7 +167,7 @@ class DataLoader:
     """Batches of a dataset, as PyTorch's ``DataLoader``.
 
     ``DataLoader(dataset, batch_size=1, shuffle=False, sampler=None,
-    num_workers=0, collate_fn=None, pin_memory=False, drop_last=False,
+    num_workers=0, collate_fn=None, pin_memory=None, drop_last=False,
     generator=None, *, device=None)``
 
     - ``shuffle``: a new order every epoch, drawn from ``generator`` (a
@@ -183,13 +183,15 @@ class DataLoader:
       Without it, batches stay where the data is (NumPy data becomes
       cudakit CPU arrays);
     - ``pin_memory``: host batches in page-locked memory (their own
-      buffers), for the user's own ``.to(device)``;
+      buffers), so that the user's own ``.to(device)`` does not wait for
+      the GPU; None (the default) pins them when a GPU is usable (the seed's
+      loop, ``data.to(device)`` a batch, then never waits); False never;
     - ``num_workers``: accepted; batches are made in this process (the
       batches are the same), with a warning when it is not 0.
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None, num_workers=0,
-                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 collate_fn=None, pin_memory=None, drop_last=False, timeout=0, worker_init_fn=None,
                  generator=None, *, prefetch_factor=None, persistent_workers=False, device=None):
         if batch_size is None or isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) \
                 or batch_size <= 0:
@@ -211,7 +213,9 @@ class DataLoader:
         self.sampler = sampler
         self.num_workers = num_workers
         self.collate_fn = collate_fn
-        self.pin_memory = bool(pin_memory)
+        self.pin_memory = pin_memory
+        # host batches go to a GPU next, most likely: pinned, their copy does not wait
+        self._pin = bool(pin_memory) if pin_memory is not None else bool(_cuda.is_available())
         self.drop_last = bool(drop_last)
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
@@ -296,7 +300,12 @@ class _Iter:
         without device).  The last few are kept referenced here: the core's
         pinned pool reuses a block as soon as it is released, and the user's
         asynchronous copy from it may still be in flight."""
-        a = _cuda.pinned_empty(shape, np.dtype(dtype).name)
+        try:
+            a = _cuda.pinned_empty(shape, np.dtype(dtype).name)
+        except (MemoryError, _cuda.CUDAError):
+            if self.loader.pin_memory:
+                raise
+            a = _core.empty(shape, dtype=np.dtype(dtype).name, device="cpu")   # pinning was only a help
         return a, np.asarray(a)
 
 
@@ -311,7 +320,7 @@ class _TensorIter(_Iter):
             if isinstance(t, _core.ndarray):
                 dev = t.device
                 if target is None or _same(dev, target):
-                    if loader.pin_memory and dev.type == "cpu":
+                    if loader._pin and dev.type == "cpu":
                         self.plan.append(("pin", np.asarray(t)))
                     else:
                         self.plan.append(("device", t))
@@ -323,7 +332,7 @@ class _TensorIter(_Iter):
                 h = np.asarray(t)
                 if target is not None:
                     self.plan.append(("stage", h))
-                elif loader.pin_memory and target is None:
+                elif loader._pin and target is None:
                     self.plan.append(("pin", h))
                 else:
                     self.plan.append(("device", self._as_cpu(h)))
@@ -410,7 +419,7 @@ class _ItemIter(_Iter):
         idx = range(lo, hi) if self.order is None else self.order[lo:hi].tolist()
         batch = self.collate([ds[i] for i in idx])
         target = self.loader.device
-        pin = self.loader.pin_memory and target is None
+        pin = self.loader._pin and target is None
         stager = self.loader._stager_for() if target is not None else None
         slot = k % _PINNED_SLOTS
         counter = [0]
