@@ -158,6 +158,7 @@ struct ck_buffer {
     ck_release_fn release;   /* NULL: memory came from the device's allocator */
     void *release_ctx;
     int readonly;
+    uint64_t version;        /* bumped by each in-place write (autograd's check of saved arrays) */
 };
 
 ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes);

@@ -20,6 +20,8 @@ from ._core import asarray, maximum, minimum
 __version__ = "0.1.0"
 
 from . import cuda  # noqa: E402  (loads no driver until used)
+from . import autograd  # noqa: E402
+from .autograd import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: E402,F401
 
 CompileError = _core.CompileError
 device = _core.Device   # PyTorch's spelling: torch.device("cuda")

@@ -107,7 +107,21 @@ def matmul(x1, x2, /, out=None, **kwargs):
     if dev is not None:
         _no_kwargs("matmul", dev, kwargs)
         return _core._matmul(x1, x2, out)
+    if _core._any_requires_grad(x1, x2, out):
+        return _matmul_recorded(x1, x2, out, kwargs)
     return _call("matmul", _np.matmul, (x1, x2), out=out, **kwargs)
+
+
+def _matmul_recorded(x1, x2, out, kwargs):
+    """The CPU's matmul (NumPy's) of arrays that require a gradient, recorded
+    for autograd (whose rule runs the CPU's products the same way)."""
+    if out is not None:
+        raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    _no_kwargs("matmul with arrays that require grad", "cpu", kwargs)
+    a = x1 if isinstance(x1, _ndarray) else _core.asarray(x1, device="cpu")
+    b = x2 if isinstance(x2, _ndarray) else _core.asarray(x2, device="cpu")
+    return _core._record_matmul(a, b, _call("matmul", _np.matmul, (a, b)))
 
 
 def dot(a, b, out=None):

@@ -35,6 +35,7 @@ ck_buffer *ck_buffer_alloc(ck_device dev, size_t nbytes)
     b->device = dev;
     b->nbytes = nbytes;
     b->readonly = 0;
+    b->version = 0;
     return b;
 }
 
@@ -50,6 +51,7 @@ ck_buffer *ck_buffer_wrap(ck_device dev, void *ptr, size_t nbytes, int readonly,
     b->release = release;
     b->release_ctx = ctx;
     b->readonly = readonly;
+    b->version = 0;
     return b;
 }
 

@@ -25,6 +25,7 @@ PyObject *ck_py_wrap(ck_array *arr, PyObject *base)
     arr->buf = NULL;
     o->base = Py_XNewRef(base);
     o->weakreflist = NULL;
+    o->ag = NULL;
     return (PyObject *)o;
 }
 
@@ -45,7 +46,8 @@ static void array_dealloc(PyObject *self)
     if (o->weakreflist) PyObject_ClearWeakRefs(self);
     ck_array_release(&o->arr);
     Py_XDECREF(o->base);
-    PyObject_Free(self);
+    if (o->ag) ck_ag_var_release(o->ag);
+    Py_TYPE(self)->tp_free(self);
 }
 
 /* ------------------------------------------------------------ attributes */
@@ -110,7 +112,9 @@ static PyObject *get_T(PyObject *self, void *c)
     ck_array v;
     ck_status s = ck_array_transpose(&v, CK_ARR(self), NULL);
     if (s != CK_OK) return ck_py_raise(s);
-    return view_with(self, &v);
+    PyObject *r = view_with(self, &v);
+    if (CK_AG_GATE() && r) r = ck_py_ag_transpose(self, NULL, r);
+    return r;
 }
 
 static PyObject *get_mT(PyObject *self, void *c)
@@ -128,7 +132,9 @@ static PyObject *get_mT(PyObject *self, void *c)
     ck_array v;
     ck_status s = ck_array_transpose(&v, a, perm);
     if (s != CK_OK) return ck_py_raise(s);
-    return view_with(self, &v);
+    PyObject *r = view_with(self, &v);
+    if (CK_AG_GATE() && r) r = ck_py_ag_transpose(self, perm, r);
+    return r;
 }
 
 /* real and imag of a complex array are strided views of its halves. */
@@ -391,7 +397,9 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw)
         if (s != CK_OK) return ck_py_raise(s);
         out = moved;
     }
-    return ck_py_wrap(&out, NULL);
+    PyObject *r = ck_py_wrap(&out, NULL);
+    if (CK_AG_GATE() && r) r = ck_py_ag_copy(has_dev ? "to_device" : "astype", self, r);
+    return r;
 }
 
 static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw)
@@ -404,7 +412,9 @@ static PyObject *m_copy(PyObject *self, PyObject *args, PyObject *kw)
     ck_array out;
     ck_status s = ck_array_astype(&out, CK_ARR(self), CK_ARR(self)->dtype, order_f);
     if (s != CK_OK) return ck_py_raise(s);
-    return ck_py_wrap(&out, NULL);
+    PyObject *r = ck_py_wrap(&out, NULL);
+    if (CK_AG_GATE() && r) r = ck_py_ag_copy("copy", self, r);
+    return r;
 }
 
 static PyObject *m_view(PyObject *self, PyObject *args, PyObject *kw)
@@ -432,7 +442,10 @@ static PyObject *m_view(PyObject *self, PyObject *args, PyObject *kw)
     }
     v.dtype = t;
     ck_array_update_flags(&v);
-    return view_with(self, &v);
+    PyObject *r = view_with(self, &v);
+    if (CK_AG_GATE() && r && t != a->dtype) r = ck_py_ag_missing("view(dtype)", 1, &self, r);
+    else if (CK_AG_GATE() && r) r = ck_py_ag_copy("copy", self, r);
+    return r;
 }
 
 static PyObject *m_to_device(PyObject *self, PyObject *args, PyObject *kw)
@@ -447,7 +460,9 @@ static PyObject *m_to_device(PyObject *self, PyObject *args, PyObject *kw)
     ck_array out;
     ck_status s = ck_array_to_device(&out, CK_ARR(self), dev);
     if (s != CK_OK) return ck_py_raise(s);
-    return ck_py_wrap(&out, NULL);
+    PyObject *r = ck_py_wrap(&out, NULL);
+    if (CK_AG_GATE() && r) r = ck_py_ag_copy("to_device", self, r);
+    return r;
 }
 
 /* shape from *args: a(2, 3), a((2, 3)), a([2, 3]) */
@@ -462,7 +477,7 @@ static int shape_from_args(PyObject *args, Py_ssize_t start, int *nd, int64_t *s
     return r;
 }
 
-static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *reshape_impl(PyObject *self, PyObject *args, PyObject *kw)
 {
     PyObject *order = NULL, *copy = Py_None;
     if (kw) {
@@ -486,7 +501,7 @@ static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw)
                 Py_XDECREF(k);
                 return NULL;
             }
-            PyObject *r = m_reshape(self, t, k);
+            PyObject *r = reshape_impl(self, t, k);
             Py_DECREF(t);
             Py_DECREF(k);
             return r;
@@ -538,6 +553,13 @@ static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw)
     return is_view ? view_with(self, &r) : ck_py_wrap(&r, NULL);
 }
 
+static PyObject *m_reshape(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *r = reshape_impl(self, args, kw);
+    if (CK_AG_GATE() && r) r = ck_py_ag_reshape(self, r);
+    return r;
+}
+
 static PyObject *m_transpose(PyObject *self, PyObject *args)
 {
     const ck_array *a = CK_ARR(self);
@@ -563,7 +585,9 @@ static PyObject *m_transpose(PyObject *self, PyObject *args)
     ck_array v;
     ck_status s = ck_array_transpose(&v, a, n ? perm : NULL);
     if (s != CK_OK) return ck_py_raise(s);
-    return view_with(self, &v);
+    PyObject *r = view_with(self, &v);
+    if (CK_AG_GATE() && r) r = ck_py_ag_transpose(self, n ? perm : NULL, r);
+    return r;
 }
 
 static PyObject *m_swapaxes(PyObject *self, PyObject *args)
@@ -587,10 +611,12 @@ static PyObject *m_swapaxes(PyObject *self, PyObject *args)
     ck_array v;
     ck_status s = ck_array_transpose(&v, a, perm);
     if (s != CK_OK) return ck_py_raise(s);
-    return view_with(self, &v);
+    PyObject *r = view_with(self, &v);
+    if (CK_AG_GATE() && r) r = ck_py_ag_transpose(self, perm, r);
+    return r;
 }
 
-static PyObject *m_ravel(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *ravel_impl(PyObject *self, PyObject *args, PyObject *kw)
 {
     PyObject *order = NULL;
     static char *kwlist[] = {"order", NULL};
@@ -616,7 +642,7 @@ static PyObject *m_ravel(PyObject *self, PyObject *args, PyObject *kw)
     return ck_py_wrap(&r, NULL);
 }
 
-static PyObject *m_flatten(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *flatten_impl(PyObject *self, PyObject *args, PyObject *kw)
 {
     PyObject *order = NULL;
     static char *kwlist[] = {"order", NULL};
@@ -632,6 +658,20 @@ static PyObject *m_flatten(PyObject *self, PyObject *args, PyObject *kw)
     if (s != CK_OK) return ck_py_raise(s);
     r.flags |= CK_ARRAY_OWNDATA;
     return ck_py_wrap(&r, NULL);
+}
+
+static PyObject *m_ravel(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *r = ravel_impl(self, args, kw);
+    if (CK_AG_GATE() && r) r = ck_py_ag_reshape(self, r);
+    return r;
+}
+
+static PyObject *m_flatten(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *r = flatten_impl(self, args, kw);
+    if (CK_AG_GATE() && r) r = ck_py_ag_reshape(self, r);
+    return r;
 }
 
 static PyObject *m_fill(PyObject *self, PyObject *value)
@@ -1131,7 +1171,6 @@ static PyMappingMethods array_as_mapping = {
 
 static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    (void)type;
     /* ndarray(shape, dtype=float64, device=None): uninitialised, like np.ndarray */
     PyObject *shape, *dt = Py_None, *device = Py_None;
     static char *kwlist[] = {"shape", "dtype", "device", NULL};
@@ -1147,7 +1186,15 @@ static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     ck_array a;
     ck_status s = ck_array_empty(&a, nd, sh, t, has ? dev : ck_py_default_device());
     if (s != CK_OK) return ck_py_raise(s);
-    return ck_py_wrap(&a, NULL);
+    if (type == &CkArray_Type) return ck_py_wrap(&a, NULL);
+    /* a subclass's instance (ck.nn.Parameter's kind) owns the memory itself */
+    CkArrayObject *o = (CkArrayObject *)type->tp_alloc(type, 0);
+    if (!o) {
+        ck_array_release(&a);
+        return NULL;
+    }
+    o->arr = a;
+    return (PyObject *)o;
 }
 
 /* methods gathered from every file at module init */
@@ -1156,7 +1203,8 @@ static PyMethodDef *array_all_methods;
 int ck_py_array_type_init(void)
 {
     size_t n = 0, k = 0;
-    const PyMethodDef *lists[] = {array_methods, ck_py_interop_methods, ck_py_dlpack_methods, ck_py_reduce_methods, ck_py_shape_methods};
+    const PyMethodDef *lists[] = {array_methods, ck_py_interop_methods, ck_py_dlpack_methods, ck_py_reduce_methods, ck_py_shape_methods,
+                                  ck_py_autograd_methods};
     const size_t nlists = sizeof lists / sizeof *lists;
     for (size_t l = 0; l < nlists; l++)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) n++;
@@ -1175,10 +1223,12 @@ int ck_py_array_type_init(void)
     size_t g = 0, gi = 0;
     for (const PyGetSetDef *p = array_getset; p->name; p++) g++;
     for (const PyGetSetDef *p = ck_py_interop_getset; p->name; p++) g++;
+    for (const PyGetSetDef *p = ck_py_autograd_getset; p->name; p++) g++;
     PyGetSetDef *all = PyMem_Calloc(g + 1, sizeof(PyGetSetDef));
     if (!all) return -1;
     for (const PyGetSetDef *p = array_getset; p->name; p++) all[gi++] = *p;
     for (const PyGetSetDef *p = ck_py_interop_getset; p->name; p++) all[gi++] = *p;
+    for (const PyGetSetDef *p = ck_py_autograd_getset; p->name; p++) all[gi++] = *p;
     CkArray_Type.tp_getset = all;
     if (PyType_Ready(&CkFlags_Type) < 0) return -1;
     return PyType_Ready(&CkArray_Type);
@@ -1200,6 +1250,6 @@ PyTypeObject CkArray_Type = {
     .tp_weaklistoffset = offsetof(CkArrayObject, weakreflist),
     .tp_iter = array_iter,
     .tp_new = array_new,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "An n-dimensional array on a device (the CPU or a GPU), NumPy compatible.",
 };

@@ -11,6 +11,7 @@
 #include <Python.h>
 
 #include "cudakit.h"
+#include "cudakit_autograd.h"
 #include <stdio.h>
 
 /* ------------------------------------------------------------- objects */
@@ -20,6 +21,7 @@ typedef struct {
     ck_array arr;          /* owns one reference to arr.buf */
     PyObject *base;        /* the array (or exporter) whose memory a view uses, or NULL */
     PyObject *weakreflist;
+    ck_ag_var *ag;         /* owned: the autograd state (requires_grad, grad, grad_fn), or NULL */
 } CkArrayObject;
 
 typedef struct {
@@ -217,6 +219,36 @@ ck_function *ck_py_module_function(PyObject *module, const char *name, ck_device
 extern PyMethodDef ck_py_pykernel_functions[];   /* pykernel.c: kernels written in Python */
 int ck_py_pykernel_init(PyObject *module);
 extern PyMethodDef ck_py_kernelgen_functions[];  /* kernelgen.c: ElementwiseKernel/ReductionKernel/fuse source */
+
+/* autograd.c: the array's autograd face, and the recording calls made
+ * where ops run.  Each ck_py_ag_<op>(..., result) is called only when
+ * CK_AG_GATE() (one branch on the hot path), takes result and returns it
+ * with its variable set (or NULL with the exception, result released). */
+extern PyGetSetDef ck_py_autograd_getset[];
+extern PyMethodDef ck_py_autograd_methods[];
+extern PyMethodDef ck_py_autograd_functions[];
+int ck_py_autograd_init(PyObject *module);
+int ck_py_ag_set_requires_grad(PyObject *self, int on);
+PyObject *ck_py_ag_ufunc(ck_op op, int nin, PyObject *const *args, const ck_operand *ops, PyObject *result);
+/* An in-place write into target (whose values need a gradient or not):
+ * RuntimeError for a leaf that requires grad or a view of one, as PyTorch. */
+int ck_py_ag_inplace_check(PyObject *target, int values_need_grad);
+/* out= given to a ufunc (before the op): 0 nothing to record, 1 record
+ * with ck_py_ag_ufunc_rebase after (ops may now point at copies held in
+ * keep[], released by the caller), -1 error. */
+int ck_py_ag_ufunc_out(ck_op op, int nin, PyObject *const *args, ck_operand *ops, PyObject *out, PyObject **keep);
+int ck_py_ag_ufunc_rebase(ck_op op, int nin, PyObject *const *args, const ck_operand *ops, PyObject *out);
+PyObject *ck_py_ag_reduce(const char *name, PyObject *a, uint64_t mask, int keepdims, double ddof, PyObject *result);
+PyObject *ck_py_ag_reshape(PyObject *a, PyObject *result);
+/* name: "astype", "copy" (the gradient is cast back) or "to_device" (moved back). */
+PyObject *ck_py_ag_copy(const char *name, PyObject *a, PyObject *result);
+PyObject *ck_py_ag_transpose(PyObject *a, const int *perm, PyObject *result);
+PyObject *ck_py_ag_broadcast(PyObject *a, PyObject *result);
+/* result is a view of a whose layout on ck_ag_virtual's fake of a is virtual_view. */
+PyObject *ck_py_ag_view(const char *name, PyObject *a, const ck_array *virtual_view, PyObject *result);
+PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result);
+/* An op without a rule: backward raises naming it (name must outlive the graph). */
+PyObject *ck_py_ag_missing(const char *name, int nin, PyObject *const *in, PyObject *result);
 
 /* Release the GIL for loops at least this large (elements). */
 #define CK_PY_NOGIL_MIN 65536

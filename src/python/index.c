@@ -495,17 +495,36 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
             ck_array out;
             ck_status s = ck_index_get(&out, CK_ARR(self), (int)k->c.stored, items, CK_INDEX_RAISE);
             res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+            /* the rules of integer and boolean indexing are trainops' (issue 16) */
+            if (CK_AG_GATE() && res) res = ck_py_ag_missing("index", 1, &self, res);
         }
         ix_key_release(k);
         PyMem_Free(k);
         return res;
+    }
+    /* the same key over a C-contiguous array of self's shape: the view in
+     * element units, which is what its gradient needs */
+    ix_layout lv;
+    int record = CK_AG_GATE() && ((CkArrayObject *)self)->ag;
+    if (record) {
+        ck_array fake;
+        ck_ag_virtual(&fake, CK_ARR(self));
+        build_layout(&fake, k->items, (int)k->c.stored, (int)(k->c.ints + k->c.slices + k->c.advanced_axes), &lv);
     }
     ix_key_release(k);
     PyMem_Free(k);
     ck_array view;
     make_view(&view, CK_ARR(self), &l);
     /* a 0-d view, not a scalar, when every axis got an int (as CuPy) */
-    return ck_py_wrap_view(&view, self);
+    PyObject *res = ck_py_wrap_view(&view, self);
+    if (record && res) {
+        ck_array fv;
+        ck_ag_virtual(&fv, CK_ARR(self));
+        fv.data += lv.offset;
+        ck_array_set_layout(&fv, lv.ndim, lv.shape, lv.strides);
+        res = ck_py_ag_view("getitem", self, &fv, res);
+    }
+    return res;
 }
 
 /* --------------------------------------------------------------- setitem */
@@ -656,6 +675,20 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
     if (CkArray_Check(self) && !(CK_ARR(self)->flags & CK_ARRAY_WRITEABLE)) {
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
+    }
+    if (CkArray_Check(self)) {
+        ck_ag_bump_version(CK_ARR(self));
+        if (CK_AG_GATE()) {
+            int vg = CkArray_Check(value) && ((CkArrayObject *)value)->ag && ((CkArrayObject *)value)->ag->requires_grad;
+            ck_ag_var *sv = ((CkArrayObject *)self)->ag;
+            if (ck_py_ag_inplace_check(self, vg) < 0) return -1;
+            if (vg || (sv && sv->requires_grad)) {
+                PyErr_SetString(PyExc_NotImplementedError, "assignment into an array (x[...] = v) where gradients are "
+                                "recorded is not differentiable in cudakit yet; build the array out of place "
+                                "(ck.where, ck.concatenate, ck.stack) or assign under ck.no_grad()");
+                return -1;
+            }
+        }
     }
     ix_layout l;
     ix_key *k = PyMem_Malloc(sizeof *k);

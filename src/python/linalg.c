@@ -35,17 +35,27 @@ static PyObject *py_matmul(PyObject *self, PyObject *args, PyObject *kw)
     ck_array r;
     int given = out != Py_None;
     ck_array *dst = given ? CK_ARR(out) : &r;
+    if (given) {
+        ck_ag_bump_version(dst);
+        if (CK_AG_GATE() && (((CkArrayObject *)a)->ag || ((CkArrayObject *)b)->ag || ((CkArrayObject *)out)->ag)) {
+            PyErr_SetString(PyExc_RuntimeError, "matmul(): functions with out=... arguments don't support automatic "
+                            "differentiation, but one of the arguments requires grad.");
+            Py_DECREF(a);
+            Py_DECREF(b);
+            return NULL;
+        }
+    }
     Py_BEGIN_ALLOW_THREADS
     s = ck_matmul(dst, CK_ARR(a), CK_ARR(b), given);
     Py_END_ALLOW_THREADS
+    PyObject *res = NULL;
+    if (s != CK_OK) ck_py_raise(s);
+    else if (given) res = Py_NewRef(out);
+    else res = ck_py_wrap(&r, NULL);
+    if (CK_AG_GATE() && res && !given) res = ck_py_ag_matmul(a, b, res);
     Py_DECREF(a);
     Py_DECREF(b);
-    if (s != CK_OK) return ck_py_raise(s);
-    if (given) {
-        Py_INCREF(out);
-        return out;
-    }
-    return ck_py_wrap(&r, NULL);
+    return res;
 }
 
 PyObject *ck_py_matmul(PyObject *a, PyObject *b)
@@ -55,7 +65,9 @@ PyObject *ck_py_matmul(PyObject *a, PyObject *b)
     Py_BEGIN_ALLOW_THREADS
     s = ck_matmul(&r, CK_ARR(a), CK_ARR(b), 0);
     Py_END_ALLOW_THREADS
-    return s == CK_OK ? ck_py_wrap(&r, NULL) : ck_py_raise(s);
+    PyObject *res = s == CK_OK ? ck_py_wrap(&r, NULL) : ck_py_raise(s);
+    if (CK_AG_GATE() && res) res = ck_py_ag_matmul(a, b, res);
+    return res;
 }
 
 static PyObject *py_set_allow_tf32(PyObject *self, PyObject *arg)

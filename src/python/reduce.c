@@ -174,6 +174,17 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
     uint64_t mask = 0;
     PyObject *result = NULL;
     int nogil = a->size >= CK_PY_NOGIL_MIN;
+    if (out) {
+        ck_ag_bump_version(CK_ARR(out));
+        if (CK_AG_GATE() && (CK_ARR(out) == a || ((CkArrayObject *)arr)->ag || ((CkArrayObject *)out)->ag)) {
+            if (ck_py_ag_inplace_check(out, ((CkArrayObject *)arr)->ag != NULL) < 0) goto done;
+            if (((CkArrayObject *)arr)->ag && ((CkArrayObject *)arr)->ag->requires_grad) {
+                PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
+                             "differentiation, but one of the arguments requires grad.", sp->name);
+                goto done;
+            }
+        }
+    }
 
     if (sp->kind == R_SCAN) {
         int ax = 0;
@@ -223,6 +234,10 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
     }
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     result = out ? Py_NewRef(out) : ck_py_wrap(&res, NULL);
+    if (CK_AG_GATE() && result && !out) {
+        if (sp->kind == R_SCAN || sp->kind == R_COUNT) result = ck_py_ag_missing(sp->name, 1, &arr, result);
+        else result = ck_py_ag_reduce(sp->name, arr, mask, keepdims, ddof, result);
+    }
 done:
     Py_DECREF(arr);
     return result;

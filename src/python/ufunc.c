@@ -242,6 +242,8 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
 {
     ck_operand ops[CK_UFUNC_MAXIN];
     PyObject *tmps[CK_UFUNC_MAXIN] = {NULL};
+    PyObject *keep[CK_UFUNC_MAXIN] = {NULL};   /* autograd's copies of inputs an in-place op overwrites */
+    int rebase = 0;
     PyObject *result = NULL;
     int have_dev = 0;
     ck_device dev = ck_device_cpu();
@@ -326,6 +328,10 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
     ck_array res;
     ck_array *dst = out ? CK_ARR(out) : &res;
     ck_status s;
+    if (out) {
+        ck_ag_bump_version(dst);
+        if (CK_AG_GATE() && (rebase = ck_py_ag_ufunc_out(op, nin, args, ops, out, keep)) < 0) goto done;
+    }
     if (size >= CK_PY_NOGIL_MIN) {
         Py_BEGIN_ALLOW_THREADS
         s = ck_ufunc_apply(op, nin, ops, dst, out != NULL, dtype);
@@ -334,9 +340,14 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
         s = ck_ufunc_apply(op, nin, ops, dst, out != NULL, dtype);
     }
     if (s != CK_OK) { ck_py_raise(s); goto done; }
+    if (rebase && ck_py_ag_ufunc_rebase(op, nin, args, ops, out) < 0) goto done;
     result = out ? Py_NewRef(out) : ck_py_wrap(&res, NULL);
+    if (CK_AG_GATE() && result && !out) result = ck_py_ag_ufunc(op, nin, args, ops, result);
 done:
-    for (int k = 0; k < nin; k++) Py_XDECREF(tmps[k]);
+    for (int k = 0; k < nin; k++) {
+        Py_XDECREF(tmps[k]);
+        Py_XDECREF(keep[k]);
+    }
     return result;
 }
 
