@@ -24,10 +24,99 @@ def _fused(*names):
     return None
 
 
-_softmax_op = _fused("softmax", "_softmax")
-_log_softmax_op = _fused("log_softmax", "_log_softmax")
-_cross_entropy_op = _fused("_softmax_cross_entropy", "softmax_cross_entropy", "_cross_entropy", "cross_entropy")
+_softmax_op = _fused("softmax")
+_log_softmax_op = _fused("log_softmax")
+_xent_op = _fused("softmax_cross_entropy")
 _linear_op = _fused("_linear")
+
+
+# The fused ops (trainops) as autograd sees them: a gradient rule of the C
+# table when the op has one (found by a probe at first use), else an
+# autograd.Function over the op's own backward kernel.  Without a gradient
+# to record, the op is called as it is.
+_rules = {}
+
+
+def _has_rule(name, probe):
+    r = _rules.get(name)
+    if r is None:
+        try:
+            x = _core.ones((2, 3), dtype=_core.float64)
+            x.requires_grad_(True)
+            probe(x).sum().backward()
+            r = x.grad is not None
+        except RuntimeError:
+            r = False
+        _rules[name] = r
+    return r
+
+
+_functions = {}
+
+
+def _function(name):
+    f = _functions.get(name)
+    if f is None:
+        f = _functions[name] = _make_function(name)
+    return f
+
+
+def _make_function(name):
+    from ..autograd import Function
+
+    if name == "softmax":
+        class Softmax(Function):
+            @staticmethod
+            def forward(ctx, x, axis, log):
+                y = (_log_softmax_op if log else _softmax_op)(x, axis=axis)
+                ctx.save_for_backward(y)
+                ctx.axis, ctx.log = axis, log
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                (y,) = ctx.saved_tensors
+                return _core._softmax_backward(g, y, ctx.axis, log=ctx.log), None, None
+        return Softmax
+
+    class SoftmaxCrossEntropy(Function):
+        @staticmethod
+        def forward(ctx, logits, target, ignore_index, label_smoothing, reduction):
+            loss, lse, total = _xent_op(logits, target, ignore_index=ignore_index, label_smoothing=label_smoothing,
+                                        reduction=reduction)
+            ctx.save_for_backward(logits, target, lse, total)
+            ctx.args = (ignore_index, label_smoothing, reduction)
+            return loss
+
+        @staticmethod
+        def backward(ctx, g):
+            logits, target, lse, total = ctx.saved_tensors
+            ignore_index, label_smoothing, reduction = ctx.args
+            gx = _core.softmax_cross_entropy_backward(g, logits, target, lse, total, ignore_index=ignore_index,
+                                                      label_smoothing=label_smoothing, reduction=reduction)
+            return gx, None, None, None, None
+    return SoftmaxCrossEntropy
+
+
+def _recording(x):
+    return x.requires_grad and _core.is_grad_enabled()
+
+
+def _softmax_fused(x, axis, log):
+    op = _log_softmax_op if log else _softmax_op
+    if not _recording(x) or _has_rule("log_softmax" if log else "softmax", lambda t: op(t, axis=1)):
+        return op(x, axis=axis)
+    return _function("softmax").apply(x, axis, log)
+
+
+def _xent_fused(x, t, ignore_index, label_smoothing, reduction):
+    if not _recording(x) or _has_rule("softmax_cross_entropy", _xent_probe):
+        return _xent_op(x, t, ignore_index=ignore_index, label_smoothing=label_smoothing, reduction=reduction)[0]
+    return _function("xent").apply(x, t, ignore_index, label_smoothing, reduction)
+
+
+def _xent_probe(t):
+    return _xent_op(t, _core.zeros((2,), dtype=_core.int64), reduction="sum")[0]
 
 
 def _no_grad():
@@ -100,7 +189,7 @@ def softmax(input, dim=None, dtype=None):
     if dtype is not None:
         input = input.astype(dtype)
     if _softmax_op is not None:
-        return _softmax_op(input, axis=dim)
+        return _softmax_fused(input, dim, False)
     # the shift by the row's maximum changes nothing but the overflow, so
     # it is taken from a detached copy: no gradient goes through it
     e = _exp(input - input.detach().max(axis=dim, keepdims=True))
@@ -112,7 +201,7 @@ def log_softmax(input, dim=None, dtype=None):
     if dtype is not None:
         input = input.astype(dtype)
     if _log_softmax_op is not None:
-        return _log_softmax_op(input, axis=dim)
+        return _softmax_fused(input, dim, True)
     s = input - input.detach().max(axis=dim, keepdims=True)
     return s - _log(_exp(s).sum(axis=dim, keepdims=True))
 
@@ -528,9 +617,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if _xent_op is not None and weight is None and input.dtype.kind == "f" and (
+            target.dtype.kind in "iu" or target.dtype == input.dtype):
+        return _xent_fused(input, target, ignore_index, label_smoothing, reduction)
     x, t, rest = _classes_last(input, target)
-    if _cross_entropy_op is not None:
-        return _unflatten(_cross_entropy_op(x, t, weight, ignore_index, reduction, label_smoothing), rest if reduction == "none" else None)
     logp = log_softmax(x, 1)
     if t.dtype.kind in "iu":
         return _nll_2d(logp, t, weight, ignore_index, reduction, rest, label_smoothing)
