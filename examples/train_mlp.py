@@ -91,11 +91,11 @@ def train(kind, train_loader, test_x, test_y, epochs, max_steps, device, progres
     for epoch in range(epochs):
         ck.cuda.synchronize(device)
         t0 = time.perf_counter()
-        bar = progress(train_loader, desc=f"{kind:6s} epoch {epoch + 1}/{epochs}", unit="batch",
+        bar = progress(desc=f"{kind:6s} epoch {epoch + 1}/{epochs}", unit="batch",
                        total=min(len(train_loader), max_steps - steps) if max_steps else len(train_loader),
                        leave=True, file=sys.stdout)
         run_loss, run_n, loss_sum, correct, seen = None, 0, None, None, 0
-        for data, target in bar:
+        for data, target in train_loader:
             data, target = data.to(device), target.to(device)
             optimizer.zero_grad()
             output = model(data)
@@ -112,6 +112,7 @@ def train(kind, train_loader, test_x, test_y, epochs, max_steps, device, progres
             run_n += len(target)
             seen += len(target)
             steps += 1
+            bar.update(1)
             if steps % 50 == 0:
                 avg = float(run_loss) / run_n
                 history["step_loss"].append((steps, avg))
@@ -150,7 +151,7 @@ def plot_curves(histories, path, title):
                  label=f"{label}, train")
     ax1.set(xlabel="step (batches of 64)", ylabel="cross-entropy loss (mean of 50 steps)", title="loss")
     ax2.set(xlabel="epoch", ylabel="accuracy (%)", title="accuracy")
-    ax2.xaxis.get_major_locator().set_params(integer=True)
+    ax2.set_xticks(sorted({r["epoch"] for h in histories for r in h["epochs"]}))
     for ax in (ax1, ax2):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
@@ -169,7 +170,9 @@ def plot_samples(images, labels, predicted, classes, path, title, n=24):
     fig, axes = plt.subplots(n // cols, cols, figsize=(cols * 1.6, n // cols * 1.9))
     for ax, img, y, p in zip(axes.flat, images[:n], labels[:n], predicted[:n]):
         ax.imshow(img, cmap="gray_r")
-        ax.set_title(classes[p].split(" - ")[-1], fontsize=8, color="green" if p == y else "red")
+        name = classes[p].split(" - ")[-1]
+        ax.set_title(name if p == y else f"{name}\n(is {classes[y].split(' - ')[-1]})", fontsize=8,
+                     color="green" if p == y else "red")
         ax.axis("off")
     fig.suptitle(title + " (green: right, red: wrong)", fontsize=10)
     fig.tight_layout()
