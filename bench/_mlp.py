@@ -67,9 +67,10 @@ def _sync(device):
     ck.cuda.synchronize(device)
 
 
-def ck_seed_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0):
+def ck_seed_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, untimed=False):
     """The seed's loop as written: a DataLoader over CPU arrays, ``.to(device)``
-    a batch.  Returns (seconds of each epoch, model)."""
+    a batch.  Returns (seconds of each epoch, model), or with untimed=True
+    (epoch function taking limit=steps, model)."""
     import cudakit as ck
     from cudakit.utils.data import DataLoader, TensorDataset
 
@@ -91,6 +92,8 @@ def ck_seed_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0):
             if limit is not None and k + 1 >= limit:
                 break
 
+    if untimed:
+        return epoch, model
     return _timed(epoch, device, epochs, warmup_steps), model
 
 
