@@ -161,6 +161,7 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0):
     model, criterion, optimizer = setup()
     idx = ck.zeros(BATCH, dtype=ck.int64, device=device)
     side = ck.cuda.Stream(device)
+    side.wait_stream(ck.cuda.current_stream(device))      # the initial weights are made on the current stream
     with side:
         for _ in range(3):        # warm-up off the default stream, as PyTorch's recipe does
             step(model, criterion, optimizer, idx)
@@ -182,6 +183,7 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0):
     # -- the whole epoch captured as one graph
     model, criterion, optimizer = setup()
     perm_static = rng.permutation(n, device=device)
+    side.wait_stream(ck.cuda.current_stream(device))
     with side:
         for _ in range(3):
             step(model, criterion, optimizer, perm_static[:BATCH])
