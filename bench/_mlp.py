@@ -15,8 +15,8 @@ N_TRAIN = 60000
 
 
 def load_data(root=None, dataset="fashion-mnist", need_real=False):
-    """((x_train, y_train), (x_test, y_test), name): float32 (N, 784) in [0, 1]
-    and int64 labels, NumPy.  Fashion-MNIST (or MNIST) from this machine;
+    """((x_train, y_train), (x_test, y_test), name): float32 (N, 784),
+    standardised, and int64 labels, NumPy.  Fashion-MNIST (or MNIST) from this machine;
     without it, random images of the same shapes (timings only), unless
     need_real."""
     from cudakit import datasets
@@ -33,8 +33,14 @@ def load_data(root=None, dataset="fashion-mnist", need_real=False):
         xs, ys = xt[:10000], yt[:10000]
         name = "random images (no dataset on this machine: timings only)"
 
+    # ToTensor's [0, 1], then standardised with the training set's mean and
+    # deviation, as torchvision's Normalize in the usual recipes (about one
+    # point of test accuracy after five epochs)
+    scaled = xt.reshape(len(xt), -1).astype(np.float32) / np.float32(255)
+    mean, std = np.float32(scaled.mean()), np.float32(scaled.std())
+
     def prep(x, y):
-        return x.reshape(len(x), -1).astype(np.float32) / np.float32(255), y.astype(np.int64)
+        return (x.reshape(len(x), -1).astype(np.float32) / np.float32(255) - mean) / std, y.astype(np.int64)
 
     return prep(xt, yt), prep(xs, ys), name
 
