@@ -93,6 +93,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
 	-set -o pipefail; python3 bench/bench_gpu_mlp.py --accuracy --out $(OUT)/bench-gpu-mlp.md 2>&1 | tee $(OUT)/bench-gpu-mlp.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
+	-set -o pipefail; python3 bench/bench_autograd.py --device cuda 2>&1 | tee $(OUT)/bench-gpu-autograd.log
 
 # Python kernels against numba-cuda, CuPy's RawKernel and PyTorch (issue 14).
 bench-gpu-pykernels:

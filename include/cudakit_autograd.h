@@ -161,6 +161,7 @@ struct ck_ag_node {
     void *user;
     void (*user_free)(void *user);
     void *handle;            /* the layer above's object for this node, not owned */
+    const char *label;       /* the op it prints as, when not its rule's (a view's function), or NULL */
     /* the walk's state */
     int64_t deps;
     int walk;
@@ -238,6 +239,19 @@ ck_status ck_ag_record_view(const char *name, const ck_array *a, ck_ag_var *va, 
 /* The same, reading the layout off a view v made from ck_ag_virtual's fake of a. */
 ck_status ck_ag_record_view_of(const char *name, const ck_array *a, ck_ag_var *va, const ck_array *v,
                                const ck_array *out, ck_ag_var **ov);
+/* a[view] = value happened (value NULL: a scalar), the view's layout v
+ * read off ck_ag_virtual's fake of a: a's new variable in *ov (the old one
+ * is the node's first input). */
+ck_status ck_ag_record_setitem(const ck_array *a, ck_ag_var *va, const ck_array *value, ck_ag_var *vv,
+                               const ck_array *v, ck_ag_var **ov);
+/* roll by shifts[i] along axes[i] (axes NULL: of the flattened array). */
+ck_status ck_ag_record_roll(const ck_array *a, ck_ag_var *va, int n, const int64_t *shifts, const int *axes,
+                            const ck_array *out, ck_ag_var **ov);
+/* tril (upper 0) or triu (upper 1) with diagonal offset k. */
+ck_status ck_ag_record_tri(const ck_array *a, ck_ag_var *va, int64_t k, int upper, const ck_array *out, ck_ag_var **ov);
+/* pad with a constant: widths[2 * i], widths[2 * i + 1] before and after axis i. */
+ck_status ck_ag_record_pad(const ck_array *a, ck_ag_var *va, const int64_t *widths, const ck_array *out,
+                           ck_ag_var **ov);
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,
                               ck_ag_var **ov);
 /* An op with no rule: backward raises naming it when it reaches the node. */

@@ -93,6 +93,13 @@ def _gpu_device(*objs):
     return None
 
 
+def _composed(*objs):
+    """Whether a product runs as _linalg_dev's composition of matmul and views:
+    on a GPU, and wherever an operand requires a gradient (autograd records
+    the composition; NumPy's own function would not be recorded)."""
+    return _gpu_device(*objs) is not None or _core._any_requires_grad(*objs)
+
+
 def _no_kwargs(name, device, kwargs):
     if kwargs:
         raise NotImplementedError(f"{name} on {device}: keyword arguments {sorted(kwargs)} are not supported")
@@ -126,42 +133,42 @@ def _matmul_recorded(x1, x2, out, kwargs):
 
 def dot(a, b, out=None):
     """Dot product as numpy.dot."""
-    if _gpu_device(a, b, out) is not None:
+    if _composed(a, b, out):
         return _dev.dot(a, b, out)
     return _call("dot", _np.dot, (a, b), out=out)
 
 
 def vdot(a, b, /):
     """Dot product of the flattened arrays, conjugating the first (a 0-d array)."""
-    if _gpu_device(a, b) is not None:
+    if _composed(a, b):
         return _dev.vdot(a, b)
     return _call("vdot", _np.vdot, (a, b))
 
 
 def inner(a, b, /):
     """Inner product over the last axes, as numpy.inner."""
-    if _gpu_device(a, b) is not None:
+    if _composed(a, b):
         return _dev.inner(a, b)
     return _call("inner", _np.inner, (a, b))
 
 
 def outer(a, b, out=None):
     """Outer product of the flattened arrays, as numpy.outer."""
-    if _gpu_device(a, b, out) is not None:
+    if _composed(a, b, out):
         return _dev.outer(a, b, out)
     return _call("outer", _np.outer, (a, b), out=out)
 
 
 def tensordot(a, b, /, axes=2):
     """Tensor contraction over ``axes``, as numpy.tensordot."""
-    if _gpu_device(a, b) is not None:
+    if _composed(a, b):
         return _dev.tensordot(a, b, axes)
     return _call("tensordot", _np.tensordot, (a, b), axes=axes)
 
 
 def kron(a, b, /):
     """Kronecker product, as numpy.kron."""
-    if _gpu_device(a, b) is not None:
+    if _composed(a, b):
         return _dev.kron(a, b)
     return _call("kron", _np.kron, (a, b))
 
@@ -169,6 +176,8 @@ def kron(a, b, /):
 def vecdot(x1, x2, /, *, axis=-1, **kwargs):
     """Vector dot product along ``axis``, conjugating x1, as numpy.vecdot."""
     dev = _gpu_device(x1, x2)
+    if dev is None and _core._any_requires_grad(x1, x2):
+        dev = x1.device if isinstance(x1, _ndarray) else x2.device
     if dev is not None:
         _no_kwargs("vecdot", dev, kwargs)
         return _dev.vecdot(x1, x2, axis)
@@ -183,6 +192,8 @@ def einsum(*operands, out=None, optimize=True, **kwargs):
     NumPy's einsum_path plans."""
     arrays = operands[1:] if operands and isinstance(operands[0], str) else operands[0:len(operands) // 2 * 2:2]
     dev = _gpu_device(out, *arrays)
+    if dev is None and _core._any_requires_grad(*arrays):
+        dev = next(a.device for a in arrays if isinstance(a, _ndarray))
     if dev is not None:
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("order", None)

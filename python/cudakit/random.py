@@ -505,6 +505,18 @@ class Generator:
             tuple(values.shape[:axis]) + shape + tuple(values.shape[axis + 1:]))
 
 
+def _grad_kw(f):
+    """f with PyTorch's requires_grad= keyword (the result is a leaf)."""
+    import functools
+
+    @functools.wraps(f)
+    def g(*args, requires_grad=False, **kwargs):
+        r = f(*args, **kwargs)
+        return r.requires_grad_() if requires_grad else r
+
+    return g
+
+
 def default_rng(seed=None):
     """A Generator seeded from seed (an int >= 0, a sequence of them, or None
     for fresh entropy); a Generator is returned as it is."""
@@ -532,11 +544,13 @@ def set_state(state):
     _global.state = state
 
 
+@_grad_kw
 def rand(*shape, device=None):
     """Floats in [0, 1) of the given shape."""
     return _global.random(shape or None, device=device)
 
 
+@_grad_kw
 def randn(*shape, device=None):
     """Standard normal floats of the given shape."""
     return _global.standard_normal(shape or None, device=device)
@@ -547,6 +561,7 @@ def randint(low, high=None, size=None, dtype=int, *, device=None):
     return _global.integers(low, high, size=size, dtype=dtype, device=device)
 
 
+@_grad_kw
 def random(size=None, *, device=None):
     """Floats in [0, 1)."""
     return _global.random(size, device=device)
@@ -555,22 +570,27 @@ def random(size=None, *, device=None):
 random_sample = sample = ranf = random
 
 
+@_grad_kw
 def uniform(low=0.0, high=1.0, size=None, *, device=None):
     return _global.uniform(low, high, size, device=device)
 
 
+@_grad_kw
 def normal(loc=0.0, scale=1.0, size=None, *, device=None):
     return _global.normal(loc, scale, size, device=device)
 
 
+@_grad_kw
 def standard_normal(size=None, *, device=None):
     return _global.standard_normal(size, device=device)
 
 
+@_grad_kw
 def exponential(scale=1.0, size=None, *, device=None):
     return _global.exponential(scale, size, device=device)
 
 
+@_grad_kw
 def standard_exponential(size=None, *, device=None):
     return _global.standard_exponential(size, device=device)
 
@@ -599,9 +619,11 @@ def poisson(lam=1.0, size=None, *, device=None):
     return _global.poisson(lam, size, device=device)
 
 
+@_grad_kw
 def gamma(shape, scale=1.0, size=None, *, device=None):
     return _global.gamma(shape, scale, size, device=device)
 
 
+@_grad_kw
 def beta(a, b, size=None, *, device=None):
     return _global.beta(a, b, size, device=device)

@@ -74,6 +74,21 @@ typedef struct ck_ag_transpose_params {
     int perm[CK_MAXDIMS];    /* output axis i is input axis perm[i] */
 } ck_ag_transpose_params;
 
+typedef struct ck_ag_roll_params {
+    int n, flat;
+    int64_t shifts[CK_MAXDIMS];
+    int axes[CK_MAXDIMS];
+} ck_ag_roll_params;
+
+typedef struct ck_ag_tri_params {
+    int64_t k;
+    int upper;
+} ck_ag_tri_params;
+
+typedef struct ck_ag_pad_params {
+    int64_t widths[2 * CK_MAXDIMS];
+} ck_ag_pad_params;
+
 /* A view of the input, in elements of a C-contiguous array of its shape. */
 typedef struct ck_ag_view_params {
     int64_t offset;

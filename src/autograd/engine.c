@@ -253,7 +253,7 @@ const char *ck_ag_node_name(const ck_ag_node *n, char *buf, size_t size)
         snprintf(buf, size, "AccumulateGrad");
         return buf;
     }
-    const char *name = n->rule->name;
+    const char *name = n->label ? n->label : n->rule->name;
     for (size_t i = 0; i < sizeof torch_names / sizeof *torch_names; i++)
         if (!strcmp(name, torch_names[i][0])) {
             snprintf(buf, size, "%sBackward0", torch_names[i][1]);
@@ -324,12 +324,13 @@ static ck_status accumulate(ck_array *slot, ck_array *g)
 }
 
 /* A gradient of its own for a variable's .grad: g itself when nothing
- * else can see its memory, else a copy (g may be a view of an input, of
- * a seed, or broadcast). */
+ * else can see its memory (a rule's result, or the CPU product's NumPy
+ * result, which only its buffer holds), else a copy (g may be a view of a
+ * gradient still in use, of a Function's result, or broadcast). */
 static ck_status own_copy(ck_array *out, ck_array *g)
 {
-    int own = (g->flags & CK_ARRAY_C_CONTIGUOUS) && g->buf->refcount == 1 && g->data == (char *)g->buf->ptr &&
-              g->buf->release == NULL;
+    int own = (g->flags & CK_ARRAY_C_CONTIGUOUS) && (g->flags & CK_ARRAY_WRITEABLE) && g->buf->refcount == 1 &&
+              g->data == (char *)g->buf->ptr && !g->buf->readonly;
     if (own) {
         *out = *g;
         memset(g, 0, sizeof *g);
@@ -470,7 +471,7 @@ static ck_status run_node(ck_ag_node *n, int retain_graph, int capture, node_lis
     int any = 0;
     for (int j = 0; j < n->nout; j++) any |= n->grads[j].buf != NULL;
     ck_array *gin = NULL;
-    int run = any && (!capture || n->needed);
+    int run = any && (!capture || (n->needed & 1));
     if (run && !n->rule->backward) {
         char name[64];
         return ck_error_set(CK_ERR_RUNTIME, "autograd: '%s' has no gradient rule (its node is %s); it cannot be "
@@ -564,8 +565,10 @@ ck_status ck_ag_backward(int nroots, ck_ag_var *const *roots, const ck_array *gr
     s = gather(nroots, rnodes, id, &all);
     if (s == CK_OK && capture) {
         for (size_t i = 0; i < all.n; i++) all.v[i]->needed = 0;
-        for (int j = 0; j < ninputs; j++)
-            if (!tnodes[j]->rule) tnodes[j]->needed = 1;
+        for (int j = 0; j < ninputs; j++) tnodes[j]->needed = 0;
+        /* bit 1: the node runs; bit 2: a target, whose incoming gradient
+         * is read (its producers must run; an accumulator is run to read it) */
+        for (int j = 0; j < ninputs; j++) tnodes[j]->needed |= tnodes[j]->rule ? 2 : 3;
         /* needed = leads to a target's accumulator or to a node below a
          * target: children mostly come after their parents in discovery
          * order, so passes in reverse order settle in one or two */
@@ -574,9 +577,9 @@ ck_status ck_ag_backward(int nroots, ck_ag_var *const *roots, const ck_array *gr
             changed = 0;
             for (size_t i = all.n; i-- > 0;) {
                 ck_ag_node *x = all.v[i];
-                if (x->needed) continue;
+                if (x->needed & 1) continue;
                 for (int k = 0; k < x->nin; k++)
-                    if (x->in[k].next && x->in[k].next->needed) { x->needed = 1; changed = 1; break; }
+                    if (x->in[k].next && x->in[k].next->needed) { x->needed |= 1; changed = 1; break; }
             }
         }
     }

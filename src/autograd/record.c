@@ -4,6 +4,9 @@
 #include <math.h>
 #include <string.h>
 
+/* Where ck_ag_virtual's fake arrays start: an address no view reaches below. */
+#define VIRTUAL_BASE ((uintptr_t)1 << 46)
+
 static int needs(const ck_ag_var *v) { return v && v->requires_grad; }
 
 static int carries(const ck_array *out) { return ck_dtype_is_inexact(out->dtype); }
@@ -120,15 +123,13 @@ ck_status ck_ag_record_view(const char *name, const ck_array *a, ck_ag_var *va, 
     memcpy(n->params, &p, sizeof p);
     ck_ag_node_set_input(n, 0, va, a);
     /* the node prints as the op that made the view */
-    n->rule = name && ck_ag_rule_find(name) ? ck_ag_rule_find(name) : r;
+    n->label = name;
     *ov = ck_ag_node_output(n, 0, out);
     ck_ag_node_release(n);
     return *ov ? CK_OK : ck_error_status();
 }
 
-/* The fake arrays' memory: an address no view reaches below, and a buffer
- * that is never freed. */
-#define VIRTUAL_BASE ((uintptr_t)1 << 46)
+/* The fake arrays' memory (above VIRTUAL_BASE) and their buffer, never freed. */
 static ck_buffer virtual_buf = {.refcount = (int64_t)1 << 60, .nbytes = (size_t)1 << 46};
 
 void ck_ag_virtual(ck_array *fake, const ck_array *a)
@@ -150,6 +151,63 @@ ck_status ck_ag_record_view_of(const char *name, const ck_array *a, ck_ag_var *v
     for (int i = 0; i < v->ndim; i++) strides[i] = v->strides[i] / isz;
     int64_t offset = ((int64_t)((uintptr_t)v->data - VIRTUAL_BASE)) / isz;
     return ck_ag_record_view(name, a, va, offset, v->ndim, v->shape, strides, out, ov);
+}
+
+ck_status ck_ag_record_setitem(const ck_array *a, ck_ag_var *va, const ck_array *value, ck_ag_var *vv,
+                               const ck_array *v, ck_ag_var **ov)
+{
+    *ov = NULL;
+    if (!carries(a) || (!needs(va) && !needs(vv))) return CK_OK;
+    ck_ag_view_params p;
+    memset(&p, 0, sizeof p);
+    int64_t isz = ck_array_itemsize(a);
+    p.offset = ((int64_t)((uintptr_t)v->data - VIRTUAL_BASE)) / isz;
+    p.ndim = v->ndim;
+    memcpy(p.shape, v->shape, (size_t)v->ndim * sizeof *v->shape);
+    for (int i = 0; i < v->ndim; i++) p.strides[i] = v->strides[i] / isz;
+    ck_ag_node *n = ck_ag_node_new(ck_ag_rule_find("setitem"), 2, 1, 0, sizeof p);
+    if (!n) return ck_error_status();
+    memcpy(n->params, &p, sizeof p);
+    ck_ag_node_set_input(n, 0, needs(va) ? va : NULL, a);
+    if (value) {
+        ck_ag_node_set_input(n, 1, needs(vv) ? vv : NULL, value);
+    } else {
+        ck_scalar z = {.dtype = CK_FLOAT64};
+        ck_ag_node_set_scalar(n, 1, &z, 1);
+    }
+    *ov = ck_ag_node_output(n, 0, a);
+    ck_ag_node_release(n);
+    return *ov ? CK_OK : ck_error_status();
+}
+
+ck_status ck_ag_record_roll(const ck_array *a, ck_ag_var *va, int n, const int64_t *shifts, const int *axes,
+                            const ck_array *out, ck_ag_var **ov)
+{
+    ck_ag_roll_params p;
+    memset(&p, 0, sizeof p);
+    if (n > CK_MAXDIMS) return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "autograd: roll over more than %d axes", CK_MAXDIMS);
+    p.n = n;
+    p.flat = axes == NULL;
+    for (int i = 0; i < n; i++) {
+        p.shifts[i] = shifts[i];
+        p.axes[i] = axes ? axes[i] : 0;
+    }
+    return record1("roll", a, va, &p, sizeof p, 0, out, ov);
+}
+
+ck_status ck_ag_record_tri(const ck_array *a, ck_ag_var *va, int64_t k, int upper, const ck_array *out, ck_ag_var **ov)
+{
+    ck_ag_tri_params p = {.k = k, .upper = upper};
+    return record1(upper ? "triu" : "tril", a, va, &p, sizeof p, 0, out, ov);
+}
+
+ck_status ck_ag_record_pad(const ck_array *a, ck_ag_var *va, const int64_t *widths, const ck_array *out,
+                           ck_ag_var **ov)
+{
+    ck_ag_pad_params p;
+    memset(&p, 0, sizeof p);
+    memcpy(p.widths, widths, (size_t)(2 * a->ndim) * sizeof *widths);
+    return record1("pad", a, va, &p, sizeof p, 0, out, ov);
 }
 
 ck_status ck_ag_record_matmul(const ck_array *a, ck_ag_var *va, const ck_array *b, ck_ag_var *vb, const ck_array *out,

@@ -7,14 +7,16 @@
 #include <string.h>
 
 /* A rule's temporaries, released together. */
+#define TMPS_MAX 16
 typedef struct {
-    ck_array a[8];
+    ck_array a[TMPS_MAX];
     int n;
 } tmps;
 
 static ck_array *tnew(tmps *t)
 {
-    ck_array *r = &t->a[t->n++];
+    /* a rule asks for a fixed number, which fits */
+    ck_array *r = &t->a[t->n < TMPS_MAX - 1 ? t->n++ : TMPS_MAX - 1];
     memset(r, 0, sizeof *r);
     return r;
 }
@@ -163,17 +165,21 @@ done:
 
 static ck_status exp_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin) { return gmul(&gin[0], G, OUT); }
 
-/* g * conj(y * c) */
+/* g * conj(src op c), or g / conj(src op c) when divide: the chain rule
+ * through one step with a constant */
+static ck_status chain_const(const ck_array *gout, ck_array *gin, ck_operand src, ck_op op, double c, int divide)
+{
+    ck_array d;
+    CK_AG_TRY(ck_ag_bin(op, src, NUM(c), &d));
+    ck_status s = divide ? gdiv(&gin[0], G, ARR(&d)) : gmul(&gin[0], G, ARR(&d));
+    ck_array_release(&d);
+    return s;
+}
+
+/* g * conj(y op c) */
 static ck_status out_times(ck_ag_node *n, const ck_array *gout, ck_array *gin, ck_op op, double c)
 {
-    ck_status s;
-    tmps T = {.n = 0};
-    ck_array *d = tnew(&T);
-    TRY(ck_ag_bin(op, OUT, NUM(c), d));
-    TRY(gmul(&gin[0], G, ARR(d)));
-done:
-    tfree(&T);
-    return s;
+    return chain_const(gout, gin, OUT, op, c, 0);
 }
 
 static ck_status exp2_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
@@ -191,14 +197,7 @@ static ck_status log_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin) { re
 /* g / conj(x op c) */
 static ck_status over_x(ck_ag_node *n, const ck_array *gout, ck_array *gin, ck_op op, double c)
 {
-    ck_status s;
-    tmps T = {.n = 0};
-    ck_array *d = tnew(&T);
-    TRY(ck_ag_bin(op, X, NUM(c), d));
-    TRY(gdiv(&gin[0], G, ARR(d)));
-done:
-    tfree(&T);
-    return s;
+    return chain_const(gout, gin, X, op, c, 1);
 }
 
 static ck_status log2_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)

@@ -5,6 +5,16 @@
 
 #include <string.h>
 
+/* A view of x with its last two axes swapped. */
+static ck_status swap_last(ck_array *out, const ck_array *x)
+{
+    int perm[CK_MAXDIMS];
+    for (int i = 0; i < x->ndim; i++) perm[i] = i;
+    perm[x->ndim - 1] = x->ndim - 2;
+    perm[x->ndim - 2] = x->ndim - 1;
+    return ck_array_transpose(out, x, perm);
+}
+
 /* x as a matrix (a 1-d x a row when first, a column when second), then
  * its conjugate transpose when adjoint. */
 static ck_status as_matrix(ck_array *out, const ck_array *x, int first, int adjoint)
@@ -20,12 +30,8 @@ static ck_status as_matrix(ck_array *out, const ck_array *x, int first, int adjo
         *out = m;
         return CK_OK;
     }
-    int perm[CK_MAXDIMS];
-    for (int i = 0; i < m.ndim; i++) perm[i] = i;
-    perm[m.ndim - 1] = m.ndim - 2;
-    perm[m.ndim - 2] = m.ndim - 1;
     ck_array t;
-    ck_status s = ck_array_transpose(&t, &m, perm);
+    ck_status s = swap_last(&t, &m);
     ck_array_release(&m);
     if (s != CK_OK) return s;
     if (!ck_dtype_is_complex(t.dtype)) {
@@ -52,6 +58,32 @@ static ck_status drop_dim(ck_array *g, int from_end)
     return CK_OK;
 }
 
+/* Whether x is a matrix stored transposed (x.T of a C-contiguous one, as
+ * Linear's weight is used): its gradient is then made in that layout, so
+ * that it reaches the weight C-contiguous (no copy at the leaf). */
+static int transposed_2d(const ck_array *x)
+{
+    return x->ndim == 2 && (x->flags & CK_ARRAY_F_CONTIGUOUS) && !(x->flags & CK_ARRAY_C_CONTIGUOUS);
+}
+
+/* out = (p @ q)^T computed as q^T @ p^T (a transposed view of a C-contiguous product). */
+static ck_status matmul_transposed(ck_array *out, const ck_array *p, const ck_array *q)
+{
+    ck_array pt, qt, r;
+    CK_AG_TRY(swap_last(&pt, p));
+    ck_status s = swap_last(&qt, q);
+    if (s == CK_OK) {
+        s = ck_ag_matmul(&r, &qt, &pt);
+        ck_array_release(&qt);
+        if (s == CK_OK) {
+            s = swap_last(out, &r);
+            ck_array_release(&r);
+        }
+    }
+    ck_array_release(&pt);
+    return s;
+}
+
 static ck_status matmul_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
 {
     const ck_array *a = &n->saved[0].arr, *b = &n->saved[1].arr;
@@ -75,7 +107,7 @@ static ck_status matmul_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
         ck_array bh;
         s = as_matrix(&bh, b, 0, 1);
         if (s == CK_OK) {
-            s = ck_ag_matmul(&gin[0], &G, &bh);
+            s = transposed_2d(a) && G.ndim == 2 ? matmul_transposed(&gin[0], &G, &bh) : ck_ag_matmul(&gin[0], &G, &bh);
             ck_array_release(&bh);
         }
         if (s == CK_OK && a->ndim == 1) s = drop_dim(&gin[0], 2);
@@ -84,7 +116,7 @@ static ck_status matmul_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
         ck_array ah;
         s = as_matrix(&ah, a, 1, 1);
         if (s == CK_OK) {
-            s = ck_ag_matmul(&gin[1], &ah, &G);
+            s = transposed_2d(b) && G.ndim == 2 ? matmul_transposed(&gin[1], &ah, &G) : ck_ag_matmul(&gin[1], &ah, &G);
             ck_array_release(&ah);
         }
         if (s == CK_OK && b->ndim == 1) s = drop_dim(&gin[1], 1);

@@ -76,7 +76,65 @@ static ck_status view_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
     return s;
 }
 
+/* a[view] = v: a's old elements get g outside the view, v gets g's view
+ * (which the engine sums to v's shape where v was broadcast). */
+static ck_status setitem_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+{
+    const ck_ag_view_params *p = n->params;
+    ck_array gc;
+    CK_AG_TRY(ck_array_astype(&gc, &gout[0], gout[0].dtype, 0));
+    int64_t isz = ck_array_itemsize(&gc), strides[CK_MAXDIMS];
+    for (int i = 0; i < p->ndim; i++) strides[i] = p->strides[i] * isz;
+    ck_array v;
+    ck_array_view(&v, &gc);
+    v.data += p->offset * isz;
+    ck_array_set_layout(&v, p->ndim, p->shape, strides);
+    ck_status s = CK_OK;
+    if (ck_ag_needs_grad(n, 1)) s = ck_array_astype(&gin[1], &v, v.dtype, 0);
+    if (s == CK_OK && ck_ag_needs_grad(n, 0)) {
+        ck_scalar z = {.dtype = CK_FLOAT64};
+        s = ck_array_fill(&v, &z);
+        if (s == CK_OK) ck_array_view(&gin[0], &gc);
+    }
+    ck_array_release(&v);
+    ck_array_release(&gc);
+    return s;
+}
+
+static ck_status roll_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+{
+    const ck_ag_roll_params *p = n->params;
+    int64_t back[CK_MAXDIMS];
+    for (int i = 0; i < p->n; i++) back[i] = -p->shifts[i];
+    return ck_roll(&gin[0], &gout[0], p->n, back, p->flat ? NULL : p->axes);
+}
+
+static ck_status tri_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+{
+    const ck_ag_tri_params *p = n->params;
+    return ck_tri_part(&gin[0], &gout[0], p->k, p->upper);
+}
+
+/* pad (constant): the gradient is the part of g over the input */
+static ck_status pad_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+{
+    const ck_ag_pad_params *p = n->params;
+    const ck_ag_input *in = &n->in[0];
+    const ck_array *g = &gout[0];
+    ck_array v;
+    ck_array_view(&v, g);
+    for (int i = 0; i < in->ndim; i++) v.data += p->widths[2 * i] * g->strides[i];
+    ck_array_set_layout(&v, in->ndim, in->shape, g->strides);
+    gin[0] = v;
+    return CK_OK;
+}
+
 const ck_ag_rule ck_ag_rules_shape[] = {
+    {"roll", roll_bw, 0},
+    {"tril", tri_bw, 0},
+    {"triu", tri_bw, 0},
+    {"pad", pad_bw, 0},
+    {"setitem", setitem_bw, 0},
     {"reshape", reshape_bw, 0},
     {"transpose", transpose_bw, 0},
     {"broadcast_to", broadcast_to_bw, 0},

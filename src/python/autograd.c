@@ -310,11 +310,16 @@ static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw)
     return Py_NewRef(self);
 }
 
+/* A new object on the same memory (its buffer keeps it alive).  It has no
+ * .base on purpose: autograd reads .base as "an in-place change here changes
+ * an array of the graph", and a detached array is outside the graph (its
+ * writes still move the shared version, as PyTorch's). */
 static PyObject *detached(PyObject *self)
 {
     ck_array v;
     ck_array_view(&v, CK_ARR(self));
-    return ck_py_wrap_view(&v, self);
+    v.flags &= ~CK_ARRAY_OWNDATA;
+    return ck_py_wrap(&v, NULL);
 }
 
 static PyObject *m_detach(PyObject *self, PyObject *unused)
@@ -940,11 +945,42 @@ PyObject *ck_py_ag_view(const char *name, PyObject *a, const ck_array *virtual_v
     return attach(result, ck_ag_record_view_of(name, CK_ARR(a), v, virtual_view, CK_ARR(result), &ov), &ov);
 }
 
+PyObject *ck_py_ag_roll(PyObject *a, int n, const int64_t *shifts, const int *axes, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_roll(CK_ARR(a), v, n, shifts, axes, CK_ARR(result), &ov), &ov);
+}
+
+PyObject *ck_py_ag_tri(PyObject *a, int64_t k, int upper, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_tri(CK_ARR(a), v, k, upper, CK_ARR(result), &ov), &ov);
+}
+
+PyObject *ck_py_ag_pad(PyObject *a, const int64_t *widths, PyObject *result)
+{
+    ck_ag_var *v = var_of(a), *ov;
+    if (!v || !result) return result;
+    return attach(result, ck_ag_record_pad(CK_ARR(a), v, widths, CK_ARR(result), &ov), &ov);
+}
+
 PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result)
 {
     ck_ag_var *va = var_of(a), *vb = var_of(b), *ov;
     if ((!va && !vb) || !result) return result;
     return attach(result, ck_ag_record_matmul(CK_ARR(a), va, CK_ARR(b), vb, CK_ARR(result), &ov), &ov);
+}
+
+int ck_py_ag_setitem(PyObject *self, PyObject *value, const ck_array *virtual_view)
+{
+    ck_ag_var *ov;
+    ck_status s = ck_ag_record_setitem(CK_ARR(self), var_of(self), CkArray_Check(value) ? CK_ARR(value) : NULL,
+                                       var_of(value), virtual_view, &ov);
+    if (s != CK_OK) return ck_py_raise_int(s);
+    if (ov) set_var(self, ov);
+    return 0;
 }
 
 PyObject *ck_py_ag_missing(const char *name, int nin, PyObject *const *in, PyObject *result)
@@ -1010,6 +1046,9 @@ static PyMethodDef record_functions[] = {
 
 /* ------------------------------------------------------------ the CPU's product */
 
+static PyTypeObject CkAgFunc_Type;
+static PyObject *str_requires_grad;
+
 static PyObject *host_matmul_fn;
 
 static ck_status host_matmul(ck_array *out, const ck_array *a, const ck_array *b)
@@ -1038,9 +1077,13 @@ static ck_status host_matmul(ck_array *out, const ck_array *a, const ck_array *b
     return CK_OK;
 }
 
+static int wrap_module_functions(PyObject *module);
+
 int ck_py_autograd_init(PyObject *module)
 {
-    if (PyType_Ready(&CkNode_Type) < 0) return -1;
+    if (PyType_Ready(&CkNode_Type) < 0 || PyType_Ready(&CkAgFunc_Type) < 0) return -1;
+    str_requires_grad = PyUnicode_InternFromString("requires_grad");
+    if (!str_requires_grad || wrap_module_functions(module) < 0) return -1;
     ck_ag_set_host_matmul(host_matmul);
     ck_ag_var_user_release = var_user_free;
     for (PyMethodDef *d = record_functions; d->ml_name; d++) {
@@ -1048,4 +1091,283 @@ int ck_py_autograd_init(PyObject *module)
         if (!f || PyModule_AddObject(module, d->ml_name, f) < 0) { Py_XDECREF(f); return -1; }
     }
     return PyModule_AddObjectRef(module, "_AutogradNode", (PyObject *)&CkNode_Type);
+}
+
+/* ------------------------------------------------------------ module functions' faces
+ *
+ * The C functions of the module that do not record themselves are wrapped
+ * once at import, by what they are: creation functions take requires_grad=;
+ * layout functions record their rule; every other function that gets an
+ * array requiring a gradient and returns a new float array records a node
+ * without a rule, so that backward names it instead of losing the graph.
+ * Without grad recording the wrapper is one test and the original call. */
+
+typedef enum { F_CREATE, F_RESHAPE, F_VIEW, F_BROADCAST, F_BROADCAST_ARRAYS, F_COPY, F_INPLACE, F_MISSING } func_mode;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fn;
+    func_mode mode;
+    const char *name;     /* kept by fn's PyMethodDef */
+} CkAgFuncObject;
+
+/* The arrays among the positional arguments (and inside a list or tuple
+ * argument): whether one requires a gradient. */
+static int args_need_grad(PyObject *const *args, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        if (requires(a)) return 1;
+        if (PyList_Check(a) || PyTuple_Check(a)) {
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(a);
+            PyObject **items = PySequence_Fast_ITEMS(a);
+            for (Py_ssize_t j = 0; j < m; j++)
+                if (requires(items[j])) return 1;
+        }
+    }
+    return 0;
+}
+
+/* The arrays of args (one level of lists and tuples), borrowed, at most cap. */
+static int collect_arrays(PyObject *const *args, Py_ssize_t n, PyObject **out, int cap)
+{
+    int k = 0;
+    for (Py_ssize_t i = 0; i < n && k < cap; i++) {
+        PyObject *a = args[i];
+        if (CkArray_Check(a)) {
+            out[k++] = a;
+        } else if (PyList_Check(a) || PyTuple_Check(a)) {
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(a);
+            PyObject **items = PySequence_Fast_ITEMS(a);
+            for (Py_ssize_t j = 0; j < m && k < cap; j++)
+                if (CkArray_Check(items[j])) out[k++] = items[j];
+        }
+    }
+    return k;
+}
+
+static PyObject *mark_missing(const char *name, PyObject *const *args, Py_ssize_t n, PyObject *res)
+{
+    PyObject *ins[8];
+    int k = collect_arrays(args, n, ins, 8);
+    if (CkArray_Check(res)) {
+        for (int i = 0; i < k; i++)
+            if (ins[i] == res) return res;
+        if (var_of(res)) return res;
+        return ck_py_ag_missing(name, k, ins, res);
+    }
+    if (PyTuple_Check(res) || PyList_Check(res)) {
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(res);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            PyObject *o = PySequence_Fast_ITEMS(res)[j];
+            if (!CkArray_Check(o) || var_of(o)) continue;
+            int same = 0;
+            for (int i = 0; i < k; i++) same |= ins[i] == o;
+            if (same) continue;
+            Py_INCREF(o);
+            PyObject *r = ck_py_ag_missing(name, k, ins, o);
+            if (!r) { Py_DECREF(res); return NULL; }
+            Py_DECREF(r);
+        }
+    }
+    return res;
+}
+
+/* fn(args) again with the first argument an array of its shape on memory
+ * that does not exist: the layout it returns is the view's in elements. */
+static PyObject *record_view_rerun(CkAgFuncObject *f, PyObject *const *args, size_t nargsf, PyObject *kwnames,
+                                   PyObject *res)
+{
+    PyObject *a = args[0];
+    if (!CkArray_Check(res) || CK_ARR(res)->buf != CK_ARR(a)->buf) return mark_missing(f->name, args, 1, res);
+    ck_array fake;
+    ck_ag_virtual(&fake, CK_ARR(a));
+    PyObject *fo = ck_py_wrap(&fake, NULL);
+    if (!fo) { Py_DECREF(res); return NULL; }
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject **a2 = PyMem_Malloc((size_t)(n + 1) * sizeof *a2);
+    if (!a2) { Py_DECREF(fo); Py_DECREF(res); return PyErr_NoMemory(); }
+    memcpy(a2, args, (size_t)n * sizeof *a2);
+    a2[0] = fo;
+    PyObject *v = PyObject_Vectorcall(f->fn, a2, PyVectorcall_NARGS(nargsf), kwnames);
+    PyMem_Free(a2);
+    Py_DECREF(fo);
+    if (!v) { Py_DECREF(res); return NULL; }
+    if (!CkArray_Check(v)) {
+        Py_DECREF(v);
+        return mark_missing(f->name, args, 1, res);
+    }
+    PyObject *r = ck_py_ag_view(f->name, a, CK_ARR(v), res);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *agfunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    CkAgFuncObject *f = (CkAgFuncObject *)self;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (f->mode == F_CREATE && kwnames) {
+        Py_ssize_t nk = PyTuple_GET_SIZE(kwnames), at = -1;
+        for (Py_ssize_t i = 0; i < nk; i++) {
+            PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+            if (k == str_requires_grad || !PyUnicode_Compare(k, str_requires_grad)) { at = i; break; }
+        }
+        if (at >= 0) {
+            int on = PyObject_IsTrue(args[nargs + at]);
+            if (on < 0) return NULL;
+            PyObject **a2 = PyMem_Malloc((size_t)(nargs + nk) * sizeof *a2);
+            PyObject *k2 = PyTuple_New(nk - 1);
+            if (!a2 || !k2) { PyMem_Free(a2); Py_XDECREF(k2); return PyErr_NoMemory(); }
+            memcpy(a2, args, (size_t)nargs * sizeof *a2);
+            for (Py_ssize_t i = 0, j = 0; i < nk; i++) {
+                if (i == at) continue;
+                a2[nargs + j] = args[nargs + i];
+                PyTuple_SET_ITEM(k2, j, Py_NewRef(PyTuple_GET_ITEM(kwnames, i)));
+                j++;
+            }
+            PyObject *r = PyObject_Vectorcall(f->fn, a2, (size_t)nargs, nk > 1 ? k2 : NULL);
+            PyMem_Free(a2);
+            Py_DECREF(k2);
+            if (r && on && CkArray_Check(r)) {
+                /* asarray(x, requires_grad=True) of an array that has one: as PyTorch's, a leaf */
+                if (var_of(r) && var_of(r)->grad_fn) {
+                    PyErr_SetString(PyExc_RuntimeError, "requires_grad=True of an array made by a recorded op: "
+                                                        "use .detach() first");
+                    Py_DECREF(r);
+                    return NULL;
+                }
+                if (ck_py_ag_set_requires_grad(r, 1) < 0) { Py_DECREF(r); return NULL; }
+            }
+            return r;
+        }
+    }
+    if (f->mode == F_INPLACE && nargs && CkArray_Check(args[0])) {
+        /* put(a, ...) writes into a: its version moves; its gradient rules are scatter's (trainops') */
+        ck_ag_bump_version(CK_ARR(args[0]));
+        if (CK_AG_GATE()) {
+            int vg = args_need_grad(args + 1, nargs - 1);
+            if (ck_py_ag_inplace_check(args[0], vg) < 0) return NULL;
+            if (vg || requires(args[0])) {
+                PyErr_Format(PyExc_NotImplementedError, "%s() into an array where gradients are recorded is not "
+                             "differentiable in cudakit yet; assign under ck.no_grad()", f->name);
+                return NULL;
+            }
+        }
+    }
+    if (!CK_AG_GATE() || f->mode == F_CREATE || f->mode == F_INPLACE)
+        return PyObject_Vectorcall(f->fn, args, nargsf, kwnames);
+    PyObject *res = PyObject_Vectorcall(f->fn, args, nargsf, kwnames);
+    if (!res || !args_need_grad(args, nargs)) return res;
+    PyObject *a = nargs ? args[0] : NULL;
+    switch (f->mode) {
+    case F_RESHAPE:
+        if (a && var_of(a) && CkArray_Check(res) && res != a && !var_of(res)) return ck_py_ag_reshape(a, res);
+        break;
+    case F_COPY:
+        if (a && var_of(a) && CkArray_Check(res) && res != a && !var_of(res)) return ck_py_ag_copy("copy", a, res);
+        break;
+    case F_BROADCAST:
+        if (a && var_of(a) && CkArray_Check(res) && res != a && !var_of(res)) return ck_py_ag_broadcast(a, res);
+        break;
+    case F_VIEW:
+        if (a && var_of(a) && CkArray_Check(res) && res != a && !var_of(res))
+            return record_view_rerun(f, args, nargsf, kwnames, res);
+        break;
+    case F_BROADCAST_ARRAYS:
+        if ((PyTuple_Check(res) || PyList_Check(res)) && PySequence_Fast_GET_SIZE(res) == nargs) {
+            for (Py_ssize_t i = 0; i < nargs; i++) {
+                PyObject *o = PySequence_Fast_ITEMS(res)[i];
+                if (!CkArray_Check(o) || !var_of(args[i]) || o == args[i] || var_of(o)) continue;
+                Py_INCREF(o);
+                PyObject *r = ck_py_ag_broadcast(args[i], o);
+                if (!r) { Py_DECREF(res); return NULL; }
+                Py_DECREF(r);
+            }
+            return res;
+        }
+        break;
+    default:
+        break;
+    }
+    return mark_missing(f->name, args, nargs, res);
+}
+
+static void agfunc_dealloc(PyObject *self)
+{
+    Py_XDECREF(((CkAgFuncObject *)self)->fn);
+    PyObject_Free(self);
+}
+
+/* It reads as the function it wraps (name, doc, signature; inspect follows __wrapped__). */
+static PyObject *agfunc_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *fn = ((CkAgFuncObject *)self)->fn;
+    if (PyUnicode_Check(name) && !PyUnicode_CompareWithASCIIString(name, "__wrapped__")) return Py_NewRef(fn);
+    return PyObject_GetAttr(fn, name);
+}
+
+static PyObject *agfunc_repr(PyObject *self) { return PyObject_Repr(((CkAgFuncObject *)self)->fn); }
+
+static PyTypeObject CkAgFunc_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cudakit.builtin_function",
+    .tp_basicsize = sizeof(CkAgFuncObject),
+    .tp_dealloc = agfunc_dealloc,
+    .tp_repr = agfunc_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(CkAgFuncObject, vectorcall),
+    .tp_getattro = agfunc_getattro,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A function of cudakit's C core, as seen by autograd.",
+};
+
+static const struct { const char *name; func_mode mode; } func_modes[] = {
+    {"asarray", F_CREATE}, {"array", F_CREATE}, {"empty", F_CREATE}, {"zeros", F_CREATE}, {"ones", F_CREATE},
+    {"full", F_CREATE}, {"empty_like", F_CREATE}, {"zeros_like", F_CREATE}, {"ones_like", F_CREATE},
+    {"full_like", F_CREATE}, {"arange", F_CREATE}, {"linspace", F_CREATE}, {"eye", F_CREATE},
+    {"reshape", F_RESHAPE}, {"ravel", F_RESHAPE}, {"squeeze", F_RESHAPE}, {"expand_dims", F_RESHAPE},
+    {"transpose", F_VIEW}, {"permute_dims", F_VIEW}, {"swapaxes", F_VIEW}, {"moveaxis", F_VIEW},
+    {"flip", F_VIEW}, {"diagonal", F_VIEW},
+    {"broadcast_to", F_BROADCAST}, {"broadcast_arrays", F_BROADCAST_ARRAYS},
+    {"ascontiguousarray", F_COPY}, {"asfortranarray", F_COPY},
+    {"put", F_INPLACE}, {"put_along_axis", F_INPLACE},
+};
+
+/* Functions that record themselves, or take no arrays to differentiate. */
+static const char *const func_skip[] = {
+    "sum", "prod", "min", "max", "all", "any", "argmin", "argmax", "mean", "var", "std", "cumsum", "cumprod",
+    "count_nonzero", "is_grad_enabled", "asnumpy", "can_cast", "result_type", "set_num_threads", "get_num_threads",
+    "get_default_device", "set_default_device", "broadcast_shapes", "from_dlpack", NULL,
+};
+
+static int wrap_module_functions(PyObject *module)
+{
+    PyObject *d = PyModule_GetDict(module);
+    PyObject *items = PyDict_Items(d);
+    if (!items) return -1;
+    int rc = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(items); i++) {
+        PyObject *key = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
+        PyObject *fn = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1);
+        if (!PyCFunction_Check(fn) || !PyUnicode_Check(key)) continue;
+        const char *name = PyUnicode_AsUTF8(key);
+        if (!name || name[0] == '_') continue;
+        int skip = 0;
+        for (int s = 0; func_skip[s]; s++) skip |= !strcmp(func_skip[s], name);
+        if (skip) continue;
+        func_mode mode = F_MISSING;
+        for (size_t m = 0; m < sizeof func_modes / sizeof *func_modes; m++)
+            if (!strcmp(func_modes[m].name, name)) mode = func_modes[m].mode;
+        CkAgFuncObject *w = PyObject_New(CkAgFuncObject, &CkAgFunc_Type);
+        if (!w) { rc = -1; break; }
+        w->vectorcall = agfunc_vectorcall;
+        w->fn = Py_NewRef(fn);
+        w->mode = mode;
+        w->name = ((PyCFunctionObject *)fn)->m_ml->ml_name;
+        rc = PyDict_SetItem(d, key, (PyObject *)w);
+        Py_DECREF(w);
+    }
+    Py_DECREF(items);
+    return rc;
 }

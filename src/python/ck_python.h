@@ -247,6 +247,12 @@ PyObject *ck_py_ag_broadcast(PyObject *a, PyObject *result);
 /* result is a view of a whose layout on ck_ag_virtual's fake of a is virtual_view. */
 PyObject *ck_py_ag_view(const char *name, PyObject *a, const ck_array *virtual_view, PyObject *result);
 PyObject *ck_py_ag_matmul(PyObject *a, PyObject *b, PyObject *result);
+PyObject *ck_py_ag_roll(PyObject *a, int n, const int64_t *shifts, const int *axes, PyObject *result);
+PyObject *ck_py_ag_tri(PyObject *a, int64_t k, int upper, PyObject *result);
+PyObject *ck_py_ag_pad(PyObject *a, const int64_t *widths, PyObject *result);
+/* self[key] = value was done (key basic: virtual_view its layout on
+ * ck_ag_virtual's fake of self): self's new variable.  0 or -1. */
+int ck_py_ag_setitem(PyObject *self, PyObject *value, const ck_array *virtual_view);
 /* An op without a rule: backward raises naming it (name must outlive the graph). */
 PyObject *ck_py_ag_missing(const char *name, int nin, PyObject *const *in, PyObject *result);
 

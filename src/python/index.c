@@ -676,21 +676,18 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
         PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
+    /* autograd: x[key] = v where x or v requires grad records x's new node */
+    int record = 0;
     if (CkArray_Check(self)) {
         ck_ag_bump_version(CK_ARR(self));
         if (CK_AG_GATE()) {
             int vg = CkArray_Check(value) && ((CkArrayObject *)value)->ag && ((CkArrayObject *)value)->ag->requires_grad;
             ck_ag_var *sv = ((CkArrayObject *)self)->ag;
             if (ck_py_ag_inplace_check(self, vg) < 0) return -1;
-            if (vg || (sv && sv->requires_grad)) {
-                PyErr_SetString(PyExc_NotImplementedError, "assignment into an array (x[...] = v) where gradients are "
-                                "recorded is not differentiable in cudakit yet; build the array out of place "
-                                "(ck.where, ck.concatenate, ck.stack) or assign under ck.no_grad()");
-                return -1;
-            }
+            record = vg || (sv && sv->requires_grad);
         }
     }
-    ix_layout l;
+    ix_layout l, lv;
     ix_key *k = PyMem_Malloc(sizeof *k);
     if (!k) {
         PyErr_NoMemory();
@@ -698,11 +695,23 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
     }
     k->c.stored = 0;
     int pr = parse_index(self, key, &l, k);
+    if (pr > 0 && record) {
+        /* the rules of integer and boolean indexing are trainops' (issue 16) */
+        PyErr_SetString(PyExc_NotImplementedError, "assignment through an integer or boolean index (x[idx] = v) "
+                        "where gradients are recorded is not differentiable in cudakit yet; use ck.where, or "
+                        "assign under ck.no_grad()");
+        pr = -1;
+    }
     if (pr != 0) {
         int r = pr > 0 ? assign_advanced(self, k, value) : -1;
         ix_key_release(k);
         PyMem_Free(k);
         return r;
+    }
+    if (record) {
+        ck_array fake;
+        ck_ag_virtual(&fake, CK_ARR(self));
+        build_layout(&fake, k->items, (int)k->c.stored, (int)(k->c.ints + k->c.slices + k->c.advanced_axes), &lv);
     }
     ix_key_release(k);
     PyMem_Free(k);
@@ -712,5 +721,12 @@ int ck_py_setitem(PyObject *self, PyObject *key, PyObject *value)
     make_view(&view, CK_ARR(self), &l);
     int r = assign_value(&view, value);
     ck_array_release(&view);
+    if (r == 0 && record) {
+        ck_array fv;
+        ck_ag_virtual(&fv, CK_ARR(self));
+        fv.data += lv.offset;
+        ck_array_set_layout(&fv, lv.ndim, lv.shape, lv.strides);
+        r = ck_py_ag_setitem(self, value, &fv);
+    }
     return r;
 }

@@ -599,6 +599,7 @@ static PyObject *f_roll(PyObject *m, PyObject *args, PyObject *kw)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_roll(&r, CK_ARR(a), ns, shifts, axis_obj == Py_None ? NULL : axes), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_roll(a, ns, shifts, axis_obj == Py_None ? NULL : axes, res);
     Py_DECREF(a);
     return res;
 }
@@ -698,8 +699,11 @@ static PyObject *f_pad(PyObject *m, PyObject *args, PyObject *kw)
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     ck_array r;
     s = ck_pad(&r, arr, (const int64_t *)wc.data, pm, has_value ? &value : NULL);
-    ck_array_release(&wc);
     res = wrap_new(s, &r);
+    /* the other modes' gradients gather reflected parts: not yet (a rule-less node) */
+    if (CK_AG_GATE() && res) res = pm == CK_PAD_CONSTANT ? ck_py_ag_pad(a, (const int64_t *)wc.data, res)
+                                                         : ck_py_ag_missing("pad", 1, &a, res);
+    ck_array_release(&wc);
 done:
     Py_DECREF(a);
     return res;
@@ -745,6 +749,7 @@ static PyObject *tri_part(PyObject *args, PyObject *kw, int upper)
     if (!a) return NULL;
     ck_array r;
     PyObject *res = wrap_new(ck_tri_part(&r, CK_ARR(a), k, upper), &r);
+    if (CK_AG_GATE() && res) res = ck_py_ag_tri(a, k, upper, res);
     Py_DECREF(a);
     return res;
 }
@@ -807,7 +812,9 @@ static PyObject *m_squeeze(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *axis = Py_None;
     static char *kwlist[] = {"axis", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &axis)) return NULL;
-    return squeeze_impl(self, axis);
+    PyObject *r = squeeze_impl(self, axis);
+    if (CK_AG_GATE() && r) r = ck_py_ag_reshape(self, r);
+    return r;
 }
 
 static PyObject *m_diagonal(PyObject *self, PyObject *args, PyObject *kw)
@@ -817,7 +824,13 @@ static PyObject *m_diagonal(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"offset", "axis1", "axis2", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|nii", kwlist, &offset, &a1, &a2)) return NULL;
     ck_array v;
-    return wrap_view(ck_array_diagonal(&v, CK_ARR(self), offset, a1, a2), &v, self);
+    PyObject *r = wrap_view(ck_array_diagonal(&v, CK_ARR(self), offset, a1, a2), &v, self);
+    if (CK_AG_GATE() && r && ((CkArrayObject *)self)->ag) {
+        ck_array fake, fv;
+        ck_ag_virtual(&fake, CK_ARR(self));
+        if (ck_array_diagonal(&fv, &fake, offset, a1, a2) == CK_OK) r = ck_py_ag_view("diagonal", self, &fv, r);
+    }
+    return r;
 }
 
 static PyObject *m_trace(PyObject *self, PyObject *args, PyObject *kw)
@@ -827,7 +840,9 @@ static PyObject *m_trace(PyObject *self, PyObject *args, PyObject *kw)
     int a1 = 0, a2 = 1;
     static char *kwlist[] = {"offset", "axis1", "axis2", "dtype", "out", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|niiOO", kwlist, &offset, &a1, &a2, &dt, &out)) return NULL;
-    return trace_impl(self, offset, a1, a2, dt, out);
+    PyObject *r = trace_impl(self, offset, a1, a2, dt, out);
+    if (CK_AG_GATE() && r && out == Py_None) r = ck_py_ag_missing("trace", 1, &self, r);
+    return r;
 }
 
 static PyObject *m_repeat(PyObject *self, PyObject *args, PyObject *kw)
@@ -835,7 +850,9 @@ static PyObject *m_repeat(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *repeats, *axis = Py_None;
     static char *kwlist[] = {"repeats", "axis", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &repeats, &axis)) return NULL;
-    return repeat_impl(self, repeats, axis);
+    PyObject *r = repeat_impl(self, repeats, axis);
+    if (CK_AG_GATE() && r) r = ck_py_ag_missing("repeat", 1, &self, r);
+    return r;
 }
 
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
