@@ -92,6 +92,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
 	-set -o pipefail; python3 bench/bench_gpu_mlp.py --accuracy --out $(OUT)/bench-gpu-mlp.md 2>&1 | tee $(OUT)/bench-gpu-mlp.log
+	-set -o pipefail; python3 bench/bench_gpu_trainops.py --out $(OUT)/bench-gpu-trainops.md 2>&1 | tee $(OUT)/bench-gpu-trainops.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
 	-set -o pipefail; python3 bench/bench_autograd.py --device cuda 2>&1 | tee $(OUT)/bench-gpu-autograd.log
 

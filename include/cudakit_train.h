@@ -98,6 +98,14 @@ ck_status ck_bias_act(ck_array *y, const ck_array *bias, ck_act act, ck_array *p
  * for relu and none, the output y). */
 ck_status ck_bias_act_backward(ck_array *out, const ck_array *g, const ck_array *saved, ck_act act);
 
+/* target.flat[idx[i]] += values[i] for every i, repeated indices adding
+ * up (np.add.at on a flat view: the gradient of a gather).  target is
+ * C-contiguous, writeable and floating; values has idx's size and is cast
+ * to target's dtype; idx is integer, each in [-n, n) (negative ones count
+ * from the end): out of range is an IndexError on the CPU, skipped on a
+ * GPU (which cannot raise without waiting). */
+ck_status ck_scatter_add(ck_array *target, const ck_array *idx, const ck_array *values);
+
 #ifdef __cplusplus
 }
 #endif

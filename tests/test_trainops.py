@@ -383,3 +383,25 @@ def test_bias_act_errors(device):
         _core._bias_act(y.T, None, "relu")
     with pytest.raises(TypeError):
         _core._bias_act(ck.asarray(np.zeros((3, 4), np.int32), device=device), None, "relu")
+
+
+# ------------------------------------------------------------- scatter add
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_scatter_add(device, dt):
+    rng = np.random.default_rng(8)
+    target = rng.standard_normal((4, 5)).astype(dt)
+    idx = rng.integers(-20, 20, (3, 7))          # repeats, negatives
+    vals = rng.standard_normal((3, 7)).astype(dt)
+    want = target.astype(np.float64).ravel()
+    np.add.at(want, idx.ravel(), vals.astype(np.float64).ravel())
+    t = ck.array(target, device=device)
+    assert _core._scatter_add(t, ck.asarray(idx.astype(np.int32), device=device), ck.asarray(vals, device=device)) is t
+    close(t, want.reshape(4, 5), dt, scale=10)
+    with pytest.raises(ValueError):
+        _core._scatter_add(t, ck.asarray(idx, device=device), ck.asarray(vals[:2], device=device))
+    with pytest.raises(TypeError):
+        _core._scatter_add(t, ck.asarray(vals, device=device), ck.asarray(vals, device=device))
+    if device == "cpu":
+        with pytest.raises(IndexError, match="out of bounds"):
+            _core._scatter_add(t, ck.asarray([20], device=device), ck.asarray([1.0], device=device))

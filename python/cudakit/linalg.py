@@ -560,16 +560,30 @@ def _device_multi_dot(arrays, out):
 
 # norms
 
+def _norm_path(x, ord):
+    """Whether a norm is composed of cudakit's ops (the GPU's path, and the
+    CPU's when x needs a gradient, which NumPy's norm would drop)."""
+    if _use_device_path(x):
+        return True
+    if not (isinstance(x, _ndarray) and getattr(x, "requires_grad", False) and _core.is_grad_enabled()):
+        return False
+    if ord in (2, -2, "nuc") and x.ndim >= 2:
+        raise NotImplementedError(f"the gradient of the ord={ord!r} matrix norm (through the SVD) on the CPU")
+    return True
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """Matrix or vector norm, as numpy.linalg.norm (a 0-d array when axis=None)."""
-    if _use_device_path(x):
+    matrix = (isinstance(axis, tuple) and len(axis) == 2) or (axis is None and ord is not None
+                                                                and getattr(x, "ndim", 0) == 2)
+    if _norm_path(x, ord if matrix else None):
         return _device_norm(x, ord, axis, keepdims)
     return _call("norm", _la.norm, (x,), ord=ord, axis=axis, keepdims=keepdims)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm over ``axis`` (all axes, flattened, by default)."""
-    if _use_device_path(x):
+    if _norm_path(x, None):
         if axis is None:
             r = _device_vector_norm(_core.reshape(x, (-1,)), 0, False, ord)
             return _core.reshape(r, (1,) * x.ndim) if keepdims else r
@@ -579,7 +593,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Matrix norm over the last two axes."""
-    if _use_device_path(x):
+    if _norm_path(x, ord):
         if x.ndim < 2:
             raise ValueError(f"The input does not have enough dimensions: {x.ndim} < 2")
         return _device_matrix_norm(x, (x.ndim - 2, x.ndim - 1), keepdims, ord)

@@ -30,6 +30,7 @@ extern const ck_ag_rule ck_ag_rules_elementwise[];
 extern const ck_ag_rule ck_ag_rules_reduce[];
 extern const ck_ag_rule ck_ag_rules_shape[];
 extern const ck_ag_rule ck_ag_rules_linalg[];
+extern const ck_ag_rule ck_ag_rules_train[];   /* rules_train.c (trainops) */
 
 /* Input i of an element-wise node as an operand: its saved array (the
  * rule's flags say CK_AG_SAVE_INPUTS) or its scalar. */

@@ -289,6 +289,19 @@ typedef struct ck_bias_act_desc {
     const char *bias, *g, *saved;
 } ck_bias_act_desc;
 
+/* target[idx[i]] += src[i] for i < m (target n elements, all contiguous
+ * of type): repeated indices add up, in any order.  idx may hold values
+ * outside [-n, n) (the user's): the CPU fails with CK_ERR_INDEX, a GPU
+ * skips them. */
+typedef struct ck_scatter_add_desc {
+    ck_device dev;
+    ck_dtype type;
+    int64_t n, m;
+    char *target;
+    const int64_t *idx;
+    const char *src;
+} ck_scatter_add_desc;
+
 /* A loaded user module and its functions: each backend's own structs begin
  * with these (the wrappers in backend.c fill them and keep the functions
  * handed out by name, freed with the module). */
@@ -389,6 +402,7 @@ typedef struct ck_backend_iface {
     ck_status (*rows)(const ck_rows_desc *d);
     ck_status (*optim_step)(const ck_optim_desc *d);
     ck_status (*bias_act)(const ck_bias_act_desc *d);
+    ck_status (*scatter_add)(const ck_scatter_add_desc *d);
 
     /* libraries (optional: the CPU's BLAS, FFT and LAPACK are NumPy's,
      * called from the Python layer) */

@@ -19,6 +19,7 @@ int ck_cuda_train_names(const ck_cuda_train_spec *sp, const char **names)
         names[1] = "ck_xent_total";
         return 2;
     case CK_TRK_OPTIM: names[0] = "ck_optim"; return 1;
+    case CK_TRK_SCATTER_ADD: names[0] = "ck_scatter_add"; return 1;
     default: names[0] = "ck_bias_act"; return 1;
     }
 }
@@ -293,6 +294,34 @@ static const char bias_act_[] =
     "    }\n"
     "}\n";
 
+static const char scatter_add_[] =
+    "static __device__ __forceinline__ void ck_atomic_add(float *p, float v) { atomicAdd(p, v); }\n"
+    "static __device__ __forceinline__ void ck_atomic_add(double *p, double v) { atomicAdd(p, v); }\n"
+    "static __device__ __forceinline__ void ck_atomic_add(ck_f16 *p, float v)\n"
+    "{\n"
+    "    unsigned int *w = (unsigned int *)((unsigned long long)p & ~3ull);\n"
+    "    const int hi = ((unsigned long long)p & 2) != 0;\n"
+    "    unsigned int old = *w, assumed;\n"
+    "    do {\n"
+    "        assumed = old;\n"
+    "        ck_f16 h;\n"
+    "        h.bits = (unsigned short)(hi ? assumed >> 16 : assumed & 0xFFFFu);\n"
+    "        ck_f16 r((float)h + v);\n"
+    "        const unsigned int nw = hi ? (assumed & 0xFFFFu) | ((unsigned int)r.bits << 16)\n"
+    "                                   : (assumed & 0xFFFF0000u) | r.bits;\n"
+    "        old = atomicCAS(w, assumed, nw);\n"
+    "    } while (assumed != old);\n"
+    "}\n"
+    "extern \"C\" __global__ void ck_scatter_add(long long n, long long m, T *target, const long long *idx, const T *src)\n"
+    "{\n"
+    "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m;\n"
+    "         i += (long long)gridDim.x * blockDim.x) {\n"
+    "        long long k = idx[i];\n"
+    "        if (k < 0) k += n;\n"
+    "        if (k >= 0 && k < n) ck_atomic_add(&target[k], (A)src[i]);\n"
+    "    }\n"
+    "}\n";
+
 char *ck_cuda_train_source(const ck_cuda_train_spec *sp)
 {
     if (!ck_dtype_is_float(sp->t)) {
@@ -317,6 +346,7 @@ char *ck_cuda_train_source(const ck_cuda_train_spec *sp)
     switch (sp->kind) {
     case CK_TRK_ROWS: ck_sbuf_printf(&b, "%s", rows_); break;
     case CK_TRK_OPTIM: ck_sbuf_printf(&b, "%s", optim_); break;
+    case CK_TRK_SCATTER_ADD: ck_sbuf_printf(&b, "%s", scatter_add_); break;
     default: ck_sbuf_printf(&b, "%s", bias_act_); break;
     }
     return ck_sbuf_finish(&b);

@@ -90,7 +90,7 @@ static ck_status axis_view(const ck_array *x, int *axis, ck_rows_desc *d)
 
 ck_status ck_softmax(ck_array *out, const ck_array *a, int axis, int log_)
 {
-    ck_dtype t;
+    ck_dtype t = CK_FLOAT64;
     ck_status s = float_type(a->dtype, log_ ? "log_softmax" : "softmax", &t);
     if (s != CK_OK) return s;
     ck_rows_desc d = {.op = log_ ? CK_ROW_LOG_SOFTMAX : CK_ROW_SOFTMAX, .dev = ck_array_device(a), .type = t,
@@ -113,7 +113,7 @@ ck_status ck_softmax(ck_array *out, const ck_array *a, int axis, int log_)
 ck_status ck_softmax_backward(ck_array *out, const ck_array *g, const ck_array *y, int axis, int log_)
 {
     const char *what = log_ ? "log_softmax backward" : "softmax backward";
-    ck_dtype t;
+    ck_dtype t = CK_FLOAT64;
     ck_status s = float_type(y->dtype, what, &t);
     if (s != CK_OK) return s;
     if ((s = same_device(g, y, what)) != CK_OK) return s;
@@ -146,7 +146,7 @@ ck_status ck_softmax_backward(ck_array *out, const ck_array *g, const ck_array *
 
 ck_status ck_logsumexp(ck_array *out, const ck_array *a, uint64_t axis_mask, int keepdims)
 {
-    ck_dtype t;
+    ck_dtype t = CK_FLOAT64;
     ck_status s = float_type(a->dtype, "logsumexp", &t);
     if (s != CK_OK) return s;
     int nd = a->ndim;
@@ -511,5 +511,40 @@ ck_status ck_bias_act_backward(ck_array *out, const ck_array *g, const ck_array 
     }
     ck_array_release(&xg);
     ck_array_release(&xs);
+    return s;
+}
+
+/* ---------------------------------------------------------- scatter add */
+
+ck_status ck_scatter_add(ck_array *target, const ck_array *idx, const ck_array *values)
+{
+    if (!ck_dtype_is_float(target->dtype))
+        return ck_error_set(ck_dtype_is_complex(target->dtype) ? CK_ERR_NOT_IMPLEMENTED : CK_ERR_TYPE,
+                            "scatter_add: the target must be float16, float32 or float64, not %s",
+                            ck_dtype_get_info(target->dtype)->name);
+    if (!(target->flags & CK_ARRAY_C_CONTIGUOUS) || !(target->flags & CK_ARRAY_WRITEABLE))
+        return ck_error_set(CK_ERR_VALUE, "scatter_add: the target must be C-contiguous and writeable");
+    if (!ck_dtype_is_integer(idx->dtype))
+        return ck_error_set(CK_ERR_TYPE, "scatter_add: indices must be integers, not %s", ck_dtype_get_info(idx->dtype)->name);
+    if (idx->size != values->size)
+        return ck_error_set(CK_ERR_VALUE, "scatter_add: %lld indices for %lld values", (long long)idx->size,
+                            (long long)values->size);
+    ck_status s = same_device(target, idx, "scatter_add");
+    if (s == CK_OK) s = same_device(target, values, "scatter_add");
+    if (s != CK_OK || idx->size == 0) return s;
+    ck_device dev = ck_array_device(target);
+    const ck_backend_iface *be = ck_backend_for(dev);
+    if (!be->scatter_add) return no_slot(dev, "scatter_add");
+    ck_array xi, xv;
+    if ((s = as_contig(&xi, idx, CK_INT64)) != CK_OK) return s;
+    if ((s = as_contig(&xv, values, target->dtype)) != CK_OK) {
+        ck_array_release(&xi);
+        return s;
+    }
+    ck_scatter_add_desc d = {.dev = dev, .type = target->dtype, .n = target->size, .m = idx->size,
+                             .target = target->data, .idx = (const int64_t *)xi.data, .src = xv.data};
+    s = be->scatter_add(&d);
+    ck_array_release(&xi);
+    ck_array_release(&xv);
     return s;
 }

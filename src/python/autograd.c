@@ -1338,7 +1338,9 @@ static const struct { const char *name; func_mode mode; } func_modes[] = {
 static const char *const func_skip[] = {
     "sum", "prod", "min", "max", "all", "any", "argmin", "argmax", "mean", "var", "std", "cumsum", "cumprod",
     "count_nonzero", "is_grad_enabled", "asnumpy", "can_cast", "result_type", "set_num_threads", "get_num_threads",
-    "get_default_device", "set_default_device", "broadcast_shapes", "from_dlpack", NULL,
+    "get_default_device", "set_default_device", "broadcast_shapes", "from_dlpack",
+    "softmax_cross_entropy",   /* records its loss itself (ag_train.c); lse and total need no node */
+    NULL,
 };
 
 static int wrap_module_functions(PyObject *module)

@@ -256,6 +256,22 @@ int ck_py_ag_setitem(PyObject *self, PyObject *value, const ck_array *virtual_vi
 /* An op without a rule: backward raises naming it (name must outlive the graph). */
 PyObject *ck_py_ag_missing(const char *name, int nin, PyObject *const *in, PyObject *result);
 
+/* ag_train.c: the recording of the ops whose rules are trainops'
+ * (include/cudakit_autograd_ops.h), called as the ck_py_ag_* above. */
+extern PyMethodDef ck_py_ag_train_functions[];
+PyObject *ck_py_ag_softmax(PyObject *a, int axis, int log_, PyObject *result);
+PyObject *ck_py_ag_logsumexp(PyObject *a, uint64_t mask, int keepdims, PyObject *result);
+/* loss with its variable; lse and total are what the backward reads */
+struct ck_xent_args;
+PyObject *ck_py_ag_cross_entropy(PyObject *logits, PyObject *target, const struct ck_xent_args *args, PyObject *loss,
+                                 PyObject *lse, PyObject *total);
+PyObject *ck_py_ag_index(PyObject *a, int n, const ck_index_item *items, ck_index_mode mode, PyObject *result);
+PyObject *ck_py_ag_take(PyObject *a, const ck_array *indices, int axis, int axis_none, ck_index_mode mode,
+                        PyObject *result);
+PyObject *ck_py_ag_take_along_axis(PyObject *a, const ck_array *indices, int axis, int axis_none, PyObject *result);
+PyObject *ck_py_ag_join(int stack, int n, PyObject *const *objs, int axis, int axis_none, PyObject *result);
+PyObject *ck_py_ag_scan(const char *name, PyObject *a, int axis, int axis_none, PyObject *result);
+
 /* Release the GIL for loops at least this large (elements). */
 #define CK_PY_NOGIL_MIN 65536
 

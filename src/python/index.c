@@ -495,8 +495,7 @@ PyObject *ck_py_getitem(PyObject *self, PyObject *key)
             ck_array out;
             ck_status s = ck_index_get(&out, CK_ARR(self), (int)k->c.stored, items, CK_INDEX_RAISE);
             res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
-            /* the rules of integer and boolean indexing are trainops' (issue 16) */
-            if (CK_AG_GATE() && res) res = ck_py_ag_missing("index", 1, &self, res);
+            if (CK_AG_GATE() && res) res = ck_py_ag_index(self, (int)k->c.stored, items, CK_INDEX_RAISE, res);
         }
         ix_key_release(k);
         PyMem_Free(k);

@@ -133,6 +133,7 @@ static PyObject *py_take(PyObject *m, PyObject *args, PyObject *kw)
     if (ind) {
         ck_array o;
         res = wrap_or_raise(ck_take(&o, CK_ARR(a), CK_ARR(ind), axis, none, mode), &o);
+        if (CK_AG_GATE() && res && (!out || out == Py_None)) res = ck_py_ag_take(a, CK_ARR(ind), axis, none, mode, res);
         Py_DECREF(ind);
     }
     Py_DECREF(a);
@@ -178,6 +179,7 @@ static PyObject *py_take_along_axis(PyObject *m, PyObject *args, PyObject *kw)
     if (ind) {
         ck_array o;
         res = wrap_or_raise(ck_take_along_axis(&o, CK_ARR(a), CK_ARR(ind), axis, none), &o);
+        if (CK_AG_GATE() && res) res = ck_py_ag_take_along_axis(a, CK_ARR(ind), axis, none, res);
         Py_DECREF(ind);
     }
     Py_DECREF(a);

@@ -235,7 +235,9 @@ static PyObject *reduce_impl(const red_spec *sp, PyObject *self, PyObject *args,
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     result = out ? Py_NewRef(out) : ck_py_wrap(&res, NULL);
     if (CK_AG_GATE() && result && !out) {
-        if (sp->kind == R_SCAN || sp->kind == R_COUNT) result = ck_py_ag_missing(sp->name, 1, &arr, result);
+        if (sp->kind == R_SCAN && sp->op == CK_REDUCE_SUM)
+            result = ck_py_ag_scan(sp->name, arr, axis == Py_None ? 0 : __builtin_ctzll(mask), axis == Py_None, result);
+        else if (sp->kind == R_SCAN || sp->kind == R_COUNT) result = ck_py_ag_missing(sp->name, 1, &arr, result);
         else result = ck_py_ag_reduce(sp->name, arr, mask, keepdims, ddof, result);
     }
 done:

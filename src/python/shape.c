@@ -486,6 +486,8 @@ static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     if (out == Py_None) {
         res = ck_py_wrap(&r, NULL);
+        if (CK_AG_GATE() && res)
+            res = ck_py_ag_join(!allow_none_axis, (int)n, objs, axis == CK_AXIS_FLAT ? 0 : axis, axis == CK_AXIS_FLAT, res);
     } else {
         const ck_array *o = CK_ARR(out);
         if (o->ndim != r.ndim || memcmp(o->shape, r.shape, (size_t)r.ndim * sizeof(int64_t))) {

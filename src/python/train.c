@@ -35,8 +35,10 @@ static PyObject *softmax_common(PyObject *args, PyObject *kw, int log_)
     Py_BEGIN_ALLOW_THREADS
     s = ck_softmax(&out, CK_ARR(x), axis, log_);
     Py_END_ALLOW_THREADS
+    PyObject *res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    if (CK_AG_GATE() && res) res = ck_py_ag_softmax(x, axis, log_, res);
     Py_DECREF(x);
-    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    return res;
 }
 
 static PyObject *f_softmax(PyObject *self, PyObject *args, PyObject *kw) { (void)self; return softmax_common(args, kw, 0); }
@@ -85,8 +87,10 @@ static PyObject *f_logsumexp(PyObject *self, PyObject *args, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     s = ck_logsumexp(&out, CK_ARR(a), mask, keepdims);
     Py_END_ALLOW_THREADS
+    PyObject *res = s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    if (CK_AG_GATE() && res) res = ck_py_ag_logsumexp(a, mask, keepdims, res);
     Py_DECREF(a);
-    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+    return res;
 }
 
 /* ------------------------------------------------------- cross entropy */
@@ -145,6 +149,7 @@ static PyObject *f_xent(PyObject *self, PyObject *args, PyObject *kw)
             ck_py_raise(s);
         } else {
             PyObject *a = ck_py_wrap(&loss, NULL), *b = ck_py_wrap(&lse, NULL), *c = ck_py_wrap(&total, NULL);
+            if (CK_AG_GATE() && a && b && c) a = ck_py_ag_cross_entropy(logits, target, &xa, a, b, c);
             if (a && b && c) res = PyTuple_Pack(3, a, b, c);
             Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
         }
@@ -384,6 +389,28 @@ static PyObject *f_bias_act_backward(PyObject *self, PyObject *args, PyObject *k
     return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
 }
 
+static PyObject *f_scatter_add(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = {"target", "indices", "values", NULL};
+    PyObject *t, *i_obj, *v_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OO:_scatter_add", kwlist, &CkArray_Type, &t, &i_obj, &v_obj))
+        return NULL;
+    PyObject *idx = as_array(i_obj, t);
+    if (!idx) return NULL;
+    PyObject *v = as_array(v_obj, t);
+    if (!v) { Py_DECREF(idx); return NULL; }
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_scatter_add(CK_ARR(t), CK_ARR(idx), CK_ARR(v));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(idx);
+    Py_DECREF(v);
+    if (s != CK_OK) return ck_py_raise(s);
+    Py_INCREF(t);
+    return t;
+}
+
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 
 PyMethodDef ck_py_train_functions[] = {
@@ -410,5 +437,8 @@ PyMethodDef ck_py_train_functions[] = {
      " (y, pre-activation) with save_pre."},
     {"_bias_act_backward", CK_KW_(f_bias_act_backward),
      "_bias_act_backward(grad, saved, act): grad * act'(saved) (saved: the pre-activation, or the output for relu)."},
+    {"_scatter_add", CK_KW_(f_scatter_add),
+     "_scatter_add(target, indices, values): target.flat[indices] += values in place, repeated indices adding up"
+     " (np.add.at on the flat target); returns target."},
     {NULL, NULL, 0, NULL},
 };

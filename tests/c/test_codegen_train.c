@@ -4,7 +4,8 @@
  *    GPU needed) for float16, float32 and float64, rows both by warp and
  *    by thread, and one of each down to a cubin;
  *  - the optimizer's table has the layout the kernel reads (its size fits
- *    a launch's 4 KiB of parameters). */
+ *    a launch's 4 KiB of parameters);
+ *  - scatter-add (float16 by compare-and-swap) compiles for each dtype. */
 #include <stdint.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "../../src/codegen/cuda_train_codegen.h"
 #include "../../src/codegen/kernel_keys.h"
 #include "../../src/runtime/kcache.h"
+#include "../../src/platform/cuda_api.h"
 
 static uint64_t keys_[512];
 static int nkeys_, compiled_;
@@ -73,6 +75,10 @@ int main(void)
                 ck_cuda_train_spec sp = {.kind = CK_TRK_BIAS_ACT, .op = a, .t = types[t], .warp = bw};
                 one(&sp, nvrtc && (bw == (t & 1) || a == CK_ACT_GELU), a == 2 && t == 0 && bw == 1);
             }
+    for (int t = 0; t < 3; t++) {
+        ck_cuda_train_spec sp = {.kind = CK_TRK_SCATTER_ADD, .t = types[t]};
+        one(&sp, nvrtc, t == 0);
+    }
     ck_cuda_train_spec bad = {.kind = CK_TRK_ROWS, .op = 0, .t = CK_INT32};
     CHECK(ck_cuda_train_source(&bad) == NULL, "an integer type must fail");
     ck_error_clear();

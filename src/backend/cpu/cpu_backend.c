@@ -392,6 +392,7 @@ const ck_backend_iface ck_backend_cpu = {
     .rows = ck_cpu_rows,
     .optim_step = ck_cpu_optim_step,
     .bias_act = ck_cpu_bias_act,
+    .scatter_add = ck_cpu_scatter_add,
 
     .matmul = NULL,
     .fft = NULL,

@@ -58,6 +58,7 @@ ck_status ck_cpu_function_max_cooperative_blocks(ck_function *f, const unsigned 
 ck_status ck_cpu_rows(const ck_rows_desc *d);
 ck_status ck_cpu_optim_step(const ck_optim_desc *d);
 ck_status ck_cpu_bias_act(const ck_bias_act_desc *d);
+ck_status ck_cpu_scatter_add(const ck_scatter_add_desc *d);
 
 /* cpu_index.c: advanced indexing */
 ck_status ck_cpu_gather(const ck_gather_desc *d);

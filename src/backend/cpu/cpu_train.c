@@ -6,6 +6,11 @@
 
 #include <math.h>
 #include <stdlib.h>
+
+/* sqrt without errno, so that the optimizer's loops vectorise */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-math-errno")
+#endif
 #include <string.h>
 
 #define EXP_(x) _Generic((x), float: expf, default: exp)(x)
@@ -202,27 +207,34 @@ typedef struct optim_ctx {
             if (i1 > t->n) i1 = t->n;                                                                  \
             T *p = (T *)t->p, *s1 = (T *)t->s1, *s2 = (T *)t->s2;                                      \
             const T *gp = (const T *)t->g;                                                             \
+            /* branch-free over the options, so that the loops vectorise */                           \
+            const A sgn = h->maximize ? (A)-1 : (A)1;                                                  \
             if (h->kind == CK_OPTIM_ADAM) {                                                            \
+                const A dec = h->decoupled ? decay : (A)1, wdc = h->decoupled ? (A)0 : wd;             \
                 for (int64_t i = i0; i < i1; i++) {                                                    \
-                    A g = h->maximize ? -(A)gp[i] : (A)gp[i], w = (A)p[i];                             \
-                    if (h->decoupled) w *= decay;                                                      \
-                    else g += wd * w;                                                                  \
+                    A w = (A)p[i];                                                                     \
+                    A g = sgn * (A)gp[i] + wdc * w;                                                    \
+                    w *= dec;                                                                          \
                     A m = b1 * (A)s1[i] + ((A)1 - b1) * g;                                             \
                     A v = b2 * (A)s2[i] + ((A)1 - b2) * g * g;                                         \
                     s1[i] = (T)m;                                                                      \
                     s2[i] = (T)v;                                                                      \
                     p[i] = (T)(w - step_size * m / (SQRT_(v) / bc2s + eps));                           \
                 }                                                                                      \
-            } else {                                                                                   \
+            } else if (mom == 0) {                                                                     \
                 for (int64_t i = i0; i < i1; i++) {                                                    \
-                    A g = h->maximize ? -(A)gp[i] : (A)gp[i], w = (A)p[i];                             \
-                    g += wd * w;                                                                       \
-                    if (mom != 0) {                                                                    \
-                        A b = h->first ? g : mom * (A)s1[i] + ((A)1 - damp) * g;                       \
-                        s1[i] = (T)b;                                                                  \
-                        g = h->nesterov ? g + mom * b : b;                                             \
-                    }                                                                                  \
-                    p[i] = (T)(w - lr * g);                                                            \
+                    A w = (A)p[i];                                                                     \
+                    p[i] = (T)(w - lr * (sgn * (A)gp[i] + wd * w));                                    \
+                }                                                                                      \
+            } else {                                                                                   \
+                const A keep = h->first ? (A)0 : mom, take = h->first ? (A)1 : (A)1 - damp;            \
+                const A own = h->nesterov ? (A)1 : (A)0, bw = h->nesterov ? mom : (A)1;                \
+                for (int64_t i = i0; i < i1; i++) {                                                    \
+                    A w = (A)p[i];                                                                     \
+                    A g = sgn * (A)gp[i] + wd * w;                                                     \
+                    A b = keep * (A)s1[i] + take * g;                                                  \
+                    s1[i] = (T)b;                                                                      \
+                    p[i] = (T)(w - lr * (own * g + bw * b));                                           \
                 }                                                                                      \
             }                                                                                          \
         }                                                                                              \
@@ -244,7 +256,8 @@ ck_status ck_cpu_optim_step(const ck_optim_desc *d)
         c.bc2_sqrt = sqrt(1 - pow(d->h.beta2, (double)d->h.step));
     }
     ck_range_fn fn = d->type == CK_FLOAT16 ? optim_f16 : d->type == CK_FLOAT32 ? optim_f32 : optim_f64;
-    ck_parallel_for(chunk0[d->ntensors], 1, fn, &c);
+    /* chunks of 8k elements: two or more a thread before waking one pays */
+    ck_parallel_for(chunk0[d->ntensors], 2, fn, &c);
     free(chunk0);
     return CK_OK;
 }
@@ -253,6 +266,17 @@ ck_status ck_cpu_optim_step(const ck_optim_desc *d)
 
 static const double SQRT1_2_ = 0.70710678118654752440, INV_SQRT_2PI_ = 0.39894228040143267794;
 static const double GELU_C_ = 0.79788456080286535588, GELU_A_ = 0.044715;
+
+/* The rows [r0, r1) of y = act(y + bias) with act written as EXPR of z. */
+#define BIAS_ACT_LOOP_(T, A, EXPR)                                                                      \
+    for (int64_t r = r0; r < r1; r++) {                                                                \
+        T *yr = y + r * n, *pr = pre ? pre + r * n : NULL;                                             \
+        for (int64_t j = 0; j < n; j++) {                                                              \
+            A z = (A)yr[j] + (b ? (A)b[j] : (A)0);                                                     \
+            if (pr) pr[j] = (T)z;                                                                      \
+            yr[j] = (T)(EXPR);                                                                         \
+        }                                                                                              \
+    }
 
 #define DEF_ACT_(SUF, T, A)                                                                            \
     static inline A act_##SUF(ck_act act, A z)                                                         \
@@ -287,19 +311,19 @@ static const double GELU_C_ = 0.79788456080286535588, GELU_A_ = 0.044715;
         if (d->backward) {                                                                             \
             const T *g = (const T *)d->g, *sv = (const T *)d->saved;                                   \
             T *o = (T *)d->out;                                                                        \
-            for (int64_t i = r0 * n; i < r1 * n; i++) o[i] = (T)((A)g[i] * dact_##SUF(d->act, (A)sv[i])); \
+            if (d->act == CK_ACT_RELU)                                                                 \
+                for (int64_t i = r0 * n; i < r1 * n; i++) o[i] = (T)((A)sv[i] > 0 ? (A)g[i] : (A)0);   \
+            else                                                                                       \
+                for (int64_t i = r0 * n; i < r1 * n; i++) o[i] = (T)((A)g[i] * dact_##SUF(d->act, (A)sv[i])); \
             return;                                                                                    \
         }                                                                                              \
         T *y = (T *)d->y, *pre = (T *)d->pre;                                                          \
         const T *b = (const T *)d->bias;                                                               \
-        for (int64_t r = r0; r < r1; r++) {                                                            \
-            T *yr = y + r * n;                                                                         \
-            for (int64_t j = 0; j < n; j++) {                                                          \
-                A z = (A)yr[j];                                                                        \
-                if (b) z += (A)b[j];                                                                   \
-                if (pre) pre[r * n + j] = (T)z;                                                        \
-                yr[j] = (T)act_##SUF(d->act, z);                                                       \
-            }                                                                                          \
+        switch (d->act) {                                                                              \
+        case CK_ACT_RELU: BIAS_ACT_LOOP_(T, A, z > 0 ? z : (z != z ? z : (A)0)); break;                   \
+        case CK_ACT_GELU: BIAS_ACT_LOOP_(T, A, act_##SUF(CK_ACT_GELU, z)); break;                         \
+        case CK_ACT_GELU_TANH: BIAS_ACT_LOOP_(T, A, act_##SUF(CK_ACT_GELU_TANH, z)); break;               \
+        default: BIAS_ACT_LOOP_(T, A, z); break;                                                          \
         }                                                                                              \
     }
 
@@ -309,8 +333,39 @@ DEF_ACT_(f64, double, double)
 
 ck_status ck_cpu_bias_act(const ck_bias_act_desc *d)
 {
-    int64_t grain = d->n >= 4096 ? 1 : 4096 / (d->n > 0 ? d->n : 1);
+    /* a thread wakes for 32k elements at least: below that the wake costs more than it saves */
+    int64_t grain = d->n >= 32768 ? 1 : 32768 / (d->n > 0 ? d->n : 1);
     ck_range_fn fn = d->type == CK_FLOAT16 ? bias_act_f16 : d->type == CK_FLOAT32 ? bias_act_f32 : bias_act_f64;
     ck_parallel_for(d->rows, grain, fn, (void *)d);
+    return CK_OK;
+}
+
+/* ----------------------------------------------------------- scatter add */
+
+#define DEF_SCATTER_ADD_(SUF, T)                                                                       \
+    static int64_t scatter_add_##SUF(const ck_scatter_add_desc *d)                                     \
+    {                                                                                                  \
+        T *t = (T *)d->target;                                                                         \
+        const T *v = (const T *)d->src;                                                                \
+        for (int64_t i = 0; i < d->m; i++) {                                                           \
+            int64_t k = d->idx[i];                                                                     \
+            if (k < 0) k += d->n;                                                                      \
+            if (k < 0 || k >= d->n) return i;                                                          \
+            t[k] = (T)(t[k] + v[i]);                                                                   \
+        }                                                                                              \
+        return -1;                                                                                     \
+    }
+
+DEF_SCATTER_ADD_(f16, _Float16)
+DEF_SCATTER_ADD_(f32, float)
+DEF_SCATTER_ADD_(f64, double)
+
+ck_status ck_cpu_scatter_add(const ck_scatter_add_desc *d)
+{
+    int64_t bad = d->type == CK_FLOAT16 ? scatter_add_f16(d) : d->type == CK_FLOAT32 ? scatter_add_f32(d)
+                                                                                    : scatter_add_f64(d);
+    if (bad >= 0)
+        return ck_error_set(CK_ERR_INDEX, "index %lld is out of bounds for size %lld", (long long)d->idx[bad],
+                            (long long)d->n);
     return CK_OK;
 }

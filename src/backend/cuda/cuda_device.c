@@ -142,6 +142,7 @@ const ck_backend_iface ck_backend_cuda = {
     .rows = ck_cuda_rows,
     .optim_step = ck_cuda_optim_step,
     .bias_act = ck_cuda_bias_act,
+    .scatter_add = ck_cuda_scatter_add,
 
     .matmul = ck_cuda_matmul,
     .fft = ck_cuda_fft,

@@ -90,6 +90,7 @@ ck_status ck_cuda_random(const ck_random_desc *d);
 ck_status ck_cuda_rows(const ck_rows_desc *d);
 ck_status ck_cuda_optim_step(const ck_optim_desc *d);
 ck_status ck_cuda_bias_act(const ck_bias_act_desc *d);
+ck_status ck_cuda_scatter_add(const ck_scatter_add_desc *d);
 /* advanced indexing (cuda_index.c) */
 ck_status ck_cuda_gather(const ck_gather_desc *d);
 ck_status ck_cuda_scatter(const ck_gather_desc *d);

@@ -5,7 +5,8 @@
  * wait for the host); optimizer steps over up to 32 tensors a launch, the
  * table of pointers and sizes passed by value as the kernel's first
  * parameter (nothing to copy, so a CUDA graph captures it as it is); the
- * matmul epilogue as one element-wise pass after the product.
+ * matmul epilogue as one element-wise pass after the product; scatter-add
+ * by atomics (float16's by a compare-and-swap of the word holding it).
  */
 #include "cuda_internal.h"
 #include "../../codegen/cuda_train_codegen.h"
@@ -111,4 +112,21 @@ ck_status ck_cuda_bias_act(const ck_bias_act_desc *d)
     const char *bias = d->bias, *g = d->g, *saved = d->saved;
     void *args[] = {&rows, &n, &y, &bias, &pre, &g, &saved, &out};
     return ck_cuda_launch(dev, f, ck_cuda_grid_for(dev, total, 256), 256, 0, args);
+}
+
+ck_status ck_cuda_scatter_add(const ck_scatter_add_desc *d)
+{
+    if (d->m <= 0) return CK_OK;
+    int dev = d->dev.index;
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    ck_cuda_train_spec sp = {.kind = CK_TRK_SCATTER_ADD, .t = d->type};
+    CUfunction f;
+    if ((s = train_kernels(dev, &sp, &f)) != CK_OK) return s;
+    long long n = d->n, m = d->m;
+    char *target = d->target;
+    const int64_t *idx = d->idx;
+    const char *src = d->src;
+    void *args[] = {&n, &m, &target, &idx, &src};
+    return ck_cuda_launch(dev, f, ck_cuda_grid_for(dev, m, 256), 256, 0, args);
 }
