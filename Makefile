@@ -95,6 +95,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_trainops.py --out $(OUT)/bench-gpu-trainops.md 2>&1 | tee $(OUT)/bench-gpu-trainops.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
 	-set -o pipefail; python3 bench/bench_autograd.py --device cuda 2>&1 | tee $(OUT)/bench-gpu-autograd.log
+	-set -o pipefail; python3 bench/probe_nn_step.py cuda 2>&1 | tee $(OUT)/probe-nn-step.log
 
 # Python kernels against numba-cuda, CuPy's RawKernel and PyTorch (issue 14).
 bench-gpu-pykernels:

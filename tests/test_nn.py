@@ -253,11 +253,13 @@ def test_activations_forward(device):
     c = math.sqrt(2 / math.pi)
     assert_same(nn.GELU("tanh")(xd), 0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x ** 3))))
     assert_same(nn.LeakyReLU(0.1)(xd), np.where(x > 0, x, 0.1 * x))
+    erf = np.vectorize(math.erf)
+    assert_same(nn.GELU()(xd), 0.5 * x * (1 + erf(x / math.sqrt(2))), rtol=1e-12, atol=1e-15)
     assert_same(F.softplus(xd), np.logaddexp(0, x), rtol=1e-12, atol=1e-300)
     z = np.random.default_rng(2).standard_normal((3, 5)) * 50
     ls = z - z.max(1, keepdims=True)
     ls = ls - np.log(np.exp(ls).sum(1, keepdims=True))
-    assert_same(nn.LogSoftmax(dim=1)(_arr(z, device)), ls)
+    assert_same(nn.LogSoftmax(dim=1)(_arr(z, device)), ls, atol=1e-12)
     assert_same(nn.Softmax(dim=0)(_arr(z, device)), np.exp(z - z.max(0)) / np.exp(z - z.max(0)).sum(0))
     assert_same(nn.Flatten()(_arr(np.zeros((2, 3, 4)), device)), np.zeros((2, 12)))
 
@@ -365,6 +367,7 @@ LAYERS = [
     ("avgpool", lambda: nn.AvgPool2d(2, padding=1), (1, 1, 3, 4)),
     ("relu", lambda: nn.ReLU(), (3, 4)),
     ("gelu_tanh", lambda: nn.GELU("tanh"), (3, 4)),
+    ("gelu", lambda: nn.GELU(), (3, 4)),
     ("sigmoid", lambda: nn.Sigmoid(), (3, 4)),
     ("tanh", lambda: nn.Tanh(), (3, 4)),
     ("softmax", lambda: nn.Softmax(dim=1), (3, 4)),
@@ -493,3 +496,42 @@ def test_init_functions(device):
     a1 = _np(nn.Linear(5, 5).weight)
     ck.random.seed(123)
     np.testing.assert_array_equal(a1, _np(nn.Linear(5, 5).weight))
+
+
+def test_safetensors_package_reads_and_writes_our_files(device, tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    m = _seed_model().to(device)
+    path = tmp_path / "m.safetensors"
+    ck.save(m.state_dict(), path)
+    theirs = st.load_file(str(path))
+    assert sorted(theirs) == sorted(m.state_dict())
+    for k, v in m.state_dict().items():
+        np.testing.assert_array_equal(theirs[k], _np(v))
+    other = tmp_path / "theirs.safetensors"
+    st.save_file({"a": np.arange(6, dtype=np.float64).reshape(2, 3), "b": np.array([1, 2], np.int8)}, str(other),
+                 metadata={"format": "np"})
+    got = ck.load(other, map_location=device)
+    assert_same(got["a"], np.arange(6, dtype=np.float64).reshape(2, 3))
+    assert_same(got["b"], np.array([1, 2], np.int8))
+
+
+def test_containers_index_slice_delete_insert():
+    a, b, c = nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1)
+    s = nn.Sequential(a, b, c)
+    assert isinstance(s[1:], nn.Sequential) and list(s[1:]) == [b, c]
+    del s[1]
+    assert list(s) == [a, c] and [n for n, _ in s.named_children()] == ["0", "1"]
+    s.insert(1, b)
+    assert list(s) == [a, b, c]
+    y = s(ck.ones((3, 2), dtype=ck.float32))
+    assert tuple(y.shape) == (3, 1)
+    del s[2]
+    assert tuple(s(ck.ones((3, 2), dtype=ck.float32)).shape) == (3, 2)   # the cached chain follows
+    ml = nn.ModuleList([a, b])
+    ml.append(c)
+    assert len(ml) == 3 and ml[-1] is c and isinstance(ml[:2], nn.ModuleList)
+    with pytest.raises(IndexError):
+        ml[3]
+    md = nn.ModuleDict({"x": a})
+    md["y"] = c
+    assert list(md.keys()) == ["x", "y"] and len(list(md.parameters())) == 4

@@ -95,9 +95,17 @@ def _open(f, mode):
     return f, False
 
 
+def _read_all(f):
+    fh, close = _open(f, "rb")
+    try:
+        return fh.read()
+    finally:
+        if close:
+            fh.close()
+
+
 def save_file(tensors, f, metadata=None):
     """Write a mapping of names to arrays as a safetensors file."""
-    import numpy as np
     header = {}
     blobs = []
     offset = 0
@@ -163,12 +171,7 @@ def _read_safetensors(data, device):
 
 def load_file(f, device=None):
     """Read a safetensors file into a dict of cudakit arrays on device."""
-    fh, close = _open(f, "rb")
-    try:
-        data = fh.read()
-    finally:
-        if close:
-            fh.close()
+    data = _read_all(f)
     return _read_safetensors(data, _device(device))[0]
 
 
@@ -207,12 +210,7 @@ def load(f, map_location=None, weights_only=None, **kwargs):
     """Read what ``ck.save`` wrote (safetensors), or a ``.npz`` (a dict) or
     ``.npy`` (an array), telling them apart by their first bytes; arrays go
     to map_location (a device), else the default device."""
-    fh, close = _open(f, "rb")
-    try:
-        data = fh.read()
-    finally:
-        if close:
-            fh.close()
+    data = _read_all(f)
     device = _device(map_location)
     if data[:6] == b"\x93NUMPY" or data[:2] == b"PK":
         import io

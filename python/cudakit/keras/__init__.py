@@ -8,7 +8,7 @@
 ``datasets`` (mnist, fashion_mnist) loads on first use."""
 import importlib as _importlib
 
-from . import callbacks, layers, losses, models, optimizers
+from . import callbacks, layers, losses, models, optimizers, utils
 from .models import Model, Sequential
 
 _LAZY = ("datasets",)

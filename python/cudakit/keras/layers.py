@@ -74,7 +74,35 @@ def _initializer(name, shape, device, dtype):
     return Parameter(t)
 
 
-class Layer(Module):
+class _Weights:
+    """Keras's weight accessors, for layers and models alike."""
+
+    @property
+    def weights(self):
+        return list(self.parameters())
+
+    trainable_weights = weights
+
+    def get_weights(self):
+        return [_core.asnumpy(p.detach()) for p in self.parameters()]
+
+    def set_weights(self, weights):
+        ps = list(self.parameters())
+        if len(ps) != len(weights):
+            raise ValueError(f"{self.name} expects {len(ps)} weights, got {len(weights)}")
+        import cudakit
+        with cudakit.no_grad():
+            for p, w in zip(ps, weights):
+                if tuple(w.shape) != tuple(p.shape):
+                    raise ValueError(f"{self.name}: weight shape {tuple(p.shape)} is not compatible with provided "
+                                     f"weight shape {tuple(w.shape)}")
+                p[...] = _core.asarray(w, device=p.device)
+
+    def count_params(self):
+        return sum(p.size for p in self.parameters())
+
+
+class Layer(_Weights, Module):
     """A Keras layer: ``build(input_shape)`` at the first call, then ``call``."""
 
     def __init__(self, name=None, **kwargs):
@@ -99,30 +127,6 @@ class Layer(Module):
             self.build(tuple(x.shape))
             self.__dict__["_device"] = x.device
         return self.call(x, training)
-
-    @property
-    def weights(self):
-        return list(self.parameters())
-
-    trainable_weights = weights
-
-    def get_weights(self):
-        return [_core.asnumpy(p.detach()) for p in self.parameters()]
-
-    def set_weights(self, weights):
-        ps = list(self.parameters())
-        if len(ps) != len(weights):
-            raise ValueError(f"Layer {self.name} expects {len(ps)} weights, got {len(weights)}")
-        import cudakit
-        with cudakit.no_grad():
-            for p, w in zip(ps, weights):
-                if tuple(w.shape) != tuple(p.shape):
-                    raise ValueError(f"Layer {self.name} weight shape {tuple(p.shape)} is not compatible with "
-                                     f"provided weight shape {tuple(w.shape)}")
-                p[...] = _core.asarray(w, device=p.device)
-
-    def count_params(self):
-        return sum(p.size for p in self.parameters())
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -35,6 +35,15 @@ class SparseCategoricalCrossentropy(Loss):
 
     def compute(self, y_pred, y_true, from_logits):
         t = y_true if y_true.dtype.kind in "iu" else y_true.astype(_core.int64)
+        if t.ndim == y_pred.ndim and t.shape[-1] == 1:
+            t = t.reshape(tuple(t.shape[:-1]))
+        if tuple(t.shape) != tuple(y_pred.shape[:-1]):
+            raise ValueError(f"Arguments `target` and `output` must have the same shape up until the last dimension: "
+                             f"target.shape={tuple(y_true.shape)}, output.shape={tuple(y_pred.shape)}")
+        if y_pred.ndim != 2:
+            # Keras's classes are the last axis; the losses' are axis 1
+            y_pred = y_pred.reshape((-1, y_pred.shape[-1]))
+            t = t.reshape((-1,))
         if from_logits:
             return F.cross_entropy(y_pred, t)
         return F.nll_loss(_log_clipped(y_pred), t)
@@ -64,9 +73,7 @@ class BinaryCrossentropy(Loss):
     kind = "binary"
 
     def compute(self, y_pred, y_true, from_logits):
-        t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
-        if t.ndim < y_pred.ndim:
-            t = t.reshape(tuple(y_pred.shape))
+        t = _like(y_true, y_pred)
         if from_logits:
             return F.binary_cross_entropy_with_logits(y_pred, t)
         lp = _log_clipped(y_pred)
@@ -74,14 +81,17 @@ class BinaryCrossentropy(Loss):
         return -(t * lp + (1.0 - t) * lq).mean()
 
 
+def _like(y_true, y_pred):
+    """Targets in the prediction's dtype and shape ((N,) for (N, 1))."""
+    t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
+    return t.reshape(tuple(y_pred.shape)) if t.ndim < y_pred.ndim else t
+
+
 class MeanSquaredError(Loss):
     kind = "regression"
 
     def compute(self, y_pred, y_true, from_logits):
-        t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
-        if t.ndim < y_pred.ndim:
-            t = t.reshape(tuple(y_pred.shape))
-        d = y_pred - t
+        d = y_pred - _like(y_true, y_pred)
         return (d * d).mean()
 
 
@@ -89,10 +99,7 @@ class MeanAbsoluteError(Loss):
     kind = "regression"
 
     def compute(self, y_pred, y_true, from_logits):
-        t = y_true.astype(y_pred.dtype) if y_true.dtype != y_pred.dtype else y_true
-        if t.ndim < y_pred.ndim:
-            t = t.reshape(tuple(y_pred.shape))
-        d = y_pred - t
+        d = y_pred - _like(y_true, y_pred)
         return _core.maximum(d, -d).mean()
 
 

@@ -21,7 +21,7 @@ def _no_grad():
     return cudakit.no_grad()
 
 
-class Sequential(Module):
+class Sequential(_layers._Weights, Module):
     def __init__(self, layers=None, name=None, trainable=True):
         super().__init__()
         self.__dict__["name"] = name or _layers._unique_name("sequential")
@@ -99,26 +99,6 @@ class Sequential(Module):
         for layer in self._layer_list[:-1]:
             x = layer(x, training) if isinstance(layer, _layers.Layer) else layer(x)
         return self._layer_list[-1].logits(x)
-
-    @property
-    def weights(self):
-        return list(self.parameters())
-
-    trainable_weights = weights
-
-    def get_weights(self):
-        return [_core.asnumpy(p.detach()) for p in self.parameters()]
-
-    def set_weights(self, weights):
-        ps = list(self.parameters())
-        if len(ps) != len(weights):
-            raise ValueError(f"the model has {len(ps)} weights, got {len(weights)}")
-        with _no_grad():
-            for p, w in zip(ps, weights):
-                p[...] = _core.asarray(w, device=p.device)
-
-    def count_params(self):
-        return sum(p.size for p in self.parameters())
 
     def summary(self, print_fn=None):
         print_fn = print_fn or print
@@ -262,8 +242,8 @@ class Sequential(Module):
             dt = time.perf_counter() - t0
             if verbose:
                 parts = " - ".join(f"{k}: {v:.4f}" for k, v in logs.items())
-                lead = f"{steps}/{steps} " if verbose == 1 else f"Epoch {epoch + 1}/{epochs} - "
-                print(f"{lead}- {dt:.0f}s {dt / max(steps, 1) * 1e3:.0f}ms/step - {parts}")
+                lead = f"{steps}/{steps}" if verbose == 1 else f"Epoch {epoch + 1}/{epochs}"
+                print(f"{lead} - {dt:.0f}s {dt / max(steps, 1) * 1e3:.0f}ms/step - {parts}")
             cbs.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break

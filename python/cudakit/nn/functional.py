@@ -28,6 +28,7 @@ _softmax_op = _fused("softmax")
 _log_softmax_op = _fused("log_softmax")
 _xent_op = _fused("softmax_cross_entropy")
 _linear_op = _fused("_linear")
+_bias_act = _fused("_bias_act")
 
 
 # The fused ops (trainops) as autograd sees them: a gradient rule of the C
@@ -63,6 +64,19 @@ def _function(name):
 
 def _make_function(name):
     from ..autograd import Function
+
+    if name == "gelu":
+        class Gelu(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return _bias_act(x.copy(), None, "gelu")
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return _core._bias_act_backward(g, x, "gelu")
+        return Gelu
 
     if name == "softmax":
         class Softmax(Function):
@@ -169,10 +183,16 @@ def gelu(input, approximate="none"):
     if approximate != "none":
         raise ValueError(f"approximate argument must be either none or tanh, got {approximate!r}")
     erf = getattr(_core, "erf", None)
-    if erf is None:
-        raise NotImplementedError("gelu(approximate='none') needs ck.erf, which cudakit does not have yet; "
-                                  "use approximate='tanh'")
-    return input * 0.5 * (erf(input * (1.0 / math.sqrt(2.0))) + 1.0)
+    if erf is not None:
+        return input * 0.5 * (erf(input * (1.0 / math.sqrt(2.0))) + 1.0)
+    if _bias_act is None:
+        raise NotImplementedError("gelu(approximate='none') needs ck.erf or the fused epilogue, which this build "
+                                  "lacks; use approximate='tanh'")
+    # the training ops' epilogue computes the erf form; its backward kernel
+    # is wrapped as an autograd.Function (fused: one pass each way)
+    if not _recording(input):
+        return _bias_act(input.copy() if input.dtype.kind == "f" else input.astype(_core.float32), None, "gelu")
+    return _function("gelu").apply(input)
 
 
 def _dim(dim, ndim, fname):
@@ -308,24 +328,13 @@ def _pair(v, name):
     return v
 
 
-def _pad_matrix(n, lo, hi, dtype, device):
-    """The (n + lo + hi, n) matrix that embeds a length-n axis between lo
-    and hi zeros: padding as a product, so gradients flow through matmul."""
-    import numpy as np
-    m = np.zeros((n + lo + hi, n), dtype=_core.result_type(dtype).name)
-    m[lo + np.arange(n), np.arange(n)] = 1
-    return _core.asarray(m, device=device)
-
-
-def _zero_pad2d(x, ph, pw):
+def _pad2d(x, ph, pw, value=0.0):
+    """The last two axes padded by (ph, pw) on each side with value (pad's
+    gradient is the interior)."""
     if ph == 0 and pw == 0:
         return x
-    h, w = x.shape[-2], x.shape[-1]
-    if pw:
-        x = x @ _pad_matrix(w, pw, pw, x.dtype, x.device).T
-    if ph:
-        x = _pad_matrix(h, ph, ph, x.dtype, x.device) @ x
-    return x
+    widths = ((0, 0),) * (x.ndim - 2) + ((ph, ph), (pw, pw))
+    return _core.pad(x, widths, mode="constant", constant_values=value)
 
 
 def _out_size(n, k, s, p, d, name):
@@ -339,8 +348,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D cross-correlation, (N, C, H, W) * (O, C, kh, kw).
 
     Written as a sum over the kernel's kh*kw taps of (strided slice of the
-    input) @ (the tap's (C, O) weights), with padding as a product by an
-    embedding matrix: every step is an op autograd differentiates.  It is
+    input) @ (the tap's (C, O) weights), after ``pad``: every step is an op
+    autograd differentiates.  It is
     slow next to an implicit-GEMM or cuDNN convolution (kh*kw products and
     additions, each a launch): fine for small images, not for ImageNet."""
     if groups != 1:
@@ -370,7 +379,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     n, _, h, w = input.shape
     ho = _out_size(h, kh, sh, ph, dh, "conv2d")
     wo = _out_size(w, kw, sw, pw, dw, "conv2d")
-    x = _zero_pad2d(input, ph, pw)
+    x = _pad2d(input, ph, pw)
     xt = x.transpose((0, 2, 3, 1))        # (N, H, W, C): the channel axis meets the weights
     wt = weight.transpose((2, 3, 1, 0))   # (kh, kw, C, O)
     out = None
@@ -398,28 +407,13 @@ def _pool_taps(input, kernel_size, stride, padding, dilation, pad_value, name):
     wo = _out_size(w, kw, sw, pw, dw, name)
     x = input
     if ph or pw:
-        if pad_value == 0:
-            x = _zero_pad2d(x, ph, pw)
-        else:
-            x = _const_pad2d(x, ph, pw, pad_value)
+        x = _pad2d(x, ph, pw, pad_value)
     taps = []
     for i in range(kh):
         for j in range(kw):
             r0, c0 = i * dh, j * dw
             taps.append(x[..., r0:r0 + sh * (ho - 1) + 1:sh, c0:c0 + sw * (wo - 1) + 1:sw])
     return taps, kh * kw
-
-
-def _const_pad2d(x, ph, pw, value):
-    shape = tuple(x.shape)
-    if pw:
-        side = _core.full(shape[:-1] + (pw,), value, dtype=x.dtype, device=x.device)
-        x = _core.concatenate([side, x, side], axis=-1)
-        shape = tuple(x.shape)
-    if ph:
-        side = _core.full(shape[:-2] + (ph, shape[-1]), value, dtype=x.dtype, device=x.device)
-        x = _core.concatenate([side, x, side], axis=-2)
-    return x
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

@@ -380,7 +380,61 @@ class Embedding(Module):
 
 # ---------------------------------------------------------------- containers
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: modules numbered 0, 1, ...,
+    kept contiguous through deletions and insertions."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def _reset(self, mods):
+        for k in list(self._modules):
+            self.__dict__.pop(k, None)
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+    def __getitem__(self, idx):
+        mods = list(self._modules.values())
+        if isinstance(idx, slice):
+            return self._of(mods[idx], list(self._modules)[idx])
+        return mods[_index(idx, len(mods))]
+
+    def __setitem__(self, idx, module):
+        self.add_module(list(self._modules)[_index(idx, len(self._modules))], module)
+
+    def __delitem__(self, idx):
+        mods = list(self._modules.values())
+        del mods[idx if isinstance(idx, slice) else _index(idx, len(mods))]
+        self._reset(mods)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._reset(mods)
+        return self
+
+
+def _index(idx, n):
+    idx = int(idx)
+    if not -n <= idx < n:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % n
+
+
+class Sequential(_ModuleSequence):
     """Modules applied in order; indexable, sliceable, appendable."""
 
     def __init__(self, *args):
@@ -392,6 +446,10 @@ class Sequential(Module):
             for i, m in enumerate(args):
                 self.add_module(str(i), m)
 
+    @staticmethod
+    def _of(mods, names):
+        return Sequential(OrderedDict(zip(names, mods)))
+
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if isinstance(value, Module) or name in self.__dict__.get("_modules", ()):
@@ -399,6 +457,10 @@ class Sequential(Module):
 
     def add_module(self, name, module):
         super().add_module(name, module)
+        self.__dict__.pop("_chain", None)
+
+    def _reset(self, mods):
+        super()._reset(mods)
         self.__dict__.pop("_chain", None)
 
     def _layers(self):
@@ -412,109 +474,16 @@ class Sequential(Module):
             input = m(input)
         return input
 
-    def __len__(self):
-        return len(self._modules)
 
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def __getitem__(self, idx):
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            return Sequential(OrderedDict((k, self._modules[k]) for k in keys[idx]))
-        return self._modules[keys[_index(idx, len(keys), "Sequential")]]
-
-    def __setitem__(self, idx, module):
-        keys = list(self._modules)
-        self.add_module(keys[_index(idx, len(keys), "Sequential")], module)
-
-    def __delitem__(self, idx):
-        keys = list(self._modules)
-        targets = keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys), "Sequential")]]
-        for k in targets:
-            del self._modules[k]
-            self.__dict__.pop(k, None)
-        # PyTorch renumbers to keep the indices contiguous
-        mods = list(self._modules.values())
-        for k in list(self._modules):
-            self.__dict__.pop(k, None)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
-
-    def append(self, module):
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def insert(self, index, module):
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        for k in list(self._modules):
-            self.__dict__.pop(k, None)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
-        return self
-
-
-def _index(idx, n, name):
-    idx = int(idx)
-    if not -n <= idx < n:
-        raise IndexError(f"index {idx} is out of range")
-    return idx % n
-
-
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def __getitem__(self, idx):
-        mods = list(self._modules.values())
-        if isinstance(idx, slice):
-            return ModuleList(mods[idx])
-        return mods[_index(idx, len(mods), "ModuleList")]
-
-    def __setitem__(self, idx, module):
-        self.add_module(str(_index(idx, len(self._modules), "ModuleList")), module)
-
-    def __delitem__(self, idx):
-        mods = list(self._modules.values())
-        del mods[idx if isinstance(idx, slice) else _index(idx, len(mods), "ModuleList")]
-        self._reset(mods)
-
-    def _reset(self, mods):
-        for k in list(self._modules):
-            self.__dict__.pop(k, None)
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
-
-    def append(self, module):
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def insert(self, index, module):
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._reset(mods)
+    @staticmethod
+    def _of(mods, names):
+        return ModuleList(mods)
 
     def __add__(self, other):
         return ModuleList(list(self) + list(other))

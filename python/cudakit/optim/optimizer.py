@@ -116,7 +116,8 @@ class Optimizer:
             import cudakit
             with cudakit.enable_grad():
                 loss = closure()
-        with _no_grad():
+        prev = _core._set_grad_enabled(False)
+        try:
             for g in self.param_groups:
                 ps, gs = [], []
                 for p in g["params"]:
@@ -126,6 +127,8 @@ class Optimizer:
                         gs.append(gr)
                 if ps:
                     self._update(g, ps, gs)
+        finally:
+            _core._set_grad_enabled(prev)
         return loss
 
     def _update(self, group, params, grads):
