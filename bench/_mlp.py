@@ -14,6 +14,19 @@ BATCH = 64
 N_TRAIN = 60000
 
 
+def parse_args(doc):
+    """The MLP benches' arguments: --out, --data, --dataset, --accuracy, --repeats."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", default=None, help="results file (.md, with .json beside it)")
+    ap.add_argument("--data", default=None, help="the dataset's folder (else found by cudakit.datasets)")
+    ap.add_argument("--dataset", choices=["fashion-mnist", "mnist"], default="fashion-mnist")
+    ap.add_argument("--accuracy", action="store_true", help="also test accuracy after five epochs")
+    ap.add_argument("--repeats", type=int, default=3, help="epochs timed")
+    return ap.parse_args()
+
+
 def load_data(root=None, dataset="fashion-mnist", need_real=False):
     """((x_train, y_train), (x_test, y_test), name): float32 (N, 784),
     standardised, and int64 labels, NumPy.  Fashion-MNIST (or MNIST) from this machine;

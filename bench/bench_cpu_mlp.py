@@ -22,7 +22,6 @@ Debian's package; --data DIR for another folder, --dataset mnist); without
 them, random images of the same shapes (the timings do not depend on the
 values; --accuracy needs the real ones).
 """
-import argparse
 import math
 import os
 import statistics
@@ -35,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
-from _mlp import BATCH, ck_accuracy, ck_missing, ck_seed_loop, load_data  # noqa: E402
+from _mlp import BATCH, ck_accuracy, ck_missing, ck_seed_loop, load_data, parse_args  # noqa: E402
 from _report import cpu_machine, write_results  # noqa: E402
 
 
@@ -138,13 +137,7 @@ def numpy_epochs(x, y, softmax, epochs, warmup_steps=20, seed=0):
 # ------------------------------------------------------------------ the run
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--data", default=None)
-    ap.add_argument("--dataset", choices=["fashion-mnist", "mnist"], default="fashion-mnist")
-    ap.add_argument("--accuracy", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+    args = parse_args(__doc__)
     (xt, yt), (xs, ys), name = load_data(args.data, args.dataset, need_real=args.accuracy)
     print(f"data: {name}; {len(yt)} training samples, batch {BATCH}", flush=True)
     missing = ck_missing()

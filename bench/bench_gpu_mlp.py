@@ -28,7 +28,6 @@ captured step's epoch at most 1.0x JAX's lax.scan (0.030 s on 2026-12-01).
 The images are Fashion-MNIST when this machine has them (--data DIR, or
 $CUDAKIT_DATA), else random images of the same shapes (timings only).
 """
-import argparse
 import os
 import statistics
 import sys
@@ -42,7 +41,7 @@ import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
 from _mlp import (BATCH, ck_accuracy, ck_device_loop, ck_graph_loops, ck_missing, ck_seed_loop,  # noqa: E402
-                  load_data)
+                  load_data, parse_args)
 from _report import write_results  # noqa: E402
 
 try:
@@ -267,13 +266,7 @@ def jax_loops(x, y, epochs, kind="seed"):
 # ------------------------------------------------------------------ the run
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--data", default=None)
-    ap.add_argument("--dataset", choices=["fashion-mnist", "mnist"], default="fashion-mnist")
-    ap.add_argument("--accuracy", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3)
-    args = ap.parse_args()
+    args = parse_args(__doc__)
     if not ck.cuda.is_available():
         sys.exit(f"no usable GPU: {ck.cuda.unavailable_reason()}")
     (xt, yt), (xs, ys), name = load_data(args.data, args.dataset, need_real=args.accuracy)
@@ -294,29 +287,24 @@ def main():
         got = attempt(f"cudakit, {label}", fn)
         return None if got is None else med(got[0] if isinstance(got, tuple) else got)
 
-    # the seed's loop as written
-    v = {}
-    if torch is not None:
-        t = attempt("PyTorch, the seed's loop", lambda: torch_seed_loop(xt, yt, r)[0])
-        if t:
-            v["pytorch"] = med(t)
-    t = ck_row("the seed's loop", lambda: ck_seed_loop("cuda", xt, yt, epochs=r))
-    if t is not None:
-        v["cudakit"] = t
-    record("one epoch, the seed's loop as written (DataLoader over CPU arrays, .to(device))", "s", v,
-           anchor="pytorch")
+    def side_by_side(label, torch_fn, ck_fn):
+        """{library: median seconds} of PyTorch's and cudakit's versions of a loop."""
+        v = {}
+        if torch is not None:
+            t = attempt(f"PyTorch, {label}", torch_fn)
+            if t:
+                v["pytorch"] = med(t)
+        t = ck_row(label, ck_fn)
+        if t is not None:
+            v["cudakit"] = t
+        return v
 
-    # the data on the GPU
-    v = {}
-    if torch is not None:
-        t = attempt("PyTorch, data on the GPU", lambda: torch_device_loop(xt, yt, r)[0])
-        if t:
-            v["pytorch"] = med(t)
-    t = ck_row("data on the GPU", lambda: ck_device_loop("cuda", xt, yt, epochs=r))
-    if t is not None:
-        v["cudakit"] = t
-    record("one epoch, the data on the GPU (PyTorch: fused Adam; cudakit: on-device gathers)", "s", v,
-           anchor="pytorch")
+    record("one epoch, the seed's loop as written (DataLoader over CPU arrays, .to(device))", "s",
+           side_by_side("the seed's loop", lambda: torch_seed_loop(xt, yt, r)[0],
+                        lambda: ck_seed_loop("cuda", xt, yt, epochs=r)), anchor="pytorch")
+    record("one epoch, the data on the GPU (PyTorch: fused Adam; cudakit: on-device gathers)", "s",
+           side_by_side("data on the GPU", lambda: torch_device_loop(xt, yt, r)[0],
+                        lambda: ck_device_loop("cuda", xt, yt, epochs=r)), anchor="pytorch")
 
     t = ck_row("staged host data", lambda: ck_device_loop("cuda", xt, yt, epochs=r, staged=True))
     record("one epoch, host arrays sent by cudakit's loader (device=: pinned, side stream)", "s",
