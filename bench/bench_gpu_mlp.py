@@ -269,8 +269,11 @@ def main():
     args = parse_args(__doc__)
     if not ck.cuda.is_available():
         sys.exit(f"no usable GPU: {ck.cuda.unavailable_reason()}")
-    (xt, yt), (xs, ys), name = load_data(args.data, args.dataset, need_real=args.accuracy)
+    (xt, yt), (xs, ys), name = load_data(args.data, args.dataset)
     print(f"data: {name}; {len(yt)} training samples, batch {BATCH}", flush=True)
+    if args.accuracy and name.startswith("random"):
+        args.accuracy = False
+        note("no accuracy without the dataset (--data DIR or $CUDAKIT_DATA)")
     med = statistics.median
     r = args.repeats
     missing = ck_missing()
