@@ -14,13 +14,35 @@ $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6.151" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
-		"ndindex>=1.8" pytest-json-report
+		"ndindex>=1.8" pytest-json-report "matplotlib>=3.5" "tqdm>=4.60" "dask[array]>=2024.1" "distributed>=2024.1"
 	touch $@
 
 install: $(VENV)/.deps
 	$(PIP) install -q --no-build-isolation --no-deps .
 
-demo: install
+# The seed's MLP on Fashion-MNIST (examples/train_mlp.py; Debian's
+# dataset-fashion-mnist, installed here when missing and root with apt),
+# then the array examples.  DEMO_ARGS=--quick for a short run.
+FASHION_MNIST := /usr/share/datasets/fashion-mnist
+DEMO_ARGS ?=
+demo: $(VENV)/.deps
+	$(PIP) install -q --no-build-isolation ".[demo]"
+	@if [ ! -d $(FASHION_MNIST) ] && [ -z "$$CUDAKIT_DATA" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+	        echo "installing Debian's dataset-fashion-mnist"; \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y -q dataset-fashion-mnist > /dev/null 2>&1 || \
+	        { apt-get update -q > /dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q dataset-fashion-mnist > /dev/null; } || \
+	        echo "could not install dataset-fashion-mnist"; \
+	    else \
+	        echo "Fashion-MNIST is not installed: 'sudo apt-get install dataset-fashion-mnist' (Debian, Ubuntu), or set CUDAKIT_DATA to a folder holding its four IDX files"; \
+	    fi; \
+	fi
+	@if $(VPY) -c "import cudakit.nn, cudakit.optim" 2> /dev/null; then \
+	    rc=0; $(VPY) examples/train_mlp.py --out $(OUT)/demo $(DEMO_ARGS) || rc=$$?; \
+	    if [ $$rc = 3 ]; then echo "(the training demo needs Fashion-MNIST: see above)"; elif [ $$rc != 0 ]; then exit $$rc; fi; \
+	else \
+	    echo "ck.nn is not in this build yet: the training demo (examples/train_mlp.py) is skipped"; \
+	fi
 	$(VPY) examples/demo.py
 
 test: install check-layers test-c test-python
@@ -67,6 +89,7 @@ sanitize: $(VENV)/.deps
 bench: install
 	$(VPY) bench/bench_cpu.py
 	$(VPY) bench/bench_cpu_pykernels.py
+	$(VPY) bench/bench_cpu_mlp.py
 
 # On the GPU machine (no network): build with the tools already there.
 test-gpu:
@@ -87,6 +110,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_blas.py --out $(OUT)/bench-gpu-blas.md 2>&1 | tee $(OUT)/bench-gpu-blas.log
 	-set -o pipefail; python3 bench/bench_gpu_sort.py --out $(OUT)/bench-gpu-sort.md 2>&1 | tee $(OUT)/bench-gpu-sort.log
 	-set -o pipefail; python3 bench/bench_gpu_index.py --out $(OUT)/bench-gpu-index.md 2>&1 | tee $(OUT)/bench-gpu-index.log
+	-set -o pipefail; python3 bench/bench_gpu_mlp.py --accuracy --out $(OUT)/bench-gpu-mlp.md 2>&1 | tee $(OUT)/bench-gpu-mlp.log
 	-set -o pipefail; python3 bench/bench_gpu_trainops.py --out $(OUT)/bench-gpu-trainops.md 2>&1 | tee $(OUT)/bench-gpu-trainops.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
 	-set -o pipefail; python3 bench/bench_gpu_graphs.py --out $(OUT)/bench-gpu-graphs.md 2>&1 | tee $(OUT)/bench-gpu-graphs.log

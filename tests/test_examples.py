@@ -120,3 +120,57 @@ def test_example_scripts(device, name, tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert f"on {device}" in run.stdout, run.stdout
+
+
+def _fashion_mnist_here():
+    try:
+        ck.datasets.fashion_mnist.load_data()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def test_train_mlp_quick(device, tmp_path):
+    """make demo's training script, --quick (300 steps of each model): on
+    Fashion-MNIST when this machine has it, else on a small learnable set
+    of MNIST-shaped files the test writes (a bar at a row that names the
+    class), pointed at with --dataset mnist --data."""
+    pytest.importorskip("cudakit.nn", reason="ck.nn is not in this build yet")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    args = ["--quick", "--device", device, "--out", str(tmp_path / "out")]
+    real = _fashion_mnist_here()
+    if not real:
+        rng = np.random.default_rng(0)
+        folder = tmp_path / "data" / "MNIST" / "raw"
+        folder.mkdir(parents=True)
+        for split, n in (("train", 300 * 64), ("t10k", 500)):     # --quick's 300 steps: one epoch
+            y = rng.integers(0, 10, n).astype(np.uint8)
+            x = rng.integers(0, 60, (n, 28, 28)).astype(np.uint8)
+            x[np.arange(n), 2 * y.astype(int) + 4, 4:24] = 255
+            ck.datasets.write_idx(folder / f"{split}-images-idx3-ubyte", x)
+            ck.datasets.write_idx(folder / f"{split}-labels-idx1-ubyte.gz", y)
+        args += ["--dataset", "mnist", "--data", str(tmp_path / "data")]
+    # OpenBLAS's threads spin against the other processes of a busy machine
+    # (300 steps: 0.4 s with one thread, 20 s with two, on the 2-core CI machine)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
+    run = subprocess.run([sys.executable, os.path.join(EXAMPLES, "train_mlp.py")] + args,
+                         capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"training on {device}" in run.stdout
+    import json
+
+    out = tmp_path / "out"
+    summary = json.loads((out / "train_mlp.json").read_text())
+    acc = {m["model"]: m["epochs"][-1]["test_accuracy"] for m in summary["models"]}
+    assert set(acc) == {"seed", "logits"}
+    assert all(m["epochs"][-1]["steps"] == 300 for m in summary["models"])
+    # 300 steps: the logits model is well on its way; the seed's model learns too, more slowly
+    assert acc["logits"] > (0.72 if real else 0.95), acc
+    assert acc["seed"] > (0.45 if real else 0.5), acc
+    from matplotlib import image
+
+    for name in ("train_mlp_curves.png", "train_mlp_samples.png"):
+        png = image.imread(out / name)
+        assert png.ndim == 3 and png.shape[0] > 200 and png.shape[1] > 500 and png.std() > 0.05
+    assert "test accuracy" in run.stdout and "s / epoch" in run.stdout

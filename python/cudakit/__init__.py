@@ -572,6 +572,7 @@ def insert(arr, obj, values, axis=None):
 # Submodules that load on first use (with NumPy, which they use), keeping
 # `import cudakit` fast; the import binds the attribute for next time.
 _LAZY_SUBMODULES = ("random", "linalg", "fft", "profiler", "nn", "optim", "keras", "config", "serialization")
+_LAZY_SUBMODULES += ("utils", "datasets")
 # Top-level functions defined in lazily loaded modules: name -> module.
 _LAZY_FUNCTIONS = {
     "matmul": "_linalg_top",

@@ -98,10 +98,17 @@ static ck_status run(const ck_gather_desc *d, int scatter)
         for (int dim = 0; dim < nd; dim++) bits |= (uint64_t)(d->arr_strides[dim] | d->other_strides[dim]);
         /* the row is the index array's (arr does not step along it) */
         const int typed = nd >= 1 && d->nidx == 1 && as == 0 && word_aligned(isz, bits);
+        /* the index is the same along the row and both sides are contiguous
+         * there (x[idx] of a C-ordered x: whole rows move): one memcpy */
+        const int rows = !typed && nd >= 1 && d->nidx == 1 && is[0] == 0 && as == isz && os == isz;
         for (int64_t it = 0; it < d->size; it += n) {
             if (typed) {
                 typed_row(isz, scatter, d->arr + aoff, d->axis_stride[0], (const char *)ix[0] + ioff[0], is[0],
                           d->other + ooff, os, n);
+            } else if (rows) {
+                char *a = d->arr + aoff + *(const int64_t *)((const char *)ix[0] + ioff[0]) * d->axis_stride[0];
+                if (scatter) memcpy(a, d->other + ooff, (size_t)(n * isz));
+                else memcpy(d->other + ooff, a, (size_t)(n * isz));
             } else {
                 for (int64_t j = 0; j < n; j++) {
                     int64_t off = aoff + j * as;
