@@ -13,7 +13,8 @@ SHELL := /bin/bash
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22"
+	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
+		"dask[array]>=2024.1" "distributed>=2024.1"
 	touch $@
 
 install: $(VENV)/.deps

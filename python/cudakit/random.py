@@ -39,6 +39,7 @@ __all__ = [
     "Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample", "sample",
     "ranf", "uniform", "normal", "standard_normal", "exponential", "standard_exponential", "integers",
     "choice", "shuffle", "permutation", "binomial", "poisson", "gamma", "beta", "get_state", "set_state",
+    "BitGenerator", "RandomState",
 ]
 
 _MASK64 = (1 << 64) - 1
@@ -201,6 +202,34 @@ def _scaled(z, shift, mult):
     return z
 
 
+class BitGenerator:
+    """A seed for a Generator, made as NumPy's bit generators are: from a
+    ``numpy.random.SeedSequence`` or what one takes (an int, a sequence of
+    ints, None).  It keeps the SeedSequence (``seed_seq``), so independent
+    streams can be spawned from it (Dask does, one per chunk), and
+    ``default_rng(bit_generator)`` draws from the Philox key it gives."""
+
+    def __init__(self, seed=None):
+        if not isinstance(seed, _np.random.SeedSequence):
+            seed = _np.random.SeedSequence(seed)
+        self._seed_seq = seed
+
+    @property
+    def seed_seq(self):
+        return self._seed_seq
+
+    def spawn(self, n_children):
+        """n independent BitGenerators (SeedSequence.spawn)."""
+        return [type(self)(s) for s in self._seed_seq.spawn(n_children)]
+
+    def _seed_words(self):
+        return [int(w) for w in self._seed_seq.generate_state(4, _np.uint32)]
+
+    def __repr__(self):
+        return f"BitGenerator(SeedSequence -> Philox4x32-10) at 0x{id(self):X}"
+
+
+
 class Generator:
     """Random numbers from a Philox4x32-10 stream (see the module's doc).
 
@@ -208,6 +237,10 @@ class Generator:
     arrays are made on the default device when it is None."""
 
     def __init__(self, seed=None):
+        if isinstance(seed, _np.random.SeedSequence):
+            seed = BitGenerator(seed)
+        if isinstance(seed, BitGenerator):
+            seed = seed._seed_words()
         self._key = _key_from_seed(seed)
         self._counter = 0
 
@@ -513,6 +546,7 @@ def default_rng(seed=None):
     return Generator(seed)
 
 
+
 # ---------------------------------------------------------------- legacy API
 
 _global = Generator()
@@ -605,3 +639,78 @@ def gamma(shape, scale=1.0, size=None, *, device=None):
 
 def beta(a, b, size=None, *, device=None):
     return _global.beta(a, b, size, device=device)
+
+
+class RandomState:
+    """NumPy's legacy RandomState API over a Generator's Philox stream.
+
+    The seed is what ``default_rng`` takes (an int, a sequence or array of
+    ints: Dask seeds each chunk's RandomState with 624 words); the numbers
+    differ from NumPy's Mersenne Twister, as ``Generator``'s differ from
+    NumPy's PCG64.  Every method takes ``device=`` (the default device when
+    None)."""
+
+    def __init__(self, seed=None):
+        self._g = Generator(seed)
+
+    def __repr__(self):
+        return f"RandomState(Philox4x32-10) at 0x{id(self):X}"
+
+    def seed(self, seed=None):
+        self._g = Generator(seed)
+
+    def get_state(self):
+        return dict(self._g.state)
+
+    def set_state(self, state):
+        self._g.state = state
+
+    def rand(self, *shape, device=None):
+        return self._g.random(shape or None, device=device)
+
+    def randn(self, *shape, device=None):
+        return self._g.standard_normal(shape or None, device=device)
+
+    def randint(self, low, high=None, size=None, dtype=int, *, device=None):
+        return self._g.integers(low, high, size=size, dtype=dtype, device=device)
+
+    def random_sample(self, size=None, *, device=None):
+        return self._g.random(size, device=device)
+
+    random = sample = ranf = random_sample
+
+    def uniform(self, low=0.0, high=1.0, size=None, *, device=None):
+        return self._g.uniform(low, high, size, device=device)
+
+    def normal(self, loc=0.0, scale=1.0, size=None, *, device=None):
+        return self._g.normal(loc, scale, size, device=device)
+
+    def standard_normal(self, size=None, *, device=None):
+        return self._g.standard_normal(size, device=device)
+
+    def exponential(self, scale=1.0, size=None, *, device=None):
+        return self._g.exponential(scale, size, device=device)
+
+    def standard_exponential(self, size=None, *, device=None):
+        return self._g.standard_exponential(size, device=device)
+
+    def poisson(self, lam=1.0, size=None, *, device=None):
+        return self._g.poisson(lam, size, device=device)
+
+    def binomial(self, n, p, size=None, *, device=None):
+        return self._g.binomial(n, p, size, device=device)
+
+    def gamma(self, shape, scale=1.0, size=None, *, device=None):
+        return self._g.gamma(shape, scale, size, device=device)
+
+    def beta(self, a, b, size=None, *, device=None):
+        return self._g.beta(a, b, size, device=device)
+
+    def choice(self, a, size=None, replace=True, p=None, *, device=None):
+        return self._g.choice(a, size, replace, p, device=device)
+
+    def permutation(self, x, *, device=None):
+        return self._g.permutation(x, device=device)
+
+    def shuffle(self, x):
+        return self._g.shuffle(x)
