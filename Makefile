@@ -8,13 +8,13 @@ CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu bench bench-gpu bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
+.PHONY: demo test install check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
-		"dask[array]>=2024.1" "distributed>=2024.1"
+	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6.151" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
+		"ndindex>=1.8" pytest-json-report "dask[array]>=2024.1" "distributed>=2024.1"
 	touch $@
 
 install: $(VENV)/.deps
@@ -38,6 +38,20 @@ test-c: $(VENV)/.deps
 	$(VENV)/bin/cmake --build $(CTEST_DIR)
 	$(VENV)/bin/ctest --test-dir $(CTEST_DIR) --output-on-failure
 
+# The array API standard's own test suite (a snapshot in ../shared/array-api-tests,
+# HOW-TO-RUN.md there), copied first (CI's shared/ is read-only), with a bounded
+# number of hypothesis examples; expected failures, each with its reason, in
+# tools/array_api_xfails.txt.  On the CPU unless CUDAKIT_DEVICE says otherwise.
+AAT_SRC ?= $(firstword $(wildcard ../shared/array-api-tests ../../shared/array-api-tests))
+AAT_EXAMPLES ?= 20
+define run_array_api_tests
+rm -rf build/aat && mkdir -p build && cp -r $(AAT_SRC) build/aat && chmod -R u+w build/aat && cd build/aat && \
+	CUDAKIT_DEVICE=$(2) ARRAY_API_TESTS_MODULE=cudakit $(1) -m pytest array_api_tests -q -p no:cacheprovider \
+	--max-examples $(AAT_EXAMPLES) --disable-deadline --xfails-file $(abspath tools/array_api_xfails.txt)
+endef
+test-array-api: install
+	$(call run_array_api_tests,$(abspath $(VPY)),$(or $(CUDAKIT_DEVICE),cpu))
+
 # C tests under AddressSanitizer and UBSan.  CK_TEST_NVRTC=0 generates every
 # kernel but leaves NVRTC out (CI's run: the tests 457 s -> 66 s here).
 ASAN_DIR ?= build/asan
@@ -56,6 +70,7 @@ test-gpu:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 -m pytest tests -q -p no:cacheprovider -n 8 2>&1 | tee $(OUT)/test-gpu.log
+	set -o pipefail; ($(call run_array_api_tests,python3,cuda)) 2>&1 | tee $(OUT)/test-array-api.log
 
 # Each library's bench runs even when an earlier one fails (make says "Error ... (ignored)").
 bench-gpu:

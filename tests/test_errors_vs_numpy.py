@@ -563,7 +563,7 @@ case("divmod(x, 0)", lambda xp, A: divmod(A(np.arange(3)), 0))
 for args in [(1, 0), (None, None), ("a", 1), (2, 1), (float("nan"), 1), (0, [1, 2])]:
     case(f"clip{args!r}", lambda xp, A, args=args: xp.clip(_i(3)(xp, A), *args))
 case("clip(out=int)", lambda xp, A: xp.clip(_i(3)(xp, A), 0, 1, out=A(np.zeros(3, np.int64))))
-case("clip(min= and a_min=)", lambda xp, A: xp.clip(_i(3)(xp, A), 0, 1, min=0))
+case("clip(min= and a_min=)", lambda xp, A: xp.clip(_i(3)(xp, A), a_min=0, a_max=1, min=0))
 for dec in [1.5, "a", None, 2**31, -(2**40), 400, -400, True]:
     case(f"round(decimals={dec!r})", lambda xp, A, dec=dec: xp.round(_i(3)(xp, A), dec))
     case(f"round(int, decimals={dec!r})", lambda xp, A, dec=dec: xp.round(A(np.arange(3)), dec))

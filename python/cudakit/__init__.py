@@ -20,6 +20,8 @@ from ._core import asarray, maximum, minimum
 __version__ = "0.1.0"
 
 from . import cuda  # noqa: E402  (loads no driver until used)
+from ._array_api import (  # noqa: E402  (the array API standard's namespace)
+    __array_api_version__, __array_namespace_info__, astype, cumulative_prod, finfo, iinfo)
 
 CompileError = _core.CompileError
 
@@ -65,8 +67,9 @@ def where(condition, x=_NOT_GIVEN, y=_NOT_GIVEN, /):
     return _where3(condition, x, y)
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    """Limit the values of ``a`` to [a_min, a_max]; either bound may be None."""
+def clip(a, min=None, max=None, out=None, *, a_min=None, a_max=None):
+    """Limit the values of ``a`` to [min, max]; either bound may be None
+    (the array API's names; NumPy's a_min= and a_max= are taken too)."""
     if (min is not None or max is not None) and (a_min is not None or a_max is not None):
         raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden.")
     lo = a_min if min is None else min
@@ -187,12 +190,12 @@ _ISDTYPE_KINDS = {
 }
 
 
-def isdtype(dtype_, kind):
+def isdtype(dtype, kind):
     """The array API's dtype kind test."""
-    dt = _dtype_of(dtype_)
+    dt = _dtype_of(dtype)
     kinds = kind if isinstance(kind, tuple) else (kind,)
     for k in kinds:
-        if not isinstance(k, (str, dtype, type)):
+        if not isinstance(k, (str, _core.dtype, type)):
             raise TypeError(f"kind argument must be comprised of NumPy dtypes or strings only, but is a {type(k)}.")
         if isinstance(k, str):
             if k not in _ISDTYPE_KINDS:

@@ -25,9 +25,12 @@
 #define CK_PI 3.14159265358979323846264338327950288
 
 /* ---------------------------------------------------------- real helpers */
+/* floor_divide as NumPy's (through fmod, so 1 // 0.1 == 9), except where an
+ * operand is infinite: there the array API standard's floor(a / b) (inf //
+ * 2 is inf, not NumPy's NaN; 1 // -inf is -0, not -1). */
 #define CK_REAL_FNS_(T, SUF)                                                     \
 CK_FN T ck_floordiv_##T(T a, T b) {                                      \
-    if (b == 0) return a / b;                                                    \
+    if (b == 0 || isinf(a) || isinf(b)) return a / b;                            \
     T mod = fmod##SUF(a, b);                                                     \
     T div = (a - mod) / b;                                                       \
     if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;                            \
@@ -171,8 +174,13 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_EXP2_C(C, a) exp((a) * CK_LN2)
 #define CK_X_EXPM1(DT, K, C, a) CK_X_EXPM1_##K(C, a)
 #define CK_X_EXPM1_F(C, a) expm1(a)
-#define CK_X_EXPM1_C(C, a) CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2), \
-                                  exp(CK_RE(a)) * sin(CK_IM(a)))
+/* A non-finite part: exp(a) - 1, whose C99 special values are the array
+ * API's for expm1 (NumPy's product formula gives inf * 0 = NaN there). */
+#define CK_X_EXPM1_C(C, a)                                                                             \
+    ((isfinite(CK_RE(a)) && isfinite(CK_IM(a)))                                                        \
+         ? CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2),      \
+                  exp(CK_RE(a)) * sin(CK_IM(a)))                                                       \
+         : exp(a) - 1)
 #define CK_X_LOG(DT, K, C, a) log(a)
 #define CK_X_LOG2(DT, K, C, a) CK_X_LOG2_##K(C, a)
 #define CK_X_LOG2_F(C, a) log2(a)

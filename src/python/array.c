@@ -743,6 +743,22 @@ static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
     return r;
 }
 
+/* NEP 18: NumPy's functions on our arrays (np.concatenate, np.mean...) run
+ * cudakit's of the same name (python/cudakit/_array_api.py). */
+static PyObject *m_array_function(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static PyObject *impl;
+    if (!impl) {
+        PyObject *mod = PyImport_ImportModule("cudakit._array_api");
+        if (!mod) return NULL;
+        impl = PyObject_GetAttrString(mod, "_array_function");
+        Py_DECREF(mod);
+        if (!impl) return NULL;
+    }
+    return PyObject_Call(impl, args, kw);
+}
+
 /* Numba's device-array method: a NumPy array with a copy of the values
  * (into ary when given, which is returned); the copy waits for the work
  * that makes the values, so stream is satisfied whatever it is. */
@@ -788,6 +804,8 @@ static PyMethodDef array_methods[] = {
     {"clip", (PyCFunction)(void (*)(void))m_clip, METH_VARARGS | METH_KEYWORDS, "Values limited to [min, max]."},
     {"__array_namespace__", (PyCFunction)(void (*)(void))m_array_namespace, METH_VARARGS | METH_KEYWORDS, "The cudakit module."},
     {"__array_ufunc__", (PyCFunction)(void (*)(void))m_array_ufunc, METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs run as cudakit's."},
+    {"__array_function__", (PyCFunction)(void (*)(void))m_array_function, METH_VARARGS | METH_KEYWORDS,
+     "NumPy's functions run as cudakit's (NEP 18)."},
     {"sort", (PyCFunction)(void (*)(void))m_sort, METH_VARARGS | METH_KEYWORDS, "Sort in place along an axis (the last by default)."},
     {"argsort", (PyCFunction)(void (*)(void))m_argsort, METH_VARARGS | METH_KEYWORDS, "Indices that sort along an axis (the last by default)."},
     {NULL, NULL, 0, NULL},
@@ -1015,6 +1033,66 @@ static PyObject *m_complex(PyObject *self, PyObject *unused)
     return PyComplex_FromDoubles(v, 0.0);
 }
 
+/* 0-d arrays stand for the scalars NumPy returns (x.mean(), x[0]), so they
+ * format and round as NumPy's scalars do: f"{x.mean():.2f}", round(x, 2).
+ * Other arrays format as str() with an empty spec only, as NumPy's. */
+static PyObject *m_format(PyObject *self, PyObject *spec)
+{
+    if (!PyUnicode_Check(spec)) {
+        PyErr_Format(PyExc_TypeError, "__format__() argument must be str, not %.50s", Py_TYPE(spec)->tp_name);
+        return NULL;
+    }
+    if (CK_ARR(self)->ndim == 0) {
+        ck_scalar s;
+        if (single_element(self, &s, "format") < 0) return NULL;
+        PyObject *p = scalar_py(&s);
+        if (!p) return NULL;
+        PyObject *r = PyObject_Format(p, spec);
+        Py_DECREF(p);
+        return r;
+    }
+    if (PyUnicode_GET_LENGTH(spec) == 0) return PyObject_Str(self);
+    PyErr_SetString(PyExc_TypeError, "unsupported format string passed to cudakit.ndarray.__format__");
+    return NULL;
+}
+
+static PyObject *call_module(const char *name, PyObject *self, PyObject *args, PyObject *kw);
+
+/* round(x) of a 0-d array is a Python int and round(x, n) a 0-d array of
+ * x's dtype, as for NumPy's scalars (which refuse bool and complex);
+ * round(a, n) of a larger array is cudakit.round(a, n). */
+static PyObject *m_round(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *nd = Py_None;
+    static char *kwlist[] = {"ndigits", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:__round__", kwlist, &nd)) return NULL;
+    const ck_array *a = CK_ARR(self);
+    if (a->ndim == 0 && (a->dtype == CK_BOOL || ck_dtype_is_complex(a->dtype))) {
+        PyErr_Format(PyExc_TypeError, "round() of a %s scalar is not defined (nor for NumPy's)",
+                     ck_dtype_get_info(a->dtype)->name);
+        return NULL;
+    }
+    if (nd == Py_None) {
+        if (a->ndim != 0) {
+            PyErr_SetString(PyExc_TypeError, "round() of an array with dimensions needs ndigits "
+                                             "(round(a, 0) or cudakit.round(a) rounds each element)");
+            return NULL;
+        }
+        ck_scalar s;
+        if (single_element(self, &s, "round") < 0) return NULL;
+        PyObject *p = scalar_py(&s);
+        if (!p) return NULL;
+        PyObject *r = PyObject_CallMethod(p, "__round__", NULL);
+        Py_DECREF(p);
+        return r;
+    }
+    PyObject *t = PyTuple_Pack(1, nd);
+    if (!t) return NULL;
+    PyObject *r = call_module("round", self, t, NULL);
+    Py_DECREF(t);
+    return r;
+}
+
 static PyNumberMethods array_as_number = {
     .nb_add = nb_add,
     .nb_subtract = nb_subtract,
@@ -1090,11 +1168,22 @@ static PyObject *array_item(PyObject *self, Py_ssize_t i)
     return r;
 }
 
+/* Iterating a 1-d array yields NumPy's scalars, as NumPy's does (hashable,
+ * usable as dict keys and in sets), read from one copy to the host for a
+ * GPU array rather than one transfer an element; larger arrays yield
+ * their rows as views. */
 static PyObject *array_iter(PyObject *self)
 {
     if (CK_ARR(self)->ndim == 0) {
         PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array");
         return NULL;
+    }
+    if (CK_ARR(self)->ndim == 1) {
+        PyObject *h = ck_py_to_numpy(self, NULL, 0);
+        if (!h) return NULL;
+        PyObject *it = PyObject_GetIter(h);
+        Py_DECREF(h);
+        return it;
     }
     return PySeqIter_New(self);
 }
@@ -1160,13 +1249,17 @@ int ck_py_array_type_init(void)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) n++;
     static PyMethodDef extra[] = {
         {"__complex__", m_complex, METH_NOARGS, NULL},
+        {"__format__", m_format, METH_O, "Format a 0-d array as its scalar (f\"{x.mean():.2f}\")."},
+        {"__round__", (PyCFunction)(void (*)(void))m_round, METH_VARARGS | METH_KEYWORDS,
+         "round(x) of a 0-d array: a Python int; round(x, n): an array of x's dtype."},
         {NULL, NULL, 0, NULL},
     };
-    array_all_methods = PyMem_Calloc(n + 2, sizeof(PyMethodDef));
+    const size_t nextra = sizeof extra / sizeof *extra - 1;
+    array_all_methods = PyMem_Calloc(n + nextra + 1, sizeof(PyMethodDef));
     if (!array_all_methods) return -1;
     for (size_t l = 0; l < nlists; l++)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) array_all_methods[k++] = *m;
-    array_all_methods[k++] = extra[0];
+    for (size_t e = 0; e < nextra; e++) array_all_methods[k++] = extra[e];
     CkArray_Type.tp_methods = array_all_methods;
 
     /* properties: ours, then interop's */

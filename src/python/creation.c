@@ -446,12 +446,11 @@ static PyObject *f_linspace(PyObject *m, PyObject *args, PyObject *kw)
 static PyObject *f_eye(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    Py_ssize_t k = 0;
     int64_t n, mm;
     int nd;
-    PyObject *no, *mo = Py_None, *dt = Py_None, *order = Py_None, *device = Py_None;
+    PyObject *no, *mo = Py_None, *ko = NULL, *dt = Py_None, *order = Py_None, *device = Py_None;
     static char *kwlist[] = {"N", "M", "k", "dtype", "order", "device", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OnOO$O", kwlist, &no, &mo, &k, &dt, &order, &device)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOO$O", kwlist, &no, &mo, &ko, &dt, &order, &device)) return NULL;
     /* N and M are extents of the shape (a bool is not one) */
     if (PyBool_Check(no) || PyBool_Check(mo)) { PyErr_SetString(PyExc_TypeError, "an integer is required"); return NULL; }
     if (!PyIndex_Check(no) || (mo != Py_None && !PyIndex_Check(mo))) {
@@ -462,6 +461,18 @@ static PyObject *f_eye(PyObject *m, PyObject *args, PyObject *kw)
     if (ck_py_shape_from_obj(no, &nd, &n) < 0 || (mo != Py_None && ck_py_shape_from_obj(mo, &nd, &mm) < 0)) return NULL;
     if (mo == Py_None) mm = n;
     if (n < 0 || mm < 0) { PyErr_SetString(PyExc_ValueError, "negative dimensions are not allowed"); return NULL; }
+    /* any integer k: past the corners every diagonal is empty, so a k
+     * beyond int64 (the array API's eye(3, k=2**70)) is zeros */
+    int64_t k = 0;
+    if (ko && ko != Py_None) {
+        PyObject *ki = PyNumber_Index(ko);
+        if (!ki) return NULL;
+        int over;
+        long long kv = PyLong_AsLongLongAndOverflow(ki, &over);
+        Py_DECREF(ki);
+        if (kv == -1 && PyErr_Occurred()) return NULL;
+        k = over > 0 || kv > mm ? mm : over < 0 || kv < -n ? -n : kv;
+    }
     ck_dtype t;
     ck_device dev;
     int has;

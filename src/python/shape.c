@@ -384,13 +384,14 @@ static PyObject *f_broadcast_arrays(PyObject *m, PyObject *args, PyObject *kw)
         ck_status s = ck_broadcast_shapes((int)n, nds, ptrs, &ond, osh);
         if (s != CK_OK) { ck_py_raise(s); goto done; }
     }
-    res = PyTuple_New(n);
+    /* a list, as the array API standard (and NumPy before 2.0) return */
+    res = PyList_New(n);
     if (!res) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         ck_array v;
         PyObject *o = wrap_view(ck_array_broadcast_to(&v, CK_ARR(arrs[i]), ond, osh), &v, arrs[i]);
         if (!o) { Py_CLEAR(res); goto done; }
-        PyTuple_SET_ITEM(res, i, o);
+        PyList_SET_ITEM(res, i, o);
     }
 done:
     for (Py_ssize_t i = 0; i < got; i++) Py_DECREF(arrs[i]);
