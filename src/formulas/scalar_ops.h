@@ -14,7 +14,7 @@
  * The including environment provides: CK_FN (function qualifiers), the
  * fixed-width integer types, CK_RE / CK_IM / CK_MKC (complex parts and
  * construction), type-generic math names (exp, fabs, ... for float, double
- * and both complex types), CK_F32_FROM_BITS, CK_INFF and
+ * and both complex types), CK_F32_FROM_BITS, CK_F32_BITS, CK_INFF and
  * ck_nextafter_FLOAT16.
  */
 #ifndef CK_SCALAR_OPS_H
@@ -92,6 +92,55 @@ CK_FN float ck_expf(float x)
     float res = p * CK_F32_FROM_BITS(b1) * CK_F32_FROM_BITS(b2);
     res = x > 88.72283935546875f ? CK_INFF : res;
     res = x < -103.972084045410f ? 0.0f : res;
+    return x != x ? x : res;
+}
+
+/* log of a float, vectorisable as ck_expf is: x = m 2^e with m in
+ * [sqrt(1/2), sqrt(2)) from the bits (subnormals scaled by 2^23 first),
+ * log(m) = f - f^2/2 + f^3 P(f) for f = m - 1 with Cephes' degree-8 P, and
+ * e ln 2 added in two parts (about one ulp).  Negative numbers give NaN, 0
+ * gives -inf, inf and NaN themselves. */
+CK_FN float ck_logf(float x)
+{
+    /* selects of constants, not of products: no spurious overflow flag */
+    float sub = x < 1.17549435e-38f ? 1.0f : 0.0f;
+    float xs = x * (1.0f + 8388607.0f * sub);
+    uint32_t u = CK_F32_BITS(xs);
+    float ef = (float)((int32_t)((u >> 23) & 0xff) - 126) - 23.0f * sub;
+    float m = CK_F32_FROM_BITS((u & 0x007fffffu) | 0x3f000000u);   /* in [0.5, 1) */
+    float lo = m < 0.707106781186547524f ? 1.0f : 0.0f;
+    ef = ef - lo;
+    float f = m + m * lo - 1.0f;
+    float z = f * f;
+    float p = 7.0376836292e-2f;
+    p = p * f - 1.1514610310e-1f;
+    p = p * f + 1.1676998740e-1f;
+    p = p * f - 1.2420140846e-1f;
+    p = p * f + 1.4249322787e-1f;
+    p = p * f - 1.6668057665e-1f;
+    p = p * f + 2.0000714765e-1f;
+    p = p * f - 2.4999993993e-1f;
+    p = p * f + 3.3333331174e-1f;
+    float y = f * z * p + ef * -2.12194440e-4f - 0.5f * z;
+    float res = (f + y) + ef * 0.693359375f;
+    res = x == CK_INFF ? x : res;
+    res = x == 0.0f ? -CK_INFF : res;
+    res = x < 0.0f ? (CK_INFF - CK_INFF) : res;
+    return x != x ? x : res;
+}
+
+/* log(1 + x) for a float: with u = 1 + x rounded, log(u) * x / (u - 1)
+ * cancels u's rounding (Goldberg, "What every computer scientist should
+ * know about floating-point arithmetic", 1991), a few ulp at most; x
+ * itself where 1 + x rounds to 1. */
+CK_FN float ck_log1pf(float x)
+{
+    float u = 1.0f + x;
+    float d = u - 1.0f;
+    float res = ck_logf(u) * (x / (d == 0.0f ? 1.0f : d));
+    res = d == 0.0f ? x : res;
+    res = u == CK_INFF ? u : res;
+    res = u == 0.0f ? -CK_INFF : res;
     return x != x ? x : res;
 }
 
@@ -181,7 +230,12 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
          ? CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2),      \
                   exp(CK_RE(a)) * sin(CK_IM(a)))                                                       \
          : exp(a) - 1)
-#define CK_X_LOG(DT, K, C, a) log(a)
+#define CK_X_LOG(DT, K, C, a) CK_X_LOG_##DT(a)
+#define CK_X_LOG_FLOAT16(a) ck_logf(a)
+#define CK_X_LOG_FLOAT32(a) ck_logf(a)
+#define CK_X_LOG_FLOAT64(a) log(a)
+#define CK_X_LOG_COMPLEX64(a) log(a)
+#define CK_X_LOG_COMPLEX128(a) log(a)
 #define CK_X_LOG2(DT, K, C, a) CK_X_LOG2_##K(C, a)
 #define CK_X_LOG2_F(C, a) log2(a)
 #define CK_X_LOG2_C(C, a) (log(a) * (1.0 / CK_LN2))   /* a real factor: no complex product with 0 * inf */
@@ -189,7 +243,9 @@ CK_FN uint64_t ck_uabs_i64(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64
 #define CK_X_LOG10_F(C, a) log10(a)
 #define CK_X_LOG10_C(C, a) (log(a) * (1.0 / CK_LN10))
 #define CK_X_LOG1P(DT, K, C, a) CK_X_LOG1P_##K(C, a)
-#define CK_X_LOG1P_F(C, a) log1p(a)
+#define CK_X_LOG1P_F(C, a) CK_X_LOG1P_F_##C(a)
+#define CK_X_LOG1P_F_float(a) ck_log1pf(a)
+#define CK_X_LOG1P_F_double(a) log1p(a)
 /* log|1 + z| + i arg(1 + z), with 1 + z never formed: adding 1 would turn
  * an imaginary -0 into +0 and put the result on the wrong side of the cut
  * (NumPy: atan2(im, 1 + re)).  Near 0, |1 + z|^2 - 1 = re(2 + re) + im^2

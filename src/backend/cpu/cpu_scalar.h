@@ -24,6 +24,13 @@ static inline float ck_f32_from_bits_(uint32_t u)
     return f;
 }
 #define CK_F32_FROM_BITS(u) ck_f32_from_bits_(u)
+static inline uint32_t ck_f32_bits_(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+#define CK_F32_BITS(f) ck_f32_bits_(f)
 
 /* float16's neighbour, on its own bits (float's nextafter would step a
  * float32 ulp) */
