@@ -1001,3 +1001,24 @@ def test_round_and_aliases(device):
         assert_same(ck.round(ca, 400), np.round(a, 400))
         assert_same(ck.round(ca, -30), np.round(a, -30))
     assert_same(ck.round(ck.asarray(i, device=device), -30), np.round(i, -30))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128", "int32"])
+def test_power_of_two_is_square(device, dtype):
+    # the operator's fast path (a ** 2 as square) keeps power's values and dtype
+    h = (np.array([-2.5, -1, -0.0, 0, 0.5, 3, 7]) * (1 + (dtype.startswith("complex")) * 0.5j)).astype(dtype)
+    if h.dtype.kind == "f":
+        h = np.concatenate([h, np.array([np.inf, -np.inf, np.nan], dtype)])
+    for e in (2, 2.0):
+        x = ck.array(h, device=device)
+        assert_same(x ** e, h ** e)
+        want = h.copy()
+        if h.dtype.kind == "i" and isinstance(e, float):
+            with pytest.raises(TypeError):
+                want **= e
+            with pytest.raises(TypeError):
+                x **= e
+            continue
+        want **= e
+        x **= e
+        assert_same(x, want)

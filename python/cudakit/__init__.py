@@ -661,3 +661,19 @@ def __getattr__(name):
         globals()[name] = f
         return f
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Imported after Dask (or distributed): hand Dask cudakit's chunk tables and
+# serialization now (python/cudakit/_dask.py; Dask's entry points cover the
+# other order).
+def _register_with_dask():
+    import sys
+
+    if "dask" in sys.modules or "distributed" in sys.modules:
+        from . import _dask
+
+        _dask._register_if_loaded()
+
+
+_register_with_dask()
+del _register_with_dask

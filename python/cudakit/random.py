@@ -39,6 +39,7 @@ __all__ = [
     "Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample", "sample",
     "ranf", "uniform", "normal", "standard_normal", "exponential", "standard_exponential", "integers",
     "choice", "shuffle", "permutation", "binomial", "poisson", "gamma", "beta", "get_state", "set_state",
+    "BitGenerator", "RandomState",
 ]
 
 _MASK64 = (1 << 64) - 1
@@ -201,6 +202,34 @@ def _scaled(z, shift, mult):
     return z
 
 
+class BitGenerator:
+    """A seed for a Generator, made as NumPy's bit generators are: from a
+    ``numpy.random.SeedSequence`` or what one takes (an int, a sequence of
+    ints, None).  It keeps the SeedSequence (``seed_seq``), so independent
+    streams can be spawned from it (Dask does, one per chunk), and
+    ``default_rng(bit_generator)`` draws from the Philox key it gives."""
+
+    def __init__(self, seed=None):
+        if not isinstance(seed, _np.random.SeedSequence):
+            seed = _np.random.SeedSequence(seed)
+        self._seed_seq = seed
+
+    @property
+    def seed_seq(self):
+        return self._seed_seq
+
+    def spawn(self, n_children):
+        """n independent BitGenerators (SeedSequence.spawn)."""
+        return [type(self)(s) for s in self._seed_seq.spawn(n_children)]
+
+    def _seed_words(self):
+        return [int(w) for w in self._seed_seq.generate_state(4, _np.uint32)]
+
+    def __repr__(self):
+        return f"BitGenerator(SeedSequence -> Philox4x32-10) at 0x{id(self):X}"
+
+
+
 class Generator:
     """Random numbers from a Philox4x32-10 stream (see the module's doc).
 
@@ -208,6 +237,10 @@ class Generator:
     arrays are made on the default device when it is None."""
 
     def __init__(self, seed=None):
+        if isinstance(seed, _np.random.SeedSequence):
+            seed = BitGenerator(seed)
+        if isinstance(seed, BitGenerator):
+            seed = seed._seed_words()
         self._key = _key_from_seed(seed)
         self._counter = 0
 
@@ -523,6 +556,7 @@ def default_rng(seed=None):
     if isinstance(seed, Generator):
         return seed
     return Generator(seed)
+
 
 
 # ---------------------------------------------------------------- legacy API

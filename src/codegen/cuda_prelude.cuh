@@ -23,6 +23,9 @@ typedef unsigned long long uint64_t;
 #define CK_PI 3.14159265358979323846264338327950288
 #define CK_INFF __int_as_float(0x7f800000)
 #define CK_F32_FROM_BITS(u) __uint_as_float(u)
+#define CK_F32_BITS(f) __float_as_uint(f)
+#define CK_F64_FROM_BITS(u) __longlong_as_double((long long)(u))
+#define CK_F64_BITS(f) ((uint64_t)__double_as_longlong(f))
 #define CK_RE(a) ((a).re)
 #define CK_IM(a) ((a).im)
 #define CK_MKC(a, r, i) decltype(a)((r), (i))

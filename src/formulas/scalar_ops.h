@@ -15,7 +15,8 @@
  * fixed-width integer types, CK_RE / CK_IM / CK_MKC (complex parts and
  * construction), CK_CFLOAT / CK_CDOUBLE (the complex types), type-generic
  * math names (exp, fabs, ... for float, double and both complex types),
- * CK_F32_FROM_BITS, CK_INFF and ck_nextafter_FLOAT16.
+ * CK_F32_FROM_BITS, CK_F32_BITS, CK_F64_FROM_BITS, CK_F64_BITS, CK_INFF and
+ * ck_nextafter_FLOAT16.
  */
 #ifndef CK_SCALAR_OPS_H
 #define CK_SCALAR_OPS_H
@@ -92,6 +93,131 @@ CK_FN float ck_expf(float x)
     float res = p * CK_F32_FROM_BITS(b1) * CK_F32_FROM_BITS(b2);
     res = x > 88.72283935546875f ? CK_INFF : res;
     res = x < -103.972084045410f ? 0.0f : res;
+    return x != x ? x : res;
+}
+
+/* log of a float, vectorisable as ck_expf is: x = m 2^e with m in
+ * [sqrt(1/2), sqrt(2)) from the bits (subnormals scaled by 2^23 first),
+ * log(m) = f - f^2/2 + f^3 P(f) for f = m - 1 with Cephes' degree-8 P, and
+ * e ln 2 added in two parts (about one ulp).  Negative numbers give NaN, 0
+ * gives -inf, inf and NaN themselves. */
+CK_FN float ck_logf(float x)
+{
+    /* selects of constants, not of products: no spurious overflow flag */
+    float sub = x < 1.17549435e-38f ? 1.0f : 0.0f;
+    float xs = x * (1.0f + 8388607.0f * sub);
+    uint32_t u = CK_F32_BITS(xs);
+    float ef = (float)((int32_t)((u >> 23) & 0xff) - 126) - 23.0f * sub;
+    float m = CK_F32_FROM_BITS((u & 0x007fffffu) | 0x3f000000u);   /* in [0.5, 1) */
+    float lo = m < 0.707106781186547524f ? 1.0f : 0.0f;
+    ef = ef - lo;
+    float f = m + m * lo - 1.0f;
+    float z = f * f;
+    float p = 7.0376836292e-2f;
+    p = p * f - 1.1514610310e-1f;
+    p = p * f + 1.1676998740e-1f;
+    p = p * f - 1.2420140846e-1f;
+    p = p * f + 1.4249322787e-1f;
+    p = p * f - 1.6668057665e-1f;
+    p = p * f + 2.0000714765e-1f;
+    p = p * f - 2.4999993993e-1f;
+    p = p * f + 3.3333331174e-1f;
+    float y = f * z * p + ef * -2.12194440e-4f - 0.5f * z;
+    float res = (f + y) + ef * 0.693359375f;
+    res = x == CK_INFF ? x : res;
+    res = x == 0.0f ? -CK_INFF : res;
+    res = x < 0.0f ? (CK_INFF - CK_INFF) : res;
+    return x != x ? x : res;
+}
+
+/* exp and log of a double, vectorisable as the float ones (no calls, no
+ * branches, integers only added and shifted, which SSE2 has for 64-bit
+ * lanes):
+ * exp: n = round(x / ln 2) by the 1.5 * 2^52 trick (n read from the sum's
+ * bits), r = x - n ln 2 in fdlibm's two parts (|r| <= ln 2 / 2), e^r by its
+ * Taylor series to r^13 (truncation below 2^-60), 2^n from the bits with a
+ * factor of 2^-54 or 2 set aside at the ends of the range (subnormal
+ * results, n = 1024).
+ * log: x = m 2^e from the bits (subnormals scaled by 2^54 first), m in
+ * [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f), and fdlibm's
+ * arrangement e ln2_hi - ((f^2/2 - (s (f^2/2 + R) + e ln2_lo)) - f) with
+ * R(s^2) = 2s^2/3 + 2s^4/5 + ... to s^22 (s^2 <= 0.0295). */
+CK_FN double ck_exp(double x)
+{
+    const double shift = 6755399441055744.0;   /* 1.5 * 2^52 */
+    double xc = x > 709.8 ? 709.8 : x < -745.2 ? -745.2 : x;
+    double t = xc * 1.4426950408889634074 + shift;
+    double k = t - shift;
+    int64_t ki = (int64_t)(CK_F64_BITS(t) - CK_F64_BITS(shift));
+    double r = xc - k * 6.93147180369123816490e-01;
+    r = r - k * 1.90821492927058770002e-10;
+    double p = 1.6059043836821614599e-10;           /* 1/13! */
+    p = p * r + 2.0876756987868098979e-9;
+    p = p * r + 2.5052108385441718775e-8;
+    p = p * r + 2.7557319223985890653e-7;
+    p = p * r + 2.7557319223985890653e-6;
+    p = p * r + 2.4801587301587301587e-5;
+    p = p * r + 1.9841269841269841270e-4;
+    p = p * r + 1.3888888888888888889e-3;
+    p = p * r + 8.3333333333333333333e-3;
+    p = p * r + 4.1666666666666666667e-2;
+    p = p * r + 1.6666666666666666667e-1;
+    p = p * r + 0.5;
+    p = p * (r * r) + r + 1.0;
+    double low = k < -1000.0 ? 1.0 : 0.0, high = k > 1000.0 ? 1.0 : 0.0;
+    int64_t adj = (int64_t)(CK_F64_BITS(low * 54.0 - high + shift) - CK_F64_BITS(shift));
+    double scale = k < -1000.0 ? 5.5511151231257827e-17 : k > 1000.0 ? 2.0 : 1.0;   /* 2^-54 */
+    double res = p * CK_F64_FROM_BITS((uint64_t)(ki + adj + 1023) << 52) * scale;
+    res = x > 709.782712893384 ? (double)CK_INFF : res;
+    res = x < -745.1332191019412 ? 0.0 : res;
+    return x != x ? x : res;
+}
+
+CK_FN double ck_log(double x)
+{
+    const double two52 = 4503599627370496.0;
+    double sub = x < 2.2250738585072014e-308 ? 1.0 : 0.0;
+    double xs = x * (1.0 + 18014398509481983.0 * sub);   /* 2^54 */
+    uint64_t u = CK_F64_BITS(xs);
+    double e = (CK_F64_FROM_BITS((u >> 52) | 0x4330000000000000ull) - two52) - 1022.0 - 54.0 * sub;
+    double m = CK_F64_FROM_BITS((u & 0x000fffffffffffffull) | 0x3fe0000000000000ull);   /* [0.5, 1) */
+    double lo = m < 0.70710678118654752440 ? 1.0 : 0.0;
+    e = e - lo;
+    double f = m + m * lo - 1.0;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double R = 2.0 / 23;
+    R = R * z + 2.0 / 21;
+    R = R * z + 2.0 / 19;
+    R = R * z + 2.0 / 17;
+    R = R * z + 2.0 / 15;
+    R = R * z + 2.0 / 13;
+    R = R * z + 2.0 / 11;
+    R = R * z + 2.0 / 9;
+    R = R * z + 2.0 / 7;
+    R = R * z + 2.0 / 5;
+    R = R * z + 2.0 / 3;
+    R = R * z;
+    double hfsq = 0.5 * f * f;
+    double res = e * 6.93147180369123816490e-01 - ((hfsq - (s * (hfsq + R) + e * 1.90821492927058770002e-10)) - f);
+    res = x == (double)CK_INFF ? x : res;
+    res = x == 0.0 ? -(double)CK_INFF : res;
+    res = x < 0.0 ? (double)(CK_INFF - CK_INFF) : res;
+    return x != x ? x : res;
+}
+
+/* log(1 + x) for a float: with u = 1 + x rounded, log(u) * x / (u - 1)
+ * cancels u's rounding (Goldberg, "What every computer scientist should
+ * know about floating-point arithmetic", 1991), a few ulp at most; x
+ * itself where 1 + x rounds to 1. */
+CK_FN float ck_log1pf(float x)
+{
+    float u = 1.0f + x;
+    float d = u - 1.0f;
+    float res = ck_logf(u) * (x / (d == 0.0f ? 1.0f : d));
+    res = d == 0.0f ? x : res;
+    res = u == CK_INFF ? u : res;
+    res = u == 0.0f ? -CK_INFF : res;
     return x != x ? x : res;
 }
 
@@ -317,7 +443,7 @@ CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
 #define CK_X_EXP(DT, K, C, a) CK_X_EXP_##DT(a)
 #define CK_X_EXP_FLOAT16(a) ck_expf(a)
 #define CK_X_EXP_FLOAT32(a) ck_expf(a)
-#define CK_X_EXP_FLOAT64(a) exp(a)
+#define CK_X_EXP_FLOAT64(a) ck_exp(a)
 #define CK_X_EXP_COMPLEX64(a) ck_cexp_float(a)
 #define CK_X_EXP_COMPLEX128(a) ck_cexp_double(a)
 #define CK_X_EXP2(DT, K, C, a) CK_X_EXP2_##K(C, a)
@@ -333,7 +459,12 @@ CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
          ? CK_MKC(a, expm1(CK_RE(a)) * cos(CK_IM(a)) - 2 * sin(CK_IM(a) / 2) * sin(CK_IM(a) / 2) + 0,  \
                   exp(CK_RE(a)) * sin(CK_IM(a)))                                                       \
          : CK_X_EXP_##DT(a) - 1)
-#define CK_X_LOG(DT, K, C, a) log(a)
+#define CK_X_LOG(DT, K, C, a) CK_X_LOG_##DT(a)
+#define CK_X_LOG_FLOAT16(a) ck_logf(a)
+#define CK_X_LOG_FLOAT32(a) ck_logf(a)
+#define CK_X_LOG_FLOAT64(a) ck_log(a)
+#define CK_X_LOG_COMPLEX64(a) log(a)
+#define CK_X_LOG_COMPLEX128(a) log(a)
 #define CK_X_LOG2(DT, K, C, a) CK_X_LOG2_##K(C, a)
 #define CK_X_LOG2_F(C, a) log2(a)
 #define CK_X_LOG2_C(C, a) (log(a) * (1.0 / CK_LN2))   /* a real factor: no complex product with 0 * inf */
@@ -341,7 +472,9 @@ CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
 #define CK_X_LOG10_F(C, a) log10(a)
 #define CK_X_LOG10_C(C, a) (log(a) * (1.0 / CK_LN10))
 #define CK_X_LOG1P(DT, K, C, a) CK_X_LOG1P_##K(C, a)
-#define CK_X_LOG1P_F(C, a) log1p(a)
+#define CK_X_LOG1P_F(C, a) CK_X_LOG1P_F_##C(a)
+#define CK_X_LOG1P_F_float(a) ck_log1pf(a)
+#define CK_X_LOG1P_F_double(a) log1p(a)
 /* log|1 + z| + i arg(1 + z), with 1 + z never formed: adding 1 would turn
  * an imaginary -0 into +0 and put the result on the wrong side of the cut
  * (NumPy: atan2(im, 1 + re)).  Near 0, |1 + z|^2 - 1 = re(2 + re) + im^2

@@ -952,9 +952,25 @@ CK_UNARY_SLOT_(nb_positive, CK_OP_POSITIVE)
 CK_UNARY_SLOT_(nb_absolute, CK_OP_ABSOLUTE)
 CK_UNARY_SLOT_(nb_invert, CK_OP_INVERT)
 
+/* NumPy's fast path for the operator: a floating or complex array to the
+ * Python number 2 is square(a), the same values and dtype as power's
+ * (x * x is exact where pow rounds the same), at the cost of a multiply. */
+static int power_is_square(PyObject *a, PyObject *b)
+{
+    if (!CkArray_Check(a)) return 0;
+    ck_dtype t = CK_ARR(a)->dtype;
+    if (!ck_dtype_is_float(t) && !ck_dtype_is_complex(t)) return 0;
+    if (PyLong_CheckExact(b)) {
+        int overflow;
+        return PyLong_AsLongAndOverflow(b, &overflow) == 2 && !overflow;
+    }
+    return PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == 2.0;
+}
+
 static PyObject *nb_power(PyObject *a, PyObject *b, PyObject *m)
 {
     if (m != Py_None) Py_RETURN_NOTIMPLEMENTED;
+    if (power_is_square(a, b)) return ck_py_apply(CK_OP_SQUARE, 1, &a, NULL, CK_DTYPE_INVALID, 0);
     PyObject *args[2] = {a, b};
     return ck_py_apply(CK_OP_POWER, 2, args, NULL, CK_DTYPE_INVALID, 1);
 }
@@ -962,6 +978,7 @@ static PyObject *nb_power(PyObject *a, PyObject *b, PyObject *m)
 static PyObject *nb_ipower(PyObject *a, PyObject *b, PyObject *m)
 {
     if (m != Py_None) Py_RETURN_NOTIMPLEMENTED;
+    if (power_is_square(a, b)) return ck_py_apply(CK_OP_SQUARE, 1, &a, a, CK_DTYPE_INVALID, 0);
     PyObject *args[2] = {a, b};
     return ck_py_apply(CK_OP_POWER, 2, args, a, CK_DTYPE_INVALID, 1);
 }

@@ -26,6 +26,27 @@ static inline float ck_f32_from_bits_(uint32_t u)
     return f;
 }
 #define CK_F32_FROM_BITS(u) ck_f32_from_bits_(u)
+static inline uint32_t ck_f32_bits_(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+#define CK_F32_BITS(f) ck_f32_bits_(f)
+static inline double ck_f64_from_bits_(uint64_t u)
+{
+    double f;
+    memcpy(&f, &u, 8);
+    return f;
+}
+static inline uint64_t ck_f64_bits_(double f)
+{
+    uint64_t u;
+    memcpy(&u, &f, 8);
+    return u;
+}
+#define CK_F64_FROM_BITS(u) ck_f64_from_bits_(u)
+#define CK_F64_BITS(f) ck_f64_bits_(f)
 
 /* float16's neighbour, on its own bits (float's nextafter would step a
  * float32 ulp) */
@@ -116,18 +137,6 @@ CK_FN float ck_tanhf(float x)
  * to libm (an element-wise expression cannot hold the call without
  * keeping the loop from vectorising); float16 has no such values. */
 #define CK_TRIG_BIG 1048576.0f
-CK_FN uint64_t ck_f64_bits_(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    return u;
-}
-CK_FN double ck_f64_from_bits_(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
 CK_FN float ck_trigf(float x, int cosine)
 {
     const double xd = x, magic = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
