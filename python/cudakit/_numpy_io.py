@@ -10,8 +10,10 @@ with NumPy's printer, as ``repr`` of a cudakit array already does, so
 from . import _core
 from ._core import ndarray
 
+# save and load are ck.save/ck.load's NumPy halves (serialization.py tells
+# NumPy's calls from PyTorch's and hands them here)
 __all__ = [
-    "save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt",
+    "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt",
     "set_printoptions", "get_printoptions", "printoptions", "array2string", "array_repr", "array_str",
 ]
 

@@ -19,7 +19,7 @@ _EXTRA = (
     "index_exp seterr geterr seterrcall geterrcall errstate"
 ).split()
 _IO = (
-    "save load savez savez_compressed savetxt loadtxt genfromtxt set_printoptions get_printoptions "
+    "savez savez_compressed savetxt loadtxt genfromtxt set_printoptions get_printoptions "
     "printoptions array2string array_repr array_str"
 ).split()
 _POLY = "poly poly1d polyadd polyder polydiv polyfit polyint polymul polysub polyval roots".split()

@@ -187,9 +187,8 @@ def save(obj, f, *args, **kwargs):
     """``ck.save(obj, f)`` as PyTorch's (a safetensors file, or ``.npz`` by
     its name), or ``ck.save(file, array)`` as NumPy's (a ``.npy`` file)."""
     if isinstance(obj, (str, os.PathLike)) and not isinstance(f, (str, os.PathLike)) and not isinstance(obj, dict):
-        import numpy as np
-        file = os.fspath(obj)
-        return np.save(file, _host(f) if isinstance(f, _core.ndarray) else f, *args, **kwargs)
+        from . import _numpy_io
+        return _numpy_io.save(obj, f, *args, **kwargs)
     name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "")
     if isinstance(name, str) and name.endswith(".npz"):
         import numpy as np
@@ -206,21 +205,21 @@ def save(obj, f, *args, **kwargs):
     save_file(arrays, f, {_STRUCTURE: json.dumps(structure, separators=(",", ":"))})
 
 
-def load(f, map_location=None, weights_only=None, **kwargs):
-    """Read what ``ck.save`` wrote (safetensors), or a ``.npz`` (a dict) or
-    ``.npy`` (an array), telling them apart by their first bytes; arrays go
-    to map_location (a device), else the default device."""
+def load(f, map_location=None, weights_only=None, *, device=None, **kwargs):
+    """Read what ``ck.save`` wrote (safetensors), or NumPy's ``.npy`` (an
+    array) and ``.npz`` (an NpzFile: a mapping of names to arrays, read
+    lazily, and a context manager), telling them apart by their first bytes;
+    arrays go to map_location or device (PyTorch's and NumPy's names), else
+    the default device.  Other keywords are NumPy's load's."""
+    if device is not None and map_location is not None:
+        raise TypeError("ck.load: give map_location or device, not both")
+    device = _device(map_location if device is None else device)
     data = _read_all(f)
-    device = _device(map_location)
     if data[:6] == b"\x93NUMPY" or data[:2] == b"PK":
         import io
 
-        import numpy as np
-        got = np.load(io.BytesIO(data), allow_pickle=False)
-        if isinstance(got, np.ndarray):
-            return _core.asarray(got, device=device)
-        with got:
-            return {k: _core.asarray(got[k], device=device) for k in got.files}
+        from . import _numpy_io
+        return _numpy_io.load(io.BytesIO(data), device=device, **kwargs)
     arrays, meta = _read_safetensors(data, device)
     s = meta.get(_STRUCTURE)
     if s is None:
