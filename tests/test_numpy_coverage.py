@@ -26,7 +26,9 @@ def test_the_document_has_every_surface():
 
 @pytest.mark.parametrize("title", sorted(numpy_coverage.measure()))
 def test_no_name_listed_as_present_goes_missing(title):
-    lost = sorted(set(RECORDED[title]["present"]) - set(MEASURED[title]["present"]))
+    # a name the installed NumPy no longer has (row_stack in 2.5) is not lost
+    now = set(MEASURED[title]["present"]) | set(MEASURED[title]["missing"])
+    lost = sorted(n for n in set(RECORDED[title]["present"]) - set(MEASURED[title]["present"]) if n in now)
     assert not lost, f"{title}: listed as present in docs/numpy_coverage.md but missing now: {lost}"
 
 

@@ -7,8 +7,9 @@
 
 uint64_t ck_cuda_train_key(const ck_cuda_train_spec *sp)
 {
-    return ck_kernel_key(CK_KFAM_TRAIN, ((uint64_t)sp->kind << 24) | ((uint64_t)(sp->op & 0xFF) << 16) |
-                                        ((uint64_t)sp->t << 8) | (uint64_t)(sp->warp != 0));
+    /* the low byte stays 0: a module's i-th function is kept at key + i */
+    return ck_kernel_key(CK_KFAM_TRAIN, ((uint64_t)sp->kind << 32) | ((uint64_t)(sp->op & 0xFF) << 24) |
+                                        ((uint64_t)sp->t << 16) | ((uint64_t)(sp->warp != 0) << 8));
 }
 
 int ck_cuda_train_names(const ck_cuda_train_spec *sp, const char **names)
