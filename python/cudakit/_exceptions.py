@@ -62,6 +62,14 @@ class AxisError(*_AXIS):
                              f"{msg_prefix + ': ' if msg_prefix else ''}axis {axis} is out of bounds for "
                              f"array of dimension {ndim}")
 
+    def __str__(self):
+        # unpickled without __init__ (tblib's exception pickling, which
+        # distributed installs, restores args but not NumPy's slots)
+        try:
+            return super().__str__()
+        except AttributeError:
+            return BaseException.__str__(self)
+
 
 class ComplexWarning(*_COMPLEX):
     """Casting complex values to a real dtype discards the imaginary part."""
