@@ -153,3 +153,28 @@ def test_local_cluster_of_two_processes(device, cluster_client):
     assert_same(on(got_m, device), h.T @ h, rtol=1e-9)
     seen = cluster_client.run(lambda: __import__("cudakit").__name__)
     assert len(seen) == 2
+
+
+def test_example_dask_large(device, monkeypatch):
+    # examples/dask_large.py at a small size, in this process (threads)
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "dask_large.py"
+    spec = importlib.util.spec_from_file_location("dask_large", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setenv("CUDAKIT_DEVICE", device)
+    old = ck.get_default_device()
+    ck.set_default_device(device)
+    try:
+        res = mod.main(["--size", "8MB", "--chunk", "1MB", "--workers", "0", "--backend", "both",
+                        "--device", device, "--no-progress"])
+    finally:
+        ck.set_default_device(old)
+    ckr, npr = res
+    assert ckr["n"] == npr["n"] == 2 * 2**20
+    # different random streams, the same distribution: mean of sin^2(x) + log1p(x) for x ~ U(0, 1)
+    want = (1 - np.sin(2) / 2) / 2 + (2 * np.log(2) - 1)
+    assert abs(ckr["mean"] - want) < 1e-3 and abs(npr["mean"] - want) < 1e-3
+    assert ckr["hist"].sum() == npr["hist"].sum() == 2 * 2**20
