@@ -55,6 +55,29 @@ def test_pageable_memory_works_synchronously(device):
     np.testing.assert_array_equal(ck.asnumpy(out), h)
 
 
+def test_small_pageable_copies_do_not_wait_and_keep_their_values(device):
+    """Small copies from pageable memory return before the GPU has done
+    them (through a pinned ring on a GPU), yet each keeps the values its
+    source had at the call, however soon the source changes; a long queue
+    of them wraps the ring many times."""
+    h = np.zeros(50_000, np.float32)                # 200 KB: a training batch
+    slow = ck.ones(1 << 22, dtype=ck.float32, device=device)
+    outs = []
+    for k in range(300):
+        if k % 50 == 0:
+            slow = ck.sqrt(slow * slow + 1)         # keeps the GPU behind the host
+        h[:] = k
+        outs.append(ck.asarray(h, device=device, copy=True))
+    for k, o in enumerate(outs):
+        assert_same(o, np.full(50_000, k, np.float32))
+    if ck.asarray(0, device=device).device.type == "cuda":
+        cuda.set_sync_debug_mode("error")
+        try:
+            ck.asarray(h, device=device)
+        finally:
+            cuda.set_sync_debug_mode("default")
+
+
 def test_mismatches(device):
     x = ck.zeros(4, dtype=ck.float32, device=device)
     with pytest.raises(ValueError, match="shape mismatch"):

@@ -190,8 +190,9 @@ def test_no_waits_on_the_gpu(device):
 def test_the_seed_loop_does_not_wait(device):
     """The seed's loop (a loader over CPU arrays, each batch moved to the GPU):
     the loader pins host batches when a GPU is usable, so the moves are
-    asynchronous copies; pin_memory=False gives pageable batches, whose move
-    waits (the sync debug mode says so)."""
+    asynchronous copies; pin_memory=False gives pageable batches, whose small
+    moves go through the core's pinned ring and do not wait either; a large
+    pageable copy waits (the sync debug mode says so)."""
     if device == "cpu":
         pytest.skip("the CPU does its work when each call returns: there is no wait to find")
     x, y = dataset_arrays(40)
@@ -204,13 +205,15 @@ def test_the_seed_loop_does_not_wait(device):
         ck.cuda.set_sync_debug_mode("default")
     check_batches(moved, 40, 8, False, "cuda", True)
     it = iter(DataLoader(ds, batch_size=8, pin_memory=False))
-    a, _ = next(it)
+    big = np.zeros(1 << 20, np.float32)              # 4 MiB: more than the ring takes
     ck.cuda.set_sync_debug_mode("error")
     try:
+        moved = [(ck.asarray(a, device="cuda"), ck.asarray(b, device="cuda")) for a, b in it]
         with pytest.raises(RuntimeError, match="pageable"):
-            ck.asarray(a, device="cuda")
+            ck.asarray(big, device="cuda")
     finally:
         ck.cuda.set_sync_debug_mode("default")
+    check_batches(moved, 40, 8, False, "cuda", False)
 
 
 # ------------------------------------------------------------------ datasets of items, collate

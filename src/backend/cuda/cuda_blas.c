@@ -13,18 +13,40 @@
  * ck.cuda.matmul.allow_tf32 in Python), as PyTorch's allow_tf32 flag.
  *
  * One cuBLAS handle per device and thread (a handle must not be used by two
- * threads at once); each call sets it to the current stream and gives it a
- * workspace from the stream-ordered pool, taken and returned on that stream,
- * so later work on the stream reuses it only after the product is done.
+ * threads at once); each call sets it to the current stream and gives it
+ * that stream's workspace.  A stream's workspace is made once, from the
+ * driver, and kept, as PyTorch keeps one a handle and stream: the products on
+ * one stream run one after another, and a product captured in a graph
+ * addresses the workspace in every replay, so a workspace is never given
+ * back while the program runs (taken and returned a call, a captured epoch
+ * of 4,700 products held 32 MiB each: 150 GB).  When its stream is
+ * destroyed, a workspace waits, with a mark of the stream's last work, for
+ * the next new stream; one used in a capture is kept by itself (a graph's
+ * replays may run beside the next stream's products).
  */
 #include "cuda_internal.h"
 #include "../../platform/cublas_api.h"
 #include "../../codegen/cuda_gemm_codegen.h"
+#include "../graph_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static _Thread_local cublasHandle_t handles_[CK_CUDA_MAX_DEVICES];
+
+/* The workspaces of a device: live ones by stream; spare ones (their
+ * stream gone, stream NULL) with the event their reuse waits for. */
+typedef struct ck_blas_ws {
+    CUstream stream;
+    void *ptr;
+    size_t size;
+    CUevent gone;        /* recorded on the stream before its destruction, or NULL */
+    int captured;        /* used in a capture: never handed to another stream */
+    struct ck_blas_ws *next;
+} ck_blas_ws;
+
+static ck_blas_ws *ws_[CK_CUDA_MAX_DEVICES];
+static pthread_mutex_t ws_mu_ = PTHREAD_MUTEX_INITIALIZER;
 
 static ck_status get_handle(int d, cublasHandle_t *h)
 {
@@ -41,6 +63,70 @@ static size_t workspace_bytes(int d)
     const char *env = getenv("CUDAKIT_CUBLAS_WORKSPACE");
     if (env && *env) return (size_t)strtoull(env, NULL, 10);
     return ck_cuda_dev(d)->cc_major >= 9 ? ((size_t)32 << 20) : ((size_t)8 << 20);
+}
+
+/* The current stream's workspace (made the first time; NULL with no
+ * error when the pool has none to give: cuBLAS then uses its own). */
+static void *stream_workspace(ck_device dev, size_t wsz)
+{
+    const int d = dev.index;
+    CUstream s = ck_cuda_current_stream(d);
+    const int capturing = ck_graph_capturing(dev);
+    pthread_mutex_lock(&ws_mu_);
+    ck_blas_ws *w, *spare = NULL;
+    for (w = ws_[d]; w; w = w->next) {
+        if (w->stream == s && w->ptr && w->size == wsz) break;
+        if (!spare && !w->stream && !w->captured && w->size == wsz) spare = w;
+    }
+    if (!w && spare) {
+        /* a gone stream's: this stream's products follow its last ones */
+        if (spare->gone && ck_cu.cuStreamWaitEvent(s, spare->gone, 0) != CUDA_SUCCESS) {
+            ck_cuda_wait_event(d, spare->gone, "cuBLAS workspace");
+            ck_error_clear();
+        }
+        if (spare->gone) ck_cu.cuEventDestroy_v2(spare->gone);
+        spare->gone = NULL;
+        spare->stream = s;
+        w = spare;
+    }
+    if (!w) {
+        pthread_mutex_unlock(&ws_mu_);
+        /* from the driver, not the pool: library scratch, not an array's
+         * memory, so the pool's figures (a leak check's) leave it out */
+        CUdeviceptr p = 0;
+        if (ck_cu.cuMemAlloc_v2(&p, wsz) != CUDA_SUCCESS) { ck_error_clear(); return NULL; }
+        ck_blas_ws *nw = calloc(1, sizeof *nw);
+        if (!nw) { ck_cu.cuMemFree_v2(p); return NULL; }
+        nw->stream = s;
+        nw->ptr = (void *)(uintptr_t)p;
+        nw->size = wsz;
+        pthread_mutex_lock(&ws_mu_);
+        nw->next = ws_[d];
+        ws_[d] = w = nw;
+    }
+    if (capturing) w->captured = 1;
+    void *p = w->ptr;
+    pthread_mutex_unlock(&ws_mu_);
+    return p;
+}
+
+void ck_cuda_blas_stream_gone(int d, CUstream s)
+{
+    pthread_mutex_lock(&ws_mu_);
+    for (ck_blas_ws *w = ws_[d]; w; w = w->next) {
+        if (w->stream != s) continue;
+        w->stream = NULL;
+        if (ck_cu.cuEventCreate(&w->gone, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+            w->gone = NULL;
+            ck_cu.cuStreamSynchronize(s);
+        } else if (ck_cu.cuEventRecord(w->gone, s) != CUDA_SUCCESS) {
+            ck_cu.cuEventDestroy_v2(w->gone);
+            w->gone = NULL;
+            ck_cu.cuStreamSynchronize(s);
+        }
+    }
+    pthread_mutex_unlock(&ws_mu_);
+    ck_error_clear();
 }
 
 typedef struct blas_ctx {
@@ -106,23 +192,12 @@ static ck_status matmul_blas(const ck_matmul_desc *d)
     if (s == CK_OK) s = get_handle(dev, &c.h);
     if (s != CK_OK) return s;
     CK_CHECK_CUBLAS(ck_cublas.cublasSetStream_v2(c.h, ck_cuda_current_stream(dev)));
-    /* cublasSetStream put back cuBLAS's own workspace; ours comes from the
-     * pool on this stream (without one, cuBLAS uses its own) */
+    /* cublasSetStream put back cuBLAS's own workspace; ours is this
+     * stream's (without one, cuBLAS uses its own) */
     size_t wsz = workspace_bytes(dev);
-    void *ws = wsz ? ck_cuda_alloc(d->dev, wsz) : NULL;
-    if (!ws) ck_error_clear();
-    if (ws) {
-        cublasStatus_t r = ck_cublas.cublasSetWorkspace_v2(c.h, ws, wsz);
-        if (r != CUBLAS_STATUS_SUCCESS) {
-            ck_cuda_free(d->dev, ws, wsz);
-            return ck_cublas_fail(r, "cublasSetWorkspace_v2", __func__, __FILE__, __LINE__);
-        }
-    }
-    s = ck_gemm_for_each_job(d, blas_job, &c);
-    /* returned on the stream that will run the products; the handle keeps
-     * the pointer only until its next use, whose cublasSetStream resets it */
-    if (ws) ck_cuda_free(d->dev, ws, wsz);
-    return s;
+    void *ws = wsz ? stream_workspace(d->dev, wsz) : NULL;
+    if (ws) CK_CHECK_CUBLAS(ck_cublas.cublasSetWorkspace_v2(c.h, ws, wsz));
+    return ck_gemm_for_each_job(d, blas_job, &c);
 }
 
 /* ------------------------------------------------- integers and bool */

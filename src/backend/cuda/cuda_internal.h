@@ -126,6 +126,8 @@ int ck_cuda_is_pinned(const void *p, size_t n);
 /* Before stream s of device d is destroyed: the pool and the pinned
  * blocks stop naming it (its handle may come back with the next stream). */
 void ck_cuda_memory_stream_gone(int d, CUstream s);
+/* The same for the stream's cuBLAS workspace (cuda_blas.c). */
+void ck_cuda_blas_stream_gone(int d, CUstream s);
 /* The block at ptr is used by work on s too (ck_array_record_stream). */
 ck_status ck_cuda_record_stream(ck_device dev, void *ptr, ck_stream s);
 

@@ -701,6 +701,107 @@ static void par_memcpy(void *dst, const void *src, size_t n)
     ck_parallel_for((int64_t)n, (int64_t)1 << 20, memcpy_task, &c);
 }
 
+/* Small copies from pageable memory: through a ring of pinned memory, so
+ * the host copies the bytes and goes on while the GPU is still busy with
+ * earlier work (the driver's own path waits for the stream: a training
+ * loop's `.to(device)` a batch would wait for the previous step).  Regions
+ * are taken in order around the ring, each with the event of its copy; a
+ * region is taken again once the copies that used it are done, which the
+ * oldest ones are first.  One ring a device. */
+#define CK_RING_BYTES ((size_t)8 << 20)
+#define CK_RING_MAX (CK_RING_BYTES / 4)       /* larger copies: the paths below */
+#define CK_RING_SLOTS 128
+
+typedef struct ck_ring_region {
+    size_t off, n;
+    CUevent ev;
+} ck_ring_region;
+
+typedef struct ck_ring {
+    pthread_mutex_t mu;
+    char *buf;
+    size_t head;                      /* where the next region starts */
+    ck_ring_region q[CK_RING_SLOTS];  /* in flight, oldest first (from q0) */
+    int q0, qn;
+    CUevent spare[CK_RING_SLOTS];     /* events of regions given back */
+    int nspare;
+    int state;                        /* 0 not made, 1 ready, -1 unusable */
+} ck_ring;
+
+static ck_ring rings_[CK_CUDA_MAX_DEVICES];
+static pthread_mutex_t ring_init_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static ck_ring *ring_get(int d)
+{
+    ck_ring *g = &rings_[d];
+    pthread_mutex_lock(&ring_init_mu);
+    if (!g->state) {
+        pthread_mutex_init(&g->mu, NULL);
+        void *b = NULL;
+        g->state = ck_cu.cuMemHostAlloc(&b, CK_RING_BYTES, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS ? 1 : -1;
+        g->buf = b;
+    }
+    pthread_mutex_unlock(&ring_init_mu);
+    return g->state == 1 ? g : NULL;
+}
+
+/* The oldest region, its copy waited for, given back. */
+static ck_status ring_pop(int d, ck_ring *g)
+{
+    ck_ring_region *r = &g->q[g->q0];
+    ck_status s = ck_cu.cuEventQuery(r->ev) == CUDA_SUCCESS ? CK_OK : ck_cuda_wait_event(d, r->ev, "a small host-to-device copy");
+    if (s != CK_OK) return s;
+    g->spare[g->nspare++] = r->ev;
+    g->q0 = (g->q0 + 1) % CK_RING_SLOTS;
+    g->qn--;
+    return CK_OK;
+}
+
+/* Copy n <= CK_RING_MAX bytes from pageable src to dst on stream cs
+ * through the ring; 1 when done (or failed: s says), 0 when the ring is
+ * not to be had (the caller copies the other way). */
+static int ring_copy(int d, void *dst, const void *src, size_t n, CUstream cs, ck_status *s)
+{
+    ck_ring *g = ring_get(d);
+    if (!g) return 0;
+    const size_t m = (n + 255) & ~(size_t)255;
+    pthread_mutex_lock(&g->mu);
+    *s = CK_OK;
+    if (!g->qn) g->head = 0;
+    if (g->head + m > CK_RING_BYTES) g->head = 0;
+    while (*s == CK_OK && g->qn) {
+        const ck_ring_region *o = &g->q[g->q0];
+        int overlaps = o->off < g->head + m && g->head < o->off + o->n;
+        if (!overlaps && g->qn < CK_RING_SLOTS) break;
+        *s = ring_pop(d, g);
+    }
+    CUevent ev = NULL;
+    CUresult r = CUDA_SUCCESS;
+    if (*s == CK_OK) {
+        if (g->nspare) ev = g->spare[--g->nspare];
+        else r = ck_cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+    }
+    if (*s == CK_OK && r == CUDA_SUCCESS) {
+        char *slot = g->buf + g->head;
+        memcpy(slot, src, n);
+        r = ck_cu.cuMemcpyHtoDAsync_v2((CUdeviceptr)(uintptr_t)dst, slot, n, cs);
+        if (r == CUDA_SUCCESS) r = ck_cu.cuEventRecord(ev, cs);
+        if (r == CUDA_SUCCESS) {
+            g->q[(g->q0 + g->qn) % CK_RING_SLOTS] = (ck_ring_region){g->head, m, ev};
+            g->qn++;
+            g->head += m;
+        } else {
+            /* the region may be read yet: wait for the stream before reuse */
+            ck_cu.cuStreamSynchronize(cs);
+            g->spare[g->nspare++] = ev;
+        }
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (*s == CK_OK && r != CUDA_SUCCESS)
+        *s = ck_cu_fail(r, "cuMemcpyHtoDAsync (from the pinned ring)", __func__, __FILE__, __LINE__);
+    return 1;
+}
+
 ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n)
 {
     int d = dev.index;
@@ -713,6 +814,7 @@ ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size
         if (!ck_graph_capturing(dev)) pinned_note_use(src, n, cs);
         return CK_OK;
     }
+    if (n <= CK_RING_MAX && !ck_graph_capturing(dev) && ring_copy(d, dst, src, n, cs, &s)) return s;
     s = ck_sync_point(dev, "a copy from pageable host memory");
     if (s != CK_OK) return s;
     if (n < CK_STAGE_MIN) {

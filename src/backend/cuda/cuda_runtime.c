@@ -215,6 +215,7 @@ ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s)
 {
     CK_CU_USE(dev);
     nb_remove((CUstream)s);
+    ck_cuda_blas_stream_gone(dev.index, (CUstream)s);
     ck_cuda_memory_stream_gone(dev.index, (CUstream)s);
     CK_CHECK_CU(ck_cu.cuStreamDestroy_v2((CUstream)s));
     return CK_OK;
