@@ -155,6 +155,31 @@ def test_local_cluster_of_two_processes(device, cluster_client):
     assert len(seen) == 2
 
 
+def test_local_cluster_one_worker_per_device(device):
+    """cudakit.dask.local_cluster: a worker process per device named, each
+    with its environment (a GPU worker sees its GPU alone, as cuda:0), and
+    chunks computed there on that device."""
+    distributed = pytest.importorskip("distributed")
+    from cudakit.dask import local_cluster
+
+    devices = ["cuda:0"] if device == "cuda" else ["cpu", "cpu"]
+    with local_cluster(devices, silence_logs=40) as cluster, distributed.Client(cluster, timeout=60) as client:
+        client.wait_for_workers(len(devices), timeout=60)
+        seen = client.run(lambda: (__import__("os").environ.get("CUDA_VISIBLE_DEVICES"),
+                                   str(__import__("cudakit").get_default_device())))
+        assert len(seen) == len(devices)
+        for visible, default in seen.values():
+            assert default.startswith(device)
+            assert visible == ("0" if device == "cuda" else None)
+        h = np.random.default_rng(5).standard_normal((300, 40))
+        d = da.from_array(h, chunks=(60, 40)).map_blocks(ck.asarray, dtype=h.dtype)
+        got = client.compute((d * d).sum(axis=0), sync=True)
+        assert isinstance(got, ck.ndarray) and got.device.type == device
+        assert_same(on(got, device), (h * h).sum(axis=0), rtol=1e-12)
+    with pytest.raises(ValueError, match="devices is empty"):
+        local_cluster([])
+
+
 def test_example_dask_large(device, monkeypatch):
     # examples/dask_large.py at a small size, in this process (threads)
     import importlib.util

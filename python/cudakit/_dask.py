@@ -29,7 +29,7 @@ import numpy as _np
 
 import cudakit as ck
 
-__all__ = ["CudakitBackendEntrypoint", "register", "register_distributed", "sizeof_plugin"]
+__all__ = ["CudakitBackendEntrypoint", "local_cluster", "register", "register_distributed", "sizeof_plugin"]
 
 _registered = set()
 
@@ -208,6 +208,49 @@ def _register_if_loaded():
             register_distributed()
         except ImportError:
             pass
+
+
+# ------------------------------------------------------------ clusters
+
+def _worker_env(device, threads):
+    """The environment of a worker process for one device: a GPU worker
+    sees its GPU alone (as cuda:0), a CPU worker's libraries keep to its
+    threads."""
+    d = ck.device(device) if not isinstance(device, ck.Device) else device
+    env = {"OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads)}
+    if d.type == "cuda":
+        env.update(CUDA_VISIBLE_DEVICES=str(d.index or 0), CUDAKIT_DEVICE="cuda")
+    else:
+        env.update(CUDAKIT_DEVICE="cpu")
+    return env
+
+
+def local_cluster(devices=None, *, threads_per_worker=1, memory_limit="auto", **kwargs):
+    """A ``distributed`` cluster on this machine, one worker process per
+    entry of ``devices``: ``"cuda:i"`` gives a worker that sees GPU i alone
+    (``CUDA_VISIBLE_DEVICES=i``, its cudakit default device ``cuda``), as
+    dask-cuda's ``LocalCUDACluster`` does; ``"cpu"`` a CPU worker.  The
+    default: one worker per GPU, or where none is usable two CPU workers.
+    Use it with ``distributed.Client(cluster)``; further keywords go to
+    ``distributed.SpecCluster``.  docs/dask.md has the recipes."""
+    from distributed import Nanny, Scheduler, SpecCluster
+
+    if devices is None:
+        n = ck.cuda.device_count() if ck.cuda.is_available() else 0
+        devices = [f"cuda:{i}" for i in range(n)] or ["cpu", "cpu"]
+    if isinstance(devices, (str, ck.Device)):
+        devices = [devices]
+    devices = list(devices)
+    if not devices:
+        raise ValueError("local_cluster: devices is empty: name at least one (\"cpu\", \"cuda:0\", ...)")
+    workers = {}
+    for i, dev in enumerate(devices):
+        workers[f"{str(dev).replace(':', '-')}-{i}"] = {
+            "cls": Nanny,
+            "options": {"nthreads": threads_per_worker, "memory_limit": memory_limit,
+                        "env": _worker_env(dev, threads_per_worker)}}
+    kwargs.setdefault("scheduler", {"cls": Scheduler, "options": {"dashboard_address": None}})
+    return SpecCluster(workers=workers, **kwargs)
 
 
 # ------------------------------------------------------------ the backend
