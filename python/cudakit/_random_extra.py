@@ -1,14 +1,17 @@
 """More of NumPy's Generator distributions, composed of the C samplers.
 
 Each is the C core's uniform, normal, exponential, gamma, poisson or
-binomial draws (the same bits on every device for the same seed) combined by
-the operations IEEE 754 rounds exactly on the CPU and on a GPU (+, -, *, /,
+binomial draws (the same bits on every device for the same seed: the
+samplers' logarithms, exponentials and sines are their own, of exactly
+rounded operations, src/formulas/random_formulas.h) combined by the
+operations IEEE 754 rounds exactly on the CPU and on a GPU (+, -, *, /,
 sqrt, comparisons) on the draws' device, so the results are bitwise equal
-on the CPU and on a GPU, as the C samplers' are.  The ``Transcendental``
-group (lognormal, laplace, weibull...) also applies exp, log or pow; a
-GPU's and the CPU's libm agree to within an ulp there, not always to the
-bit (the C samplers' exponential and gamma draws, which call log1p and
-exp, are in the same position).
+on the CPU and on a GPU.  Parameters are floats or arrays moved to the
+draws' device.  The ``Transcendental`` group (lognormal, weibull,
+logistic...) also applies the element-wise exp, log, expm1, log1p or
+power, whose GPU kernels agree with the CPU's loops to an ulp or so, not
+always to the bit (the GPU contracts a * b + c in ck_exp and ck_log into
+an FMA; expm1, log1p and pow are each device's math library).
 """
 import operator as _operator
 
