@@ -25,7 +25,7 @@
  *                         z0 = r cos(2 pi u2), z1 = r sin(2 pi u2)
  *   normal float32        4 per block: Box-Muller in float on pairs of words
  *                         (0,1) and (2,3), u1 = 1 - uniform32
- *   exponential           as uniform, -log1p(-u)
+ *   exponential           as uniform, -log(1 - u) (1 - u exact: -log1p(-u))
  *   integers [low, high)  range <= 2^32: 4 per block, Lemire's multiply-shift
  *                         on word j; range > 2^32: 2 per block on the 64-bit
  *                         word.  A rejected draw retries with the same word
@@ -33,9 +33,10 @@
  *                         result still depends only on the element's block)
  *   gamma, beta, poisson, binomial: one element per counter (base + i); its
  *                         words are block (base + i) lane 0, then lane 1, ...
- * The transcendental functions (log, sin, ...) are the platform's, so
- * floating-point results may differ from another libm in the last ulp; the
- * bits and the integer samplers' results do not.
+ * The log, exp, pow, sin and cos these use are the samplers' own
+ * (src/formulas/random_formulas.h, an ulp or two from a libm's), of exactly
+ * rounded operations with no FMA contraction: every device gives the same
+ * bits for the same key and counter, the floating-point draws included.
  */
 #ifndef CUDAKIT_RANDOM_H
 #define CUDAKIT_RANDOM_H

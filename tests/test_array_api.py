@@ -284,6 +284,35 @@ def test_gpu_complex_formulas_in_a_kernel(device, name, dtype):
     assert ok.all(), [(a[i], b[i], ck.asnumpy(out)[i], want[i]) for i in np.nonzero(~ok)[0][:10]]
 
 
+@cuda.jit
+def _k_pow(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] ** b[i]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_power_with_non_finite_exponents(device, dtype):
+    """A finite nonzero base to an exponent with an infinite or NaN part is
+    the C library's cpow, exp(b log a) (NumPy's, and the CPU loops'): on
+    the GPU the prelude's, whose product recovers infinities as C99 Annex G
+    does and whose exp has C99's special values ((-1) ** (0+infj) is 0-0j,
+    not nan+nanj).  The Python kernel runs the prelude on the CPU too."""
+    if device == "cpu" and not ck._core._cpu_kernels_available():
+        pytest.skip("no C++ compiler for CPU kernels")
+    z = _complex_grid(dtype)
+    a, b = (v.ravel() for v in np.meshgrid(z, z))
+    keep = np.isfinite(a) & (a != 0) & ~np.isfinite(b)
+    a, b = a[keep], b[keep]
+    with np.errstate(all="ignore"):
+        want = np.power(a, b)
+    out = ck.zeros(a.size, dtype=dtype, device=device)
+    _k_pow[(a.size + 127) // 128, 128](ck.asarray(a, device=device), ck.asarray(b, device=device), out)
+    for got in (ck.asnumpy(out), ck.asnumpy(ck.power(ck.asarray(a, device=device), ck.asarray(b, device=device)))):
+        ok = _same_parts(got, want)
+        assert ok.all(), [(a[i], b[i], got[i], want[i]) for i in np.nonzero(~ok)[0][:10]]
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_complex_expm1_special_values(device, dtype):
     """expm1 where a part is non-finite is the standard's exp(z) - 1 (NumPy's

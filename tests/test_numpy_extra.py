@@ -537,8 +537,16 @@ def test_poly1d(device):
     assert str(P) == str(N) and repr(P) == repr(N)
     same(ck.poly1d([1.0, 2], r=True).coeffs, np.poly1d([1.0, 2], r=True).coeffs)
     assert P[0] == N[0] and P[2] == N[2]
-    q, r = P / ck.poly1d([1.0, -1])
+    q, r = P / ck.poly1d(on(device, [1.0, -1]))
     same(q.coeffs, (N / np.poly1d([1.0, -1]))[0].coeffs)
+    same(r.coeffs, (N / np.poly1d([1.0, -1]))[1].coeffs)
+    # a list is a polynomial on P's device, as for + and *
+    q, r = P / [1.0, -2]
+    assert_on(device, q.coeffs)
+    same(q.coeffs, (N / [1.0, -2])[0].coeffs)
+    q, r = [1.0, 0, -4] / P
+    assert_on(device, q.coeffs)
+    same(q.coeffs, ([1.0, 0, -4] / N)[0].coeffs)
 
 
 # ------------------------------------------------------------------ files and printing

@@ -692,63 +692,48 @@ def vander(x, N=None, increasing=False):
     return m if increasing else m[:, ::-1].copy()
 
 
-def _window_n(M):
+def _window(M, device, f, start=None):
+    """A window of M points: f of the float64 points n = 1 - M, 3 - M, ...,
+    M - 1 (n = 0, 1, ..., M - 1 with start=0), with NumPy's answers for
+    fewer than two points."""
     M = _operator.index(M) if not isinstance(M, float) else int(M)
-    return M
+    dev = device if device is not None else _default_device()
+    if M < 1:
+        return _core.zeros((0,), device=dev)
+    if M == 1:
+        return _core.ones((1,), device=dev)
+    n = (_core.arange(1 - M, M, 2, device=dev) if start is None else _core.arange(start, M, device=dev))
+    return f(n.astype("float64"), M)
+
+
+def _cos_of(n, M, k=1):
+    return _core.cos(_core.multiply(n, k * _math.pi / (M - 1)))
 
 
 @_public
 def hanning(M, *, device=None):
     """The Hann window of M points."""
-    M = _window_n(M)
-    dev = device if device is not None else _default_device()
-    if M < 1:
-        return _core.zeros((0,), device=dev)
-    if M == 1:
-        return _core.ones((1,), device=dev)
-    n = _core.arange(1 - M, M, 2, device=dev).astype("float64")
-    return _core.add(0.5, _core.multiply(0.5, _core.cos(_core.multiply(n, _math.pi / (M - 1)))))
+    return _window(M, device, lambda n, M: _core.add(0.5, _core.multiply(0.5, _cos_of(n, M))))
 
 
 @_public
 def hamming(M, *, device=None):
     """The Hamming window of M points."""
-    M = _window_n(M)
-    dev = device if device is not None else _default_device()
-    if M < 1:
-        return _core.zeros((0,), device=dev)
-    if M == 1:
-        return _core.ones((1,), device=dev)
-    n = _core.arange(1 - M, M, 2, device=dev).astype("float64")
-    return _core.add(0.54, _core.multiply(0.46, _core.cos(_core.multiply(n, _math.pi / (M - 1)))))
+    return _window(M, device, lambda n, M: _core.add(0.54, _core.multiply(0.46, _cos_of(n, M))))
 
 
 @_public
 def blackman(M, *, device=None):
     """The Blackman window of M points."""
-    M = _window_n(M)
-    dev = device if device is not None else _default_device()
-    if M < 1:
-        return _core.zeros((0,), device=dev)
-    if M == 1:
-        return _core.ones((1,), device=dev)
-    n = _core.arange(1 - M, M, 2, device=dev).astype("float64")
-    return _core.add(_core.add(0.42, _core.multiply(0.5, _core.cos(_core.multiply(n, _math.pi / (M - 1))))),
-                     _core.multiply(0.08, _core.cos(_core.multiply(n, 2.0 * _math.pi / (M - 1)))))
+    return _window(M, device, lambda n, M: _core.add(_core.add(0.42, _core.multiply(0.5, _cos_of(n, M))),
+                                                     _core.multiply(0.08, _cos_of(n, M, 2.0))))
 
 
 @_public
 def bartlett(M, *, device=None):
     """The Bartlett (triangular) window of M points."""
-    M = _window_n(M)
-    dev = device if device is not None else _default_device()
-    if M < 1:
-        return _core.zeros((0,), device=dev)
-    if M == 1:
-        return _core.ones((1,), device=dev)
-    n = _core.arange(1 - M, M, 2, device=dev).astype("float64")
-    return _core.where(_core.less_equal(n, 0), _core.add(1.0, _core.divide(n, M - 1)),
-                       _core.subtract(1.0, _core.divide(n, M - 1)))
+    return _window(M, device, lambda n, M: _core.where(_core.less_equal(n, 0), _core.add(1.0, _core.divide(n, M - 1)),
+                                                       _core.subtract(1.0, _core.divide(n, M - 1))))
 
 
 @_public
@@ -761,17 +746,12 @@ def i0(x):
 @_public
 def kaiser(M, beta, *, device=None):
     """The Kaiser window of M points."""
-    M = _window_n(M)
-    dev = device if device is not None else _default_device()
-    if M < 1:
-        return _core.zeros((0,), device=dev)
-    if M == 1:
-        return _core.ones((1,), device=dev)
-    n = _core.arange(0, M, device=dev).astype("float64")
-    alpha = (M - 1) / 2.0
-    t = _core.subtract(1.0, _core.square(_core.divide(_core.subtract(n, alpha), alpha)))
-    arg = _core.multiply(float(beta), _core.sqrt(_core.maximum(t, 0.0)))
-    return _core.divide(i0(arg), float(_np().i0(float(beta))))
+    def f(n, M):
+        alpha = (M - 1) / 2.0
+        t = _core.subtract(1.0, _core.square(_core.divide(_core.subtract(n, alpha), alpha)))
+        arg = _core.multiply(float(beta), _core.sqrt(_core.maximum(t, 0.0)))
+        return _core.divide(i0(arg), float(_np().i0(float(beta))))
+    return _window(M, device, f, start=0)
 
 
 # ------------------------------------------------------------- index helpers

@@ -57,24 +57,9 @@ def polyval(p, x):
     return y
 
 
-def polyadd(a1, a2):
-    """The sum of two polynomials."""
-    truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
-    a1 = _coeffs(a1)
-    a2 = _coeffs(a2, a1.device).reshape(-1) if _coeffs(a2, a1.device).ndim == 0 else _coeffs(a2, a1.device)
-    a1 = a1.reshape(-1) if a1.ndim == 0 else a1
-    d = a2.shape[0] - a1.shape[0]
-    if d > 0:
-        a1 = _core.concatenate((_core.zeros((d,), dtype=a1.dtype, device=a1.device), a1))
-    elif d < 0:
-        a2 = _core.concatenate((_core.zeros((-d,), dtype=a2.dtype, device=a2.device), a2))
-    r = _core.add(a1, a2)
-    return poly1d(r) if truepoly else r
-
-
-def polysub(a1, a2):
-    """The difference of two polynomials."""
-    truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
+def _aligned(a1, a2):
+    """The coefficients of two polynomials as 1-d arrays of one length (the
+    shorter padded with leading zeros), the second on the first's device."""
     a1 = _coeffs(a1)
     a2 = _coeffs(a2, a1.device)
     a1 = a1.reshape(-1) if a1.ndim == 0 else a1
@@ -84,7 +69,20 @@ def polysub(a1, a2):
         a1 = _core.concatenate((_core.zeros((d,), dtype=a1.dtype, device=a1.device), a1))
     elif d < 0:
         a2 = _core.concatenate((_core.zeros((-d,), dtype=a2.dtype, device=a2.device), a2))
-    r = _core.subtract(a1, a2)
+    return a1, a2
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials."""
+    truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
+    r = _core.add(*_aligned(a1, a2))
+    return poly1d(r) if truepoly else r
+
+
+def polysub(a1, a2):
+    """The difference of two polynomials."""
+    truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
+    r = _core.subtract(*_aligned(a1, a2))
     return poly1d(r) if truepoly else r
 
 
@@ -342,10 +340,10 @@ class poly1d:
     def __truediv__(self, other):
         if not isinstance(other, (poly1d, list, tuple, ndarray)):
             return poly1d(_core.divide(self._coeffs, other))
-        return polydiv(self, poly1d(other))
+        return polydiv(self, poly1d(_coeffs(other, self._coeffs.device)))
 
     def __rtruediv__(self, other):
-        return polydiv(poly1d(other), self)
+        return polydiv(poly1d(_coeffs(other, self._coeffs.device)), self)
 
     def __pow__(self, val):
         if not isinstance(val, int) or val < 0:

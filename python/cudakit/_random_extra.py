@@ -1,14 +1,17 @@
 """More of NumPy's Generator distributions, composed of the C samplers.
 
 Each is the C core's uniform, normal, exponential, gamma, poisson or
-binomial draws (the same bits on every device for the same seed) combined by
-the operations IEEE 754 rounds exactly on the CPU and on a GPU (+, -, *, /,
+binomial draws (the same bits on every device for the same seed: the
+samplers' logarithms, exponentials and sines are their own, of exactly
+rounded operations, src/formulas/random_formulas.h) combined by the
+operations IEEE 754 rounds exactly on the CPU and on a GPU (+, -, *, /,
 sqrt, comparisons) on the draws' device, so the results are bitwise equal
-on the CPU and on a GPU, as the C samplers' are.  The ``Transcendental``
-group (lognormal, laplace, weibull...) also applies exp, log or pow; a
-GPU's and the CPU's libm agree to within an ulp there, not always to the
-bit (the C samplers' exponential and gamma draws, which call log1p and
-exp, are in the same position).
+on the CPU and on a GPU.  Parameters are floats or arrays moved to the
+draws' device.  The ``Transcendental`` group (lognormal, weibull,
+logistic...) also applies the element-wise exp, log, expm1, log1p or
+power, whose GPU kernels agree with the CPU's loops to an ulp or so, not
+always to the bit (the GPU contracts a * b + c in ck_exp and ck_log into
+an FMA; expm1, log1p and pow are each device's math library).
 """
 import operator as _operator
 
@@ -31,6 +34,19 @@ def _lt0(x):
 
 def _le0(x):
     return bool(_core.any(_core.less_equal(x, 0))) if isinstance(x, _core.ndarray) else x <= 0
+
+
+def _put(x, dev):
+    """A parameter where the draws are: a float as it is, an array on dev."""
+    return _core.asarray(x, device=dev) if isinstance(x, _core.ndarray) and x.device != dev else x
+
+
+def _par(f, *args):
+    """f of parameters: a float where they all are floats (an op on Python
+    scalars alone gives a 0-d array on the CPU, which a GPU's draws cannot
+    meet; the float is the same IEEE double the op computed)."""
+    r = f(*args)
+    return r if any(isinstance(a, _core.ndarray) for a in args) else float(r)
 
 
 class Distributions:
@@ -67,7 +83,7 @@ class Distributions:
             size = _np.broadcast_shapes(*(tuple(getattr(v, "shape", ())) for v in (dfnum, dfden)))
         a = self.chisquare(dfnum, size, device=device)
         b = self.chisquare(dfden, size, device=a.device)
-        return _core.divide(_core.divide(a, dfnum), _core.divide(b, dfden))
+        return _core.divide(_core.divide(a, _put(dfnum, a.device)), _core.divide(b, _put(dfden, a.device)))
 
     def standard_t(self, df, size=None, *, device=None):
         """Student's t floats: a standard normal over the root of a chi-square over df."""
@@ -78,7 +94,7 @@ class Distributions:
             size = tuple(getattr(df, "shape", ()))
         z = self.standard_normal(size, device=device)
         c = self.chisquare(df, size, device=z.device)
-        return _core.divide(z, _core.sqrt(_core.divide(c, df)))
+        return _core.divide(z, _core.sqrt(_core.divide(c, _put(df, z.device))))
 
     def standard_cauchy(self, size=None, *, device=None):
         """Standard Cauchy floats: the ratio of two standard normals."""
@@ -94,7 +110,7 @@ class Distributions:
         if size is None:
             size = tuple(getattr(scale, "shape", ()))
         e = self.standard_exponential(size, device=device)
-        return _core.multiply(_core.sqrt(_core.multiply(e, 2.0)), scale)
+        return _core.multiply(_core.sqrt(_core.multiply(e, 2.0)), _put(scale, e.device))
 
     def wald(self, mean, scale, size=None, *, device=None):
         """Wald (inverse Gaussian) floats, by Michael, Schucany and Haas's transformation."""
@@ -107,12 +123,13 @@ class Distributions:
             size = _np.broadcast_shapes(*(tuple(getattr(v, "shape", ())) for v in (mean, scale)))
         n = self.standard_normal(size, device=device)
         u = self.random(size, device=n.device)
+        mean, scale = _put(mean, n.device), _put(scale, n.device)
         y = _core.multiply(_core.multiply(n, n), mean)
-        mu_2l = _core.divide(mean, _core.multiply(scale, 2.0))
+        mu_2l = _par(_core.divide, mean, _par(_core.multiply, scale, 2.0))
         x = _core.add(mean, _core.multiply(mu_2l, _core.subtract(y, _core.sqrt(
             _core.add(_core.multiply(_core.multiply(y, scale), 4.0), _core.multiply(y, y))))))
         keep = _core.less_equal(u, _core.divide(mean, _core.add(mean, x)))
-        return _core.where(keep, x, _core.divide(_core.multiply(mean, mean), x))
+        return _core.where(keep, x, _core.divide(_par(_core.multiply, mean, mean), x))
 
     def triangular(self, left, mode, right, size=None, *, device=None):
         """Triangular floats on [left, right] peaking at mode (inversion of the distribution function)."""
@@ -126,10 +143,11 @@ class Distributions:
         if size is None:
             size = _np.broadcast_shapes(*(tuple(getattr(v, "shape", ())) for v in (left, mode, right)))
         u = self.random(size, device=device)
-        base = _core.subtract(right, left)
-        lo = _core.subtract(mode, left)
-        hi = _core.subtract(right, mode)
-        fc = _core.divide(lo, base)
+        left, mode, right = _put(left, u.device), _put(mode, u.device), _put(right, u.device)
+        base = _par(_core.subtract, right, left)
+        lo = _par(_core.subtract, mode, left)
+        hi = _par(_core.subtract, right, mode)
+        fc = _par(_core.divide, lo, base)
         a = _core.add(left, _core.sqrt(_core.multiply(_core.multiply(u, base), lo)))
         b = _core.subtract(right, _core.sqrt(_core.multiply(_core.multiply(_core.subtract(1.0, u), base), hi)))
         return _core.where(_core.less(u, fc), a, b)
@@ -237,7 +255,7 @@ class Transcendental:
         shape = _shape_of(size, loc, scale)
         a = self.standard_exponential(shape, device=device)
         b = self.standard_exponential(shape, device=a.device)
-        return _core.add(loc, _core.multiply(scale, _core.subtract(a, b)))
+        return _core.add(_put(loc, a.device), _core.multiply(_put(scale, a.device), _core.subtract(a, b)))
 
     def logistic(self, loc=0.0, scale=1.0, size=None, *, device=None):
         """Logistic floats: ``loc + scale * log(u / (1 - u))``."""
@@ -245,7 +263,8 @@ class Transcendental:
         if _lt0(scale):
             raise ValueError("scale < 0")
         u = self.random(_shape_of(size, loc, scale), device=device)
-        return _core.add(loc, _core.multiply(scale, _core.log(_core.divide(u, _core.subtract(1.0, u)))))
+        return _core.add(_put(loc, u.device),
+                         _core.multiply(_put(scale, u.device), _core.log(_core.divide(u, _core.subtract(1.0, u)))))
 
     def gumbel(self, loc=0.0, scale=1.0, size=None, *, device=None):
         """Gumbel floats: ``loc - scale * log(standard_exponential())``."""
@@ -253,7 +272,7 @@ class Transcendental:
         if _lt0(scale):
             raise ValueError("scale < 0")
         e = self.standard_exponential(_shape_of(size, loc, scale), device=device)
-        return _core.subtract(loc, _core.multiply(scale, _core.log(e)))
+        return _core.subtract(_put(loc, e.device), _core.multiply(_put(scale, e.device), _core.log(e)))
 
     def weibull(self, a, size=None, *, device=None):
         """Weibull floats: ``standard_exponential() ** (1 / a)`` (0 where a is 0)."""
@@ -261,8 +280,10 @@ class Transcendental:
         if _lt0(a):
             raise ValueError("a < 0")
         e = self.standard_exponential(_shape_of(size, a), device=device)
-        inv = _core.divide(1.0, a) if isinstance(a, _core.ndarray) else (1.0 / a if a else 0.0)
-        r = _core.power(e, inv)
+        if not isinstance(a, _core.ndarray):
+            return _core.power(e, 1.0 / a) if a else _core.zeros_like(e)
+        a = _put(a, e.device)
+        r = _core.power(e, _core.divide(1.0, a))
         return _core.where(_core.equal(a, 0), _core.zeros_like(r), r)
 
     def pareto(self, a, size=None, *, device=None):
@@ -271,7 +292,7 @@ class Transcendental:
         if _le0(a):
             raise ValueError("a <= 0")
         e = self.standard_exponential(_shape_of(size, a), device=device)
-        return _core.expm1(_core.divide(e, a))
+        return _core.expm1(_core.divide(e, _put(a, e.device)))
 
     def power(self, a, size=None, *, device=None):
         """Power-law floats on [0, 1]: ``(-expm1(-standard_exponential())) ** (1 / a)``."""
@@ -279,7 +300,7 @@ class Transcendental:
         if _le0(a):
             raise ValueError("a <= 0")
         e = self.standard_exponential(_shape_of(size, a), device=device)
-        return _core.power(_core.negative(_core.expm1(_core.negative(e))), _core.divide(1.0, a))
+        return _core.power(_core.negative(_core.expm1(_core.negative(e))), _par(_core.divide, 1.0, _put(a, e.device)))
 
     def geometric(self, p, size=None, *, device=None):
         """Geometric int64s (trials to the first success): ``ceil(-standard_exponential() / log1p(-p))``."""
@@ -336,7 +357,7 @@ class Transcendental:
         shape = _shape_of(size, dfnum, dfden, nonc)
         t = self.noncentral_chisquare(dfnum, nonc, shape, device=device)
         d = self.chisquare(dfden, shape, device=t.device)
-        return _core.divide(_core.divide(t, dfnum), _core.divide(d, dfden))
+        return _core.divide(_core.divide(t, _put(dfnum, t.device)), _core.divide(d, _put(dfden, t.device)))
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *, method="svd",
                             device=None):

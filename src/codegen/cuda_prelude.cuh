@@ -138,6 +138,51 @@ typedef ck_complex<double> ck_c128;
 #define CK_CFLOAT ck_c64
 #define CK_CDOUBLE ck_c128
 
+/* pow is the C library's cpow (the CPU's, and NumPy's for an exponent that
+ * is not a small integer): exp(b log a), the product with C99 Annex G's
+ * recovery of infinities (glibc's cpow is compiled with it: (inf+infj) *
+ * (0+1.57j) is -inf+infj there, nan+nanj as a textbook product), the exp
+ * with C99's special values of scalar_ops.h (a bare one gives exp(-inf +
+ * nanj), from (-1) ** (0+infj), as nan+nanj, the C library 0+0j). */
+CK_FN ck_complex<float> ck_cexp_float(ck_complex<float> z);
+CK_FN ck_complex<double> ck_cexp_double(ck_complex<double> z);
+
+template <typename T> __device__ inline ck_complex<T> ck_cmul_annex_g(ck_complex<T> l, ck_complex<T> r)
+{
+    T a = l.re, b = l.im, c = r.re, d = r.im;
+    T ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    T x = ac - bd, y = ad + bc;
+    if (isnan(x) && isnan(y)) {
+        int again = 0;
+        if (isinf(a) || isinf(b)) {
+            a = copysign(isinf(a) ? (T)1 : (T)0, a);
+            b = copysign(isinf(b) ? (T)1 : (T)0, b);
+            if (isnan(c)) c = copysign((T)0, c);
+            if (isnan(d)) d = copysign((T)0, d);
+            again = 1;
+        }
+        if (isinf(c) || isinf(d)) {
+            c = copysign(isinf(c) ? (T)1 : (T)0, c);
+            d = copysign(isinf(d) ? (T)1 : (T)0, d);
+            if (isnan(a)) a = copysign((T)0, a);
+            if (isnan(b)) b = copysign((T)0, b);
+            again = 1;
+        }
+        if (!again && (isinf(ac) || isinf(bd) || isinf(ad) || isinf(bc))) {
+            if (isnan(a)) a = copysign((T)0, a);
+            if (isnan(b)) b = copysign((T)0, b);
+            if (isnan(c)) c = copysign((T)0, c);
+            if (isnan(d)) d = copysign((T)0, d);
+            again = 1;
+        }
+        if (again) {
+            x = (T)CK_INFF * (a * c - b * d);
+            y = (T)CK_INFF * (a * d + b * c);
+        }
+    }
+    return ck_complex<T>(x, y);
+}
+
 #define CK_CPLX_FNS_(T)                                                                    \
     __device__ inline T fabs(ck_complex<T> z) { return hypot(z.re, z.im); }               \
     __device__ inline ck_complex<T> conj(ck_complex<T> z) { return ck_complex<T>(z.re, -z.im); } \
@@ -233,7 +278,7 @@ typedef ck_complex<double> ck_c128;
     {                                                                                      \
         if (b.im == 0 && b.re == 1) return a;                                              \
         if (b.im == 0 && b.re == 2) return a * a;                                          \
-        return exp(b * log(a));                                                            \
+        return ck_cexp_##T(ck_cmul_annex_g(b, log(a)));                                    \
     }
 
 CK_CPLX_FNS_(float)

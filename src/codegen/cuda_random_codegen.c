@@ -13,6 +13,9 @@ uint64_t ck_cuda_rng_key(const ck_cuda_rng_spec *sp)
 
 const char *ck_cuda_rng_name(const ck_cuda_rng_spec *sp) { return heavy(sp) ? "ck_rng_heavy" : "ck_rng_fill"; }
 
+const char *const ck_cuda_rng_options[] = {"--fmad=false"};
+const int ck_cuda_rng_noptions = 1;
+
 static const char *rng_storage(ck_dtype t)
 {
     switch (ck_dtype_get_info(t)->itemsize) {

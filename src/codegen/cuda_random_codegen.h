@@ -27,5 +27,10 @@ uint64_t ck_cuda_rng_key(const ck_cuda_rng_spec *sp);
 const char *ck_cuda_rng_name(const ck_cuda_rng_spec *sp);
 /* The translation unit; NULL with an error on failure. */
 char *ck_cuda_rng_source(const ck_cuda_rng_spec *sp);
+/* NVRTC's options for it: no contraction of a * b + c into an FMA, which
+ * the CPU's loops do not do either, so that the samplers' arithmetic gives
+ * the CPU's bits. */
+extern const char *const ck_cuda_rng_options[];
+extern const int ck_cuda_rng_noptions;
 
 #endif

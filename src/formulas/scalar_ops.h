@@ -286,13 +286,13 @@ CK_FN int ck_cspecial_exp_##T(T x, T y, T *re, T *im)                           
     else { *re = ck_cnan_##T(); *im = ck_cnan_##T(); }                                     \
     return 1;                                                                              \
 }                                                                                          \
-CK_FN int ck_cspecial_sinh_##T(T x, T y, T *re, T *im)                                     \
+CK_FN int ck_cspecial_sinh_s_##T(T x, int xneg, T y, T *re, T *im)                        \
 {                                                                                          \
     if (isfinite(x) && isfinite(y)) return 0;                                              \
     if (isfinite(x)) { *re = x == 0 ? x : ck_cnan_##T(); *im = ck_cnan_##T(); }            \
     else if (isinf(x)) {                                                                   \
         if (isfinite(y) && y != 0) {                                                       \
-            *re = copysign##SUF((T)CK_INFF, cos##SUF(y)) * (signbit(x) ? (T)-1 : (T)1);    \
+            *re = copysign##SUF((T)CK_INFF, cos##SUF(y)) * (xneg ? (T)-1 : (T)1);          \
             *im = copysign##SUF((T)CK_INFF, sin##SUF(y));                                  \
         } else if (y == 0) { *re = x; *im = y; }                                           \
         else { *re = (T)CK_INFF; *im = ck_cnan_##T(); }                                    \
@@ -312,21 +312,21 @@ CK_FN int ck_cspecial_cosh_##T(T x, T y, T *re, T *im)                          
     } else { *re = x; *im = y == 0 ? y : ck_cnan_##T(); }                                  \
     return 1;                                                                              \
 }                                                                                          \
-CK_FN int ck_cspecial_tanh_##T(T x, T y, T *re, T *im)                                     \
+CK_FN int ck_cspecial_tanh_s_##T(T x, int xneg, T y, T *re, T *im)                        \
 {                                                                                          \
     if (isfinite(x) && isfinite(y)) return 0;                                              \
     if (isinf(x)) {                                                                        \
-        *re = copysign##SUF((T)1, x);                                                      \
+        *re = xneg ? (T)-1 : (T)1;                                                         \
         *im = copysign##SUF((T)0, y);   /* the array API's 1 + 0j (C99: the sign of sin 2y) */ \
     } else if (y == 0) { *re = x; *im = y; }                                               \
     else { *re = x == 0 ? x : ck_cnan_##T(); *im = ck_cnan_##T(); }                        \
     return 1;                                                                              \
 }                                                                                          \
-CK_FN int ck_cspecial_asinh_##T(T x, T y, T *re, T *im)                                    \
+CK_FN int ck_cspecial_asinh_s_##T(T x, int xneg, T y, T *re, T *im)                       \
 {                                                                                          \
     if (isfinite(x) && isfinite(y)) return 0;                                              \
     if (isinf(y)) {                                                                        \
-        *re = copysign##SUF((T)CK_INFF, x);                                                \
+        *re = xneg ? -(T)CK_INFF : (T)CK_INFF;                                             \
         *im = isnan(x) ? ck_cnan_##T() : copysign##SUF(isfinite(x) ? (T)(CK_PI / 2) : (T)(CK_PI / 4), y); \
     } else if (!isfinite(x)) {                                                             \
         *re = x;                                                                           \
@@ -347,12 +347,12 @@ CK_FN int ck_cspecial_acosh_##T(T x, T y, T *re, T *im)                         
     } else { *re = ck_cnan_##T(); *im = x == 0 ? (T)(CK_PI / 2) : ck_cnan_##T(); }         \
     return 1;                                                                              \
 }                                                                                          \
-CK_FN int ck_cspecial_atanh_##T(T x, T y, T *re, T *im)                                    \
+CK_FN int ck_cspecial_atanh_s_##T(T x, int xneg, T y, T *re, T *im)                       \
 {                                                                                          \
     if (isfinite(x) && isfinite(y)) return 0;                                              \
-    if (isinf(y)) { *re = copysign##SUF((T)0, x); *im = copysign##SUF((T)(CK_PI / 2), y); } \
+    if (isinf(y)) { *re = xneg ? -(T)0 : (T)0; *im = copysign##SUF((T)(CK_PI / 2), y); }    \
     else if (isinf(x) || x == 0) {                                                         \
-        *re = copysign##SUF((T)0, x);                                                      \
+        *re = xneg ? -(T)0 : (T)0;                                                         \
         *im = isfinite(y) ? copysign##SUF((T)(CK_PI / 2), y) : ck_cnan_##T();              \
     } else { *re = ck_cnan_##T(); *im = ck_cnan_##T(); }                                   \
     return 1;                                                                              \
@@ -361,12 +361,15 @@ CK_FN int ck_cspecial_atanh_##T(T x, T y, T *re, T *im)                         
 CK_FN int ck_cspecial_acos_##T(T x, T y, T *re, T *im)                                     \
 {                                                                                          \
     T wr, wi;                                                                              \
-    if (!ck_cspecial_asinh_##T(-y, x, &wr, &wi)) return 0;                                 \
+    if (!ck_cspecial_asinh_s_##T(-y, !signbit(y), x, &wr, &wi)) return 0;                  \
     *re = (T)(CK_PI / 2) - wi;                                                             \
     if (*re == 0) *re = 0;                                                                 \
     *im = wr;                                                                              \
     return 1;                                                                              \
 }                                                                                          \
+/* the signed ones of z itself */                                                          \
+CK_CSPECIAL_SIGNED_(sinh, T) CK_CSPECIAL_SIGNED_(tanh, T)                                  \
+CK_CSPECIAL_SIGNED_(asinh, T) CK_CSPECIAL_SIGNED_(atanh, T)                                \
 /* f(z) = -i g(iz) for (f, g) = (sin, sinh), (tan, tanh), (asin, asinh),                  \
  * (atan, atanh), and cos(z) = cosh(iz), as C99 defines their special values */           \
 CK_CSPECIAL_ROTATED_(sin_r, sinh, T) CK_CSPECIAL_ROTATED_(tan, tanh, T)                    \
@@ -379,11 +382,21 @@ CK_FN int ck_cspecial_sin_##T(T x, T y, T *re, T *im)                           
     if (!isfinite(x) && isinf(y)) *im = (T)CK_INFF;                                        \
     return 1;                                                                              \
 }
+/* The _s forms take the sign of their x apart (xneg), for the rotations'
+ * x = -y: where y is NaN, the sign of the infinity or zero these give is
+ * C99's (and glibc's) "the sign of -y", and a GPU's negation of a NaN
+ * gives the canonical NaN, whose sign is always +: only the sign bit read
+ * before the negation is the same on every device. */
+#define CK_CSPECIAL_SIGNED_(G, T)                                                         \
+    CK_FN int ck_cspecial_##G##_##T(T x, T y, T *re, T *im)                                \
+    {                                                                                      \
+        return ck_cspecial_##G##_s_##T(x, signbit(x) != 0, y, re, im);                     \
+    }
 #define CK_CSPECIAL_ROTATED_(F, G, T)                                                     \
     CK_FN int ck_cspecial_##F##_##T(T x, T y, T *re, T *im)                                \
     {                                                                                      \
         T wr, wi;                                                                          \
-        if (!ck_cspecial_##G##_##T(-y, x, &wr, &wi)) return 0;                             \
+        if (!ck_cspecial_##G##_s_##T(-y, !signbit(y), x, &wr, &wi)) return 0;              \
         *re = wi;                                                                          \
         *im = -wr;                                                                         \
         return 1;                                                                          \

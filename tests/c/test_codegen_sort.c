@@ -11,13 +11,16 @@
 
 #include <string.h>
 
-static void compile(char *src, const char *what, const char *const *must_have, int nmust)
+/* with the backend's options for the random fills (rng), none for the sorts */
+static void compile(char *src, const char *what, const char *const *must_have, int nmust, int rng)
 {
     if (!src) { CHECK(0, "%s: no source: %s", what, ck_error_message()); return; }
     for (int i = 0; i < nmust; i++) CHECK(strstr(src, must_have[i]) != NULL, "%s: no %s in the source", what, must_have[i]);
-    const char *opts[] = {"--gpu-architecture=compute_90"};
+    const char *opts[4] = {"--gpu-architecture=compute_90"};
+    int nopts = 1;
+    for (int i = 0; rng && i < ck_cuda_rng_noptions && nopts < 4; i++) opts[nopts++] = ck_cuda_rng_options[i];
     ck_kernel_image img;
-    ck_status s = ck_kernel_compile(src, what, opts, 1, 90, &img);
+    ck_status s = ck_kernel_compile(src, what, opts, nopts, 90, &img);
     CHECK(s == CK_OK, "%s does not compile:\n%s", what, ck_error_message());
     if (s == CK_OK) {
         CHECK(img.size > 0, "%s: empty image", what);
@@ -40,7 +43,7 @@ int main(void)
         ck_cuda_sort_spec sp = {(ck_dtype)t};
         CHECK(ck_cuda_sort_nkernels(&sp) == (ck_dtype_is_complex((ck_dtype)t) ? 7 : 11), "%s: %d entry points", what,
               ck_cuda_sort_nkernels(&sp));
-        compile(ck_cuda_sort_source(&sp), what, ck_cuda_sort_names, ck_cuda_sort_nkernels(&sp));
+        compile(ck_cuda_sort_source(&sp), what, ck_cuda_sort_names, ck_cuda_sort_nkernels(&sp), 0);
         nsort++;
     }
     static const char *const rng_kernels[] = {"ck_rng_fill", "ck_rng_philox"};
@@ -63,7 +66,7 @@ int main(void)
                      fills[i].per, vec);
             ck_cuda_rng_spec sp = {fills[i].dist, fills[i].t, fills[i].per, vec};
             CHECK(!strcmp(ck_cuda_rng_name(&sp), "ck_rng_fill"), "%s: kernel %s", what, ck_cuda_rng_name(&sp));
-            compile(ck_cuda_rng_source(&sp), what, rng_kernels, 2);
+            compile(ck_cuda_rng_source(&sp), what, rng_kernels, 2, 1);
             nrng++;
         }
     /* gamma, beta (float64), poisson, binomial (int64): a thread per element */
@@ -77,7 +80,7 @@ int main(void)
         snprintf(what, sizeof what, "rng_heavy_%d", heavy[i].dist);
         ck_cuda_rng_spec sp = {heavy[i].dist, heavy[i].t, 0, 0};
         CHECK(!strcmp(ck_cuda_rng_name(&sp), "ck_rng_heavy"), "%s: kernel %s", what, ck_cuda_rng_name(&sp));
-        compile(ck_cuda_rng_source(&sp), what, heavy_kernels, 3);
+        compile(ck_cuda_rng_source(&sp), what, heavy_kernels, 3, 1);
         nrng++;
     }
     printf("%d sort modules, %d random fills: %d failures\n", nsort, nrng, failures);

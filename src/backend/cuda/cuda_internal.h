@@ -51,9 +51,16 @@ void ck_cuda_set_current_stream(int d, CUstream s);
 
 /* The functions of n entry points of one module, names[i] at key + i,
  * compiled (or loaded from the disk cache) on first use: one compile of
- * make_source(spec) for all of them on a miss (cuda_kernels.c). */
-ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
-                              const char *const *names, int n, CUfunction *fns);
+ * make_source(spec) for all of them on a miss (cuda_kernels.c), with
+ * NVRTC's options (the _opt form; the key must tell the options apart). */
+ck_status ck_cuda_get_kernels_opt(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
+                                  const char *const *names, int n, CUfunction *fns, const char *const *options,
+                                  int noptions);
+static inline ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec),
+                                            const void *spec, const char *const *names, int n, CUfunction *fns)
+{
+    return ck_cuda_get_kernels_opt(d, key, make_source, spec, names, n, fns, NULL, 0);
+}
 static inline ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_source)(const void *spec),
                                            const void *spec, const char *name, CUfunction *fn)
 {

@@ -56,8 +56,9 @@ static int table_find_all(ck_cuda_device *cd, uint64_t key, int n, CUfunction *f
     return 1;
 }
 
-ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
-                              const char *const *names, int n, CUfunction *fns)
+ck_status ck_cuda_get_kernels_opt(int d, uint64_t key, char *(*make_source)(const void *spec), const void *spec,
+                                  const char *const *names, int n, CUfunction *fns, const char *const *options,
+                                  int noptions)
 {
     ck_cuda_device *cd = &ck_cuda_devices[d];
     if (table_find_all(cd, key, n, fns)) return CK_OK;
@@ -68,7 +69,7 @@ ck_status ck_cuda_get_kernels(int d, uint64_t key, char *(*make_source)(const vo
     char *src = make_source(spec);
     if (!src) { s = ck_error_status(); goto out; }
     ck_kernel_image img;
-    s = ck_kernel_compile(src, names[0], NULL, 0, cd->cc_major * 10 + cd->cc_minor, &img);
+    s = ck_kernel_compile(src, names[0], options, noptions, cd->cc_major * 10 + cd->cc_minor, &img);
     free(src);
     if (s != CK_OK) goto out;
     CUmodule mod;

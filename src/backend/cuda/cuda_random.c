@@ -12,6 +12,13 @@
 
 static char *rng_source(const void *spec) { return ck_cuda_rng_source(spec); }
 
+static ck_status rng_kernel(int dev, const ck_cuda_rng_spec *sp, CUfunction *f)
+{
+    const char *name = ck_cuda_rng_name(sp);
+    return ck_cuda_get_kernels_opt(dev, ck_cuda_rng_key(sp), rng_source, sp, &name, 1, f, ck_cuda_rng_options,
+                                   ck_cuda_rng_noptions);
+}
+
 /* gamma, beta, poisson, binomial: a thread per element, its own stream */
 static ck_status heavy(const ck_random_desc *d, int dev)
 {
@@ -19,7 +26,7 @@ static ck_status heavy(const ck_random_desc *d, int dev)
         return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "random distribution %d is not implemented on the GPU", (int)d->dist);
     ck_cuda_rng_spec sp = {(int)d->dist, d->type, 0, 0};
     CUfunction f;
-    ck_status s = ck_cuda_get_kernel(dev, ck_cuda_rng_key(&sp), rng_source, &sp, ck_cuda_rng_name(&sp), &f);
+    ck_status s = rng_kernel(dev, &sp, &f);
     if (s != CK_OK) return s;
     long long n = d->n;
     char *out = d->data;
@@ -46,7 +53,7 @@ ck_status ck_cuda_random(const ck_random_desc *d)
     ck_cuda_rng_spec sp = {(int)d->dist, d->type, d->per, 0};
     sp.vec = (vbytes == 4 || vbytes == 8 || vbytes == 16) && ((uintptr_t)d->data % (uintptr_t)vbytes) == 0;
     CUfunction f;
-    s = ck_cuda_get_kernel(dev, ck_cuda_rng_key(&sp), rng_source, &sp, ck_cuda_rng_name(&sp), &f);
+    s = rng_kernel(dev, &sp, &f);
     if (s != CK_OK) return s;
     unsigned long long nblk = d->nblocks, low = d->low, range = d->range;
     long long n = d->n;
