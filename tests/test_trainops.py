@@ -281,6 +281,68 @@ def test_adam_step(device, dt, decoupled, wd, maximize):
         np.testing.assert_allclose(ck.asnumpy(c).astype(np.float64), m, rtol=tol, atol=tol)
 
 
+def rounded_optim(kind, p, g, s1, s2, step, lr, b1, b2, eps, wd, decoupled, maximize, mom=0.0, damp=0.0,
+                  nesterov=False, first=False):
+    """The step's operations in the order and precision both devices perform
+    them (float16 computed in float32, stored in float16; every product and
+    sum rounded, none fused), in NumPy: what the kernels must equal bit for
+    bit."""
+    A = np.float64 if p.dtype == np.float64 else np.float32
+    lr_, wd_, b1_, b2_, eps_, mom_, damp_ = (A(x) for x in (lr, wd, b1, b2, eps, mom, damp))
+    one = A(1)
+    w, g = p.astype(A), (-g if maximize else g).astype(A)
+    if kind == "sgd":
+        g = g + wd_ * w
+        if mom:
+            b = g if first else mom_ * s1.astype(A) + (one - damp_) * g
+            s1 = b.astype(p.dtype)
+            g = g + mom_ * b if nesterov else b
+        return (w - lr_ * g).astype(p.dtype), s1, s2
+    if decoupled:
+        w = w * (one - lr_ * wd_)
+    else:
+        g = g + wd_ * w
+    m = b1_ * s1.astype(A) + (one - b1_) * g
+    v = b2_ * s2.astype(A) + ((one - b2_) * g) * g
+    step_size, bc2s = A(lr / (1 - b1 ** step)), A(math.sqrt(1 - b2 ** step))
+    return (w - (step_size * m) / (np.sqrt(v) / bc2s + eps_)).astype(p.dtype), m.astype(p.dtype), v.astype(p.dtype)
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("kind,decoupled,wd,maximize,mom,nesterov",
+                         [("adam", False, 0.1, True, 0, False), ("adam", True, 0.01, False, 0, False),
+                          ("sgd", False, 0.01, False, 0.9, True), ("sgd", False, 0.0, True, 0.9, False)])
+def test_optim_step_is_the_formula_bit_for_bit(device, dt, kind, decoupled, wd, maximize, mom, nesterov):
+    """No FMA on either device: the GPU's kernel once contracted g + wd * w
+    and the moments' sums, which moved two float16 elements of
+    test_adam_step's by 10% (their second moment underflowed to zero on one
+    side only)."""
+    rng = np.random.default_rng(10)
+    P = [rng.standard_normal(n).astype(dt) for n in (4096, 777)]
+    G = [rng.standard_normal(p.shape).astype(dt) for p in P]
+    st = [(p, np.zeros_like(p), np.zeros_like(p)) for p in P]
+    cp = [ck.array(p, device=device) for p in P]   # a copy: the CPU shares a NumPy array's memory
+    cg = [ck.asarray(g, device=device) for g in G]
+    cm = [ck.zeros(p.shape, dtype=dt, device=device) for p in P]
+    cv = [ck.zeros(p.shape, dtype=dt, device=device) for p in P]
+    for step in (1, 2, 3):
+        if kind == "adam":
+            _core._adam_step(cp, cg, cm, cv, step, lr=1e-2, beta1=0.9, beta2=0.99, eps=1e-8, weight_decay=wd,
+                             decoupled=decoupled, maximize=maximize)
+        else:
+            _core._sgd_step(cp, cg, cm, 0.1, momentum=mom, dampening=0.0, weight_decay=wd, nesterov=nesterov,
+                            first=step == 1, maximize=maximize)
+        st = [rounded_optim(kind, p, g, m, v, step, 1e-2 if kind == "adam" else 0.1, 0.9, 0.99, 1e-8, wd,
+                            decoupled, maximize, mom=mom, nesterov=nesterov, first=step == 1)
+              for (p, m, v), g in zip(st, G)]
+    for c, m, (p, sm, sv) in zip(cp, cm, st):
+        np.testing.assert_array_equal(ck.asnumpy(c), p)
+        np.testing.assert_array_equal(ck.asnumpy(m), sm)
+    if kind == "adam":
+        for v, (_, _, sv) in zip(cv, st):
+            np.testing.assert_array_equal(ck.asnumpy(v), sv)
+
+
 def test_adam_many_tensors_mixed_dtypes_and_none(device):
     """More tensors than one launch takes (32), two dtypes, None gradients."""
     rng = np.random.default_rng(5)

@@ -90,11 +90,15 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
         if (tab.block0[m] > 0x7FFFFFFF)
             return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "an optimizer step over more than 2**43 elements at once");
         const double *stepp = d->step_ptr;
-        void *args[12];
+        double lr64 = h->lr, b1_64 = h->beta1, b2_64 = h->beta2;
+        void *args[15];
         args[0] = &tab;
         for (int i = 0; i < 9; i++) args[1 + i] = dbl ? (void *)&v64[i] : (void *)&v32[i];
         args[10] = &flags;
         args[11] = &stepp;
+        args[12] = &lr64;
+        args[13] = &b1_64;
+        args[14] = &b2_64;
         if ((s = ck_cuda_launch(dev, f, (unsigned)tab.block0[m], 256, 0, args)) != CK_OK) return s;
     }
     return CK_OK;
