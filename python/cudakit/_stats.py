@@ -531,12 +531,14 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         shape = tuple(a.shape[d] for d in _builtins.range(a.ndim) if d not in red_axes)
         r = _core.full(shape, float("nan"), dtype=_float_type(a.dtype), device=a.device)
         return _finish_reduction(r, a, red_axes, keepdims, out)
-    s = _core.sort(src, axis=ax)
     k = n // 2
-    mid = _core.take(s, _core.asarray([k] if n % 2 else [k - 1, k], device=a.device), axis=ax)
+    middle = [k] if n % 2 else [k - 1, k]
+    # a selection, not a sort: the middle (and the last, where a NaN would be)
+    s = _core.partition(src, middle + [n - 1] if a.dtype.kind in "fc" else middle, axis=ax)
+    mid = _core.take(s, _core.asarray(middle, device=a.device), axis=ax)
     r = _core.mean(mid, axis=ax)
     if a.dtype.kind in "fc":
-        # a NaN anywhere in a slice makes its median NaN (it sorted last)
+        # a NaN anywhere in a slice makes its median NaN (it is placed last)
         last = _core.take(s, _core.asarray(n - 1, device=a.device), axis=ax)
         r = _core.where(_core.isnan(last), float("nan"), r).astype(r.dtype)
     return _finish_reduction(r, a, red_axes, keepdims, out)

@@ -160,6 +160,12 @@ typedef struct ck_sort_desc {
     int64_t row_stride, elem_stride;
     int64_t *idx;
     int64_t idx_row_stride, idx_elem_stride;
+    /* partition of values (idx NULL): when kth is not NULL a backend may
+     * place only those nkth positions of each row (ascending, in [0, len))
+     * in their sorted places, smaller elements before them and larger ones
+     * after, instead of sorting the row (a full sort satisfies it too) */
+    const int64_t *kth;
+    int nkth;
 } ck_sort_desc;
 
 /* searchsorted: for each of the nv contiguous elements of v, the insertion

@@ -65,7 +65,8 @@ static ck_status axis_restore(ck_array *out, ck_array *work, int axis, int ndim)
     return s;
 }
 
-static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int descending, int arg)
+static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int descending, int arg,
+                          const int64_t *kth, int nkth)
 {
     ck_status s = need_sort_slot(a, 0);
     if (s != CK_OK) return s;
@@ -101,6 +102,8 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
     d.data = work.data;
     d.row_stride = len * ck_array_itemsize(&work);
     d.elem_stride = ck_array_itemsize(&work);
+    d.kth = arg ? NULL : kth;
+    d.nkth = nkth;
     if (arg) {
         s = ck_array_empty(&idx, work.ndim, work.shape, CK_INT64, ck_array_device(a));
         if (s != CK_OK) { ck_array_release(&work); return s; }
@@ -123,13 +126,13 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
 ck_status ck_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending)
 {
     (void)stable;   /* the kernel is always stable */
-    return run_sort(out, a, axis, axis_none, descending, 0);
+    return run_sort(out, a, axis, axis_none, descending, 0, NULL, 0);
 }
 
 ck_status ck_argsort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending)
 {
     (void)stable;
-    return run_sort(out, a, axis, axis_none, descending, 1);
+    return run_sort(out, a, axis, axis_none, descending, 1, NULL, 0);
 }
 
 ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int nkth, int axis, int axis_none,
@@ -149,7 +152,22 @@ ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int
     for (int i = 0; i < nkth && a->size; i++)
         if (kth[i] < -len || kth[i] >= len)
             return ck_error_set(CK_ERR_VALUE, "kth(=%lld) out of bounds (%lld)", (long long)kth[i], (long long)len);
-    return run_sort(out, a, ax, axis_none, 0, arg);
+    /* the backend may select rather than sort: it takes the positions
+     * ascending, each once */
+    enum { MAXK = 64 };
+    int64_t ks[MAXK];
+    int nk = 0;
+    for (int i = 0; i < nkth && nkth <= MAXK && a->size; i++) {
+        int64_t k = kth[i] < 0 ? kth[i] + len : kth[i];
+        int j = 0;
+        while (j < nk && ks[j] < k) j++;
+        if (j < nk && ks[j] == k) continue;
+        memmove(ks + j + 1, ks + j, (size_t)(nk - j) * sizeof *ks);
+        ks[j] = k;
+        nk++;
+    }
+    int select = nkth > 0 && nkth <= MAXK && a->size;
+    return run_sort(out, a, ax, axis_none, 0, arg, select ? ks : NULL, select ? nk : 0);
 }
 
 ck_status ck_searchsorted(ck_array *out, const ck_array *a, const ck_array *v, int side_right,
