@@ -282,11 +282,15 @@ def bincount(x, weights=None, minlength=0):
         raise ValueError("'minlength' must not be negative")
     n = minlength
     if x.size:
-        if _scalar(_core.min(x)) < 0:
-            raise ValueError("'list' argument must have no negative elements")
         n = _builtins.max(n, int(_scalar(_core.max(x))) + 1)
     if weights is None or not x.size:   # NumPy counts nothing in int64, weights or not
-        return _core._histogram(x.astype(_core.int64) if not x.size else x, n)
+        counts = _core._histogram(x.astype(_core.int64) if not x.size else x, n)
+        # the bins leave out negative elements: a count short says there were
+        if x.size and x.dtype.kind == "i" and int(_scalar(_core.sum(counts))) != x.size:
+            raise ValueError("'list' argument must have no negative elements")
+        return counts
+    if x.dtype.kind == "i" and _scalar(_core.min(x)) < 0:
+        raise ValueError("'list' argument must have no negative elements")
     w = _arr(weights, x.device)
     if w.shape != x.shape:
         raise ValueError("The weights and list don't have the same length.")

@@ -586,6 +586,13 @@ CK_RED_TYPES(CK_GEN_MAX_)
 
 /* argmin / argmax: the first best, and the first NaN beats everything. */
 #define CK_GEN_ARG_(DT, K, S, C, R, W, NAME, EXT)                                 \
+/* a block's extreme out of line: inlined into the block loop, GCC does not  \
+ * vectorise the lanes */                                                     \
+static CK_HOT __attribute__((noinline, unused)) S ck_blk_##NAME##_##DT(const char *p, int64_t n) \
+{                                                                                 \
+    (void)p; (void)n;                                                             \
+    return CK_HAS_VEXT_##K(S, C) ? CK_VEXT_CALL_##K(EXT, DT, S, p, n) : (S)0;     \
+}                                                                                 \
 typedef struct { C v; int64_t i; int has; } ck_st_##NAME##_##DT;                  \
 CK_STATE_FITS_(ck_st_##NAME##_##DT);                                              \
 static void ck_init_##NAME##_##DT(void *st) { ((ck_st_##NAME##_##DT *)st)->has = 0; } \
@@ -609,11 +616,11 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
          * occurs there: one read of the run, the block read again from cache */ \
         enum { B = 2048 };                                                        \
         const S *x = (const S *)p;                                                \
-        S r = CK_VEXT_CALL_##K(EXT, DT, S, p, n < B ? n : B);                     \
+        S r = ck_blk_##NAME##_##DT(p, n < B ? n : B);                             \
         int64_t i = 0;                                                            \
         if (!CK_ISNAN_##K(r))                                                     \
             for (int64_t b0 = B; b0 < n; b0 += B) {                               \
-                S m = CK_VEXT_CALL_##K(EXT, DT, S, x + b0, n - b0 < B ? n - b0 : B); \
+                S m = ck_blk_##NAME##_##DT((const char *)(x + b0), n - b0 < B ? n - b0 : B); \
                 if (CK_ISNAN_##K(m) || CK_BETTER_##EXT(K, m, r)) { r = m; i = b0; } \
                 if (CK_ISNAN_##K(m)) break;                                       \
             }                                                                     \
