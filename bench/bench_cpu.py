@@ -83,7 +83,36 @@ def main():
     row("x[mask], 1e7 float32", median_time(lambda: ac[mc_]) * 1e3, median_time(lambda: an[mn]) * 1e3, "ms")
     row("x[idx], 1e7 float32, 1e7 int64 idx", slow(lambda: ac[gc]), slow(lambda: an[gi]), "ms")
 
+    # issue 17's floor: counting, order statistics, float64 transcendentals, argmin/argmax
+    dn = rng.standard_normal(n)
+    dc = ck.asarray(dn, device="cpu")
+    wn = rng.uniform(-100.0, 100.0, n)
+    wc = ck.asarray(wn, device="cpu")
+    pn = rng.uniform(0.1, 100.0, n)
+    pc = ck.asarray(pn, device="cpu")
+    kn = rng.integers(0, 1000, n)
+    kc = ck.asarray(kn, device="cpu")
+    row("bincount, 1e7 int64 in [0, 1000)", median_time(lambda: ck.bincount(kc)) * 1e3,
+        median_time(lambda: np.bincount(kn)) * 1e3, "ms")
+    row("histogram, 1e7 float64, 100 bins", slow(lambda: ck.histogram(dc, bins=100)),
+        slow(lambda: np.histogram(dn, bins=100)), "ms")
+    row("median, 1e7 float64", slow(lambda: ck.median(dc)), slow(lambda: np.median(dn)), "ms")
+    row("exp, 1e7 float64", median_time(lambda: ck.exp(dc)) * 1e3, median_time(lambda: np.exp(dn)) * 1e3, "ms")
+    row("log, 1e7 float64 in [0.1, 100)", median_time(lambda: ck.log(pc)) * 1e3,
+        median_time(lambda: np.log(pn)) * 1e3, "ms")
+    row("sin, 1e7 float64 in [-100, 100)", slow(lambda: ck.sin(wc)), slow(lambda: np.sin(wn)), "ms")
+    row("cos, 1e7 float64 in [-100, 100)", slow(lambda: ck.cos(wc)), slow(lambda: np.cos(wn)), "ms")
+    row("argmax, 1e7 float64", median_time(lambda: ck.argmax(dc)) * 1e3, median_time(lambda: np.argmax(dn)) * 1e3, "ms")
+    row("argmin, 1e7 float64", median_time(lambda: ck.argmin(dc)) * 1e3, median_time(lambda: np.argmin(dn)) * 1e3, "ms")
+
     # correctness of what was timed, so a fast wrong answer cannot pass
+    assert np.array_equal(ck.asnumpy(ck.bincount(kc)), np.bincount(kn))
+    hc, hn = ck.histogram(dc, bins=100), np.histogram(dn, bins=100)
+    assert np.array_equal(ck.asnumpy(hc[0]), hn[0]) and np.array_equal(ck.asnumpy(hc[1]), hn[1])
+    assert float(ck.median(dc)) == float(np.median(dn))
+    assert int(ck.argmax(dc)) == int(np.argmax(dn)) and int(ck.argmin(dc)) == int(np.argmin(dn))
+    for name, x, xn in (("exp", dc, dn), ("log", pc, pn), ("sin", wc, wn), ("cos", wc, wn)):
+        np.testing.assert_allclose(ck.asnumpy(getattr(ck, name)(x)), getattr(np, name)(xn), rtol=3e-16, atol=1e-300)
     assert np.array_equal(ck.asnumpy(ac[mc_]), an[mn])
     assert np.array_equal(ck.asnumpy(ac[gc]), an[gi])
     assert np.array_equal(ck.asnumpy(ck.sort(sc)), np.sort(sn))

@@ -24,6 +24,17 @@ ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int
 ck_status ck_searchsorted(ck_array *out, const ck_array *a, const ck_array *v, int side_right,
                           const ck_array *sorter);
 
+/* Counts (int64; weights NULL) or sums of weights (float64; weights of
+ * x's size) of the elements of x (any shape, read flat) in nbins bins:
+ * edges NULL: x's integers are the bins (bincount; those outside [0,
+ * nbins) are left out: NumPy raises for them, its callers check); else the nbins + 1 increasing edges (1-d, any real
+ * dtype, on x's device) bin x as NumPy's histogram does (bin i holds
+ * edges[i] <= v < edges[i + 1], the last its right edge too; values
+ * outside and NaN are left out), uniform saying they are equally spaced
+ * (a bin computed rather than searched for). */
+ck_status ck_histogram(ck_array *out, const ck_array *x, const ck_array *weights, const ck_array *edges,
+                       int64_t nbins, int uniform);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1022,3 +1022,31 @@ def test_power_of_two_is_square(device, dtype):
         want **= e
         x **= e
         assert_same(x, want)
+
+
+@pytest.mark.parametrize("op", ["sin", "cos"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sin_cos_within_an_ulp_over_wide_ranges(device, op, dtype):
+    """The CPU's vectorised sin and cos (cpu_scalar.h) against NumPy's in
+    ulps: small, moderate and large arguments, past the reduction's limit
+    (2^20, where libm takes over), near multiples of pi/2 (where the
+    reduction cancels), and the special values with their signs.  CUDA's
+    own functions are documented to 2 ulp."""
+    rng = np.random.default_rng(41)
+    parts = [rng.uniform(-lo, lo, 20_000) for lo in (1.0, 10.0, 1e3, 1e6, 3e6, 1e12, 1e300)]
+    k = rng.integers(-600_000, 600_000, 20_000).astype(np.float64)
+    near = k * (np.pi / 2)
+    parts.append(near + rng.integers(-3, 4, near.size) * np.spacing(near))
+    parts.append(np.array([0.0, -0.0, 5e-324, -1e-310, 1e-20, np.pi / 4, np.pi / 2, np.pi, 1048575.9, 1048576.0,
+                           1048577.0, 1.7e308, np.inf, -np.inf, np.nan]))
+    with np.errstate(over="ignore"):
+        x = np.concatenate(parts).astype(dtype)
+    with np.errstate(invalid="ignore"):
+        want = getattr(np, op)(x)
+    got = ck.asnumpy(getattr(ck, op)(ck.asarray(x, device=device)))
+    assert got.dtype == want.dtype
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    err = np.abs(got[ok].astype(np.float64) - want[ok]) / np.spacing(np.abs(want[ok]))
+    assert err.max() <= (1.0 if device == "cpu" else 2.0), (err.max(), x[ok][np.argmax(err)])
+    assert np.array_equal(np.signbit(got[-15:-13]), np.signbit(want[-15:-13]))   # sin(-0.0) is -0.0

@@ -591,3 +591,30 @@ def test_scan_out_of_another_dtype(device):
     assert_same(c, cn)
     ck.cumsum(c[::-1], out=c)
     assert_same(c, np.cumsum(cn[::-1]))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint16", "bool"])
+def test_argmin_argmax_across_blocks(device, dtype):
+    """The CPU finds each block's extreme, then the first place of the best:
+    the best in several blocks (the first kept), at a block's end, a NaN
+    (the first wins) after the best or before it, infinities (no NaN)."""
+    rng = np.random.default_rng(31)
+    n = 50_000
+    for case in range(6):
+        x = (rng.standard_normal(n) * 100).astype(dtype)
+        if dtype != "bool":
+            hi, lo = np.array(120, dtype=dtype), np.array(-120 if x.dtype.kind != "u" else 0, dtype=dtype)
+            for at in ((2047, 9000, 40_000), (4096,), (n - 1,), (0, 2048))[case % 4]:
+                x[at], x[n - 1 - at] = hi, lo
+        if x.dtype.kind == "f":
+            if case == 4:
+                x[[30_000, 30_005]] = np.nan
+            if case == 5:
+                x[[10, 20_000]] = [np.inf, -np.inf]
+        a = ck.asarray(x, device=device)
+        for name in ("argmax", "argmin", "max", "min"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                assert_same(getattr(ck, name)(a), getattr(np, name)(x))
+        for lo_ in (1, 3):
+            assert_same(ck.argmax(a[lo_:]), np.argmax(x[lo_:]))

@@ -362,3 +362,72 @@ def test_cov_weights(device):
         ck.cov(a, aweights=ck.ones(6, device=device))
     with pytest.raises(TypeError, match="integer"):
         ck.cov(a, fweights=ck.full(7, 1.5, device=device))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int16"])
+def test_histogram_large_and_at_the_edges(device, dtype):
+    # past the CPU's per-worker split (2 x 65536), values on the edges, NaN
+    # and infinities outside every bin; counts exact, weighted sums close
+    rng = np.random.default_rng(21)
+    n = 200_003
+    x = (rng.standard_normal(n) * 10).astype(dtype)
+    if x.dtype.kind == "f":
+        x[:4] = [np.nan, np.inf, -np.inf, 0.0]
+    fin = x[np.isfinite(x)] if x.dtype.kind == "f" else x
+    w = rng.random(n)
+    for data, bins, rg in ((fin, 10, None), (x, 7, (-3, 5)), (x, 100, (0.1, 0.9)),
+                           (x, np.array([-5.0, -1.0, 0.0, 0.0, 2.0, 30.0]), None)):
+        a = ck.asarray(data, device=device)
+        b = ck.asarray(bins, device=device) if isinstance(bins, np.ndarray) else bins
+        got, want = ck.histogram(a, bins=b, range=rg), np.histogram(data, bins=bins, range=rg)
+        assert_same(got[0], want[0])
+        assert_same(got[1], want[1], rtol=0)   # NumPy's edges, to the bit
+        ww = w[:data.size]
+        got = ck.histogram(a, bins=b, range=rg, weights=ck.asarray(ww, device=device))[0]
+        assert_same(got, np.histogram(data, bins=bins, range=rg, weights=ww)[0], rtol=1e-12)
+    for b in (3, 7, 10, 13, 100):   # every value on an edge of some bin count
+        e = np.linspace(0, 1, 1001).astype(dtype if x.dtype.kind == "f" else "float64")
+        assert_same(ck.histogram(ck.asarray(e, device=device), bins=b)[0], np.histogram(e, bins=b)[0])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_bincount_large(device, dtype):
+    rng = np.random.default_rng(22)
+    x = rng.integers(0, 300, 200_001).astype(dtype)
+    w = rng.standard_normal(x.size)
+    a = ck.asarray(x, device=device)
+    assert_same(ck.bincount(a), np.bincount(x))
+    assert_same(ck.bincount(a, minlength=400), np.bincount(x, minlength=400))
+    assert_same(ck.bincount(a, weights=ck.asarray(w, device=device)), np.bincount(x, weights=w), rtol=1e-12)
+    assert_same(ck.bincount(a, weights=ck.asarray(w.astype("float32"), device=device)),
+                np.bincount(x, weights=w.astype("float32")), rtol=1e-12)
+    assert_same(ck.bincount(ck.asarray(np.zeros(0, "int64"), device=device), weights=ck.zeros(0, device=device),
+                            minlength=3), np.bincount(np.zeros(0, "int64"), weights=np.zeros(0), minlength=3))
+    with pytest.raises(TypeError):
+        ck.bincount(ck.asarray([0.5, 1.0], device=device))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("layout", ["random", "nan", "few", "sorted", "reversed"])
+def test_median_and_partition_long_rows(device, dtype, layout):
+    # rows past the CPU's sampled-pivot threshold (2^15) and short ones;
+    # duplicates, NaNs and sorted input
+    rng = np.random.default_rng(23)
+    for n in (70_001, 40_000, 1001, 18, 3):
+        x = (rng.integers(0, 3, n) if layout == "few" else rng.standard_normal(n) * 50).astype(dtype)
+        if layout == "nan" and x.dtype.kind == "f":
+            x[rng.random(n) < 0.1] = np.nan
+        if layout in ("sorted", "reversed"):
+            x = np.sort(x)[::-1 if layout == "reversed" else 1].copy()
+        a = ck.asarray(x, device=device)
+        assert_same(ck.median(a), np.median(x))
+        srt = np.sort(x)
+        for kth in ([n // 2 - 1, n // 2, n - 1], [0, n // 3], [n // 2]):
+            p = ck.asnumpy(ck.partition(a, kth))
+            np.testing.assert_array_equal(p[kth], srt[kth])
+            for k in kth:   # smaller ones before, larger ones after
+                np.testing.assert_array_equal(np.sort(p[:k]), srt[:k])
+            np.testing.assert_array_equal(np.sort(p), srt)
+    x = rng.standard_normal((3, 40_000)).astype(dtype)
+    for axis in (0, 1, None):
+        assert_same(ck.median(ck.asarray(x, device=device), axis=axis), np.median(x, axis=axis))

@@ -282,22 +282,22 @@ def bincount(x, weights=None, minlength=0):
         raise ValueError("'minlength' must not be negative")
     n = minlength
     if x.size:
-        if _scalar(_core.min(x)) < 0:
-            raise ValueError("'list' argument must have no negative elements")
         n = _builtins.max(n, int(_scalar(_core.max(x))) + 1)
-    xi = x.astype(_core.int64)
-    edges = _core.arange(n + 1, dtype=_core.int64, device=x.device)
-    if weights is None:
-        b = _core.searchsorted(_core.sort(xi), edges)
-        return b[1:] - b[:-1]
-    w = _arr(weights, x.device).astype(_core.float64)
+    if weights is None or not x.size:   # NumPy counts nothing in int64, weights or not
+        counts = _core._histogram(x.astype(_core.int64) if not x.size else x, n)
+        # the bins leave out negative elements: a count short says there were
+        if x.size and x.dtype.kind == "i" and int(_scalar(_core.sum(counts))) != x.size:
+            raise ValueError("'list' argument must have no negative elements")
+        return counts
+    if x.dtype.kind == "i" and _scalar(_core.min(x)) < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    w = _arr(weights, x.device)
     if w.shape != x.shape:
         raise ValueError("The weights and list don't have the same length.")
-    order = _core.argsort(xi)
-    b = _core.searchsorted(_core.take(xi, order), edges)
-    cw = _core.concatenate((_core.zeros((1,), dtype=_core.float64, device=x.device),
-                            _core.cumsum(_core.take(w, order))))
-    return _core.take(cw, b[1:]) - _core.take(cw, b[:-1])
+    if w.dtype.kind == "c":   # NumPy casts weights to float64 'safe'ly: complex ones fail
+        raise TypeError("Cannot cast array data from dtype('%s') to dtype('float64') according to the rule 'safe'"
+                        % w.dtype)
+    return _core._histogram(x, n, weights=w)
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
@@ -324,17 +324,43 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
             lo, hi = 0.0, 1.0
         if not (_math.isfinite(lo) and _math.isfinite(hi)):
             raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
         et = a.dtype if a.dtype.kind in "fc" else _core.float64
-        edges = _core.linspace(lo, hi, bins + 1, dtype=et, device=a.device)
+        if range is None and a.size and a.dtype.kind == "f":
+            # NumPy's linspace of a's own min and max, in a's dtype
+            lo_a = _core.asarray(lo, dtype=et, device=a.device)
+            hi_a = _core.asarray(hi, dtype=et, device=a.device)
+            if lo == hi:
+                lo_a, hi_a = lo_a - 0.5, hi_a + 0.5
+            delta = hi_a - lo_a
+            step = delta / bins
+            y = _core.arange(bins + 1, dtype=et, device=a.device)
+            y = y * step if float(step) != 0 else y / bins * delta
+            edges = y + lo_a
+            edges[-1] = hi_a
+        else:
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            edges = _core.linspace(lo, hi, bins + 1, dtype=et, device=a.device)
+        uniform = True
     else:
+        uniform = False
         edges = _arr(bins, a.device)
         if edges.ndim != 1:
             raise ValueError("`bins` must be 1d, when an array")
         if edges.size > 1 and not bool(_core.all(edges[1:] >= edges[:-1])):
             raise ValueError("`bins` must increase monotonically, when an array")
     nb = edges.size - 1
+    if a.dtype.kind != "c" and edges.dtype.kind != "c" and (weights is None or _arr(weights, a.device).dtype.kind != "c"):
+        # one C pass: each value's bin (computed for equal widths, else
+        # searched), counts or float64 sums of weights added up
+        w = None if weights is None else _arr(weights, a.device).ravel()
+        counts = _core._histogram(a, nb, weights=w, edges=edges, uniform=uniform)
+        if w is not None:
+            counts = counts.astype(_core.result_type(w.dtype, _core.float64) if w.dtype.kind in "biu" else w.dtype)
+        if density:
+            widths = (edges[1:] - edges[:-1]).astype(_core.float64)
+            counts = counts / widths / _core.sum(counts)
+        return counts, edges
     # bin i holds edges[i] <= v < edges[i+1]; the last one holds its right edge
     idx = _core.searchsorted(edges, a, side="right") - 1
     last = _core.equal(a, edges[-1:])
@@ -531,12 +557,14 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         shape = tuple(a.shape[d] for d in _builtins.range(a.ndim) if d not in red_axes)
         r = _core.full(shape, float("nan"), dtype=_float_type(a.dtype), device=a.device)
         return _finish_reduction(r, a, red_axes, keepdims, out)
-    s = _core.sort(src, axis=ax)
     k = n // 2
-    mid = _core.take(s, _core.asarray([k] if n % 2 else [k - 1, k], device=a.device), axis=ax)
+    middle = [k] if n % 2 else [k - 1, k]
+    # a selection, not a sort: the middle (and the last, where a NaN would be)
+    s = _core.partition(src, middle + [n - 1] if a.dtype.kind in "fc" else middle, axis=ax)
+    mid = _core.take(s, _core.asarray(middle, device=a.device), axis=ax)
     r = _core.mean(mid, axis=ax)
     if a.dtype.kind in "fc":
-        # a NaN anywhere in a slice makes its median NaN (it sorted last)
+        # a NaN anywhere in a slice makes its median NaN (it is placed last)
         last = _core.take(s, _core.asarray(n - 1, device=a.device), axis=ax)
         r = _core.where(_core.isnan(last), float("nan"), r).astype(r.dtype)
     return _finish_reduction(r, a, red_axes, keepdims, out)

@@ -160,7 +160,28 @@ typedef struct ck_sort_desc {
     int64_t row_stride, elem_stride;
     int64_t *idx;
     int64_t idx_row_stride, idx_elem_stride;
+    /* partition of values (idx NULL): when kth is not NULL a backend may
+     * place only those nkth positions of each row (ascending, in [0, len))
+     * in their sorted places, smaller elements before them and larger ones
+     * after, instead of sorting the row (a full sort satisfies it too) */
+    const int64_t *kth;
+    int nkth;
 } ck_sort_desc;
+
+/* histogram / bincount: each of the n contiguous elements of x adds 1
+ * (w NULL; out int64) or its weight w[i] (out float64) to out[bin], out's
+ * nb elements zeroed by the caller.  x is int64 bin numbers when edges is
+ * NULL, else float32 or float64 values binned by ck_hist_bin (scalar_ops.h)
+ * over the nb + 1 float64 edges; bins outside [0, nb) are skipped. */
+typedef struct ck_histogram_desc {
+    ck_device dev;
+    ck_dtype type;
+    int64_t n, nb;
+    int uniform;
+    const char *x;
+    const double *w, *edges;
+    char *out;
+} ck_histogram_desc;
 
 /* searchsorted: for each of the nv contiguous elements of v, the insertion
  * point into the contiguous sorted a (na elements, NumPy's order) written
@@ -403,6 +424,7 @@ typedef struct ck_backend_iface {
     /* sorting and searching (optional) */
     ck_status (*sort)(const ck_sort_desc *d);
     ck_status (*searchsorted)(const ck_searchsorted_desc *d);
+    ck_status (*histogram)(const ck_histogram_desc *d);   /* (optional) */
     /* random fills */
     ck_status (*random)(const ck_random_desc *d);
     /* joining: all the pieces of a concatenate/stack call at once

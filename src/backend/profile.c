@@ -328,6 +328,7 @@ CK_OBS_SLOT_(nonzero, ck_nonzero_desc, "nonzero", nonzero_args)
 CK_OBS_SLOT_(compress, ck_compress_desc, d->expand ? "mask_assign" : "mask_select", compress_args)
 CK_OBS_SLOT_(sort, ck_sort_desc, d->idx ? "argsort" : "sort", sort_args)
 CK_OBS_SLOT_(searchsorted, ck_searchsorted_desc, "searchsorted", searchsorted_args)
+CK_OBS_SLOT_(histogram, ck_histogram_desc, d->edges ? "histogram" : "bincount", no_args)
 CK_OBS_SLOT_(random, ck_random_desc,
              (unsigned)d->dist < sizeof random_names_ / sizeof *random_names_ ? random_names_[d->dist] : "random",
              random_args)
@@ -451,6 +452,7 @@ const ck_backend_iface *ck_backend_decorate(int type, const ck_backend_iface *re
     CK_OBS_WRAP_(compress);
     CK_OBS_WRAP_(sort);
     CK_OBS_WRAP_(searchsorted);
+    CK_OBS_WRAP_(histogram);
     CK_OBS_WRAP_(random);
     CK_OBS_WRAP_(copy_pieces);
     CK_OBS_WRAP_(rows);

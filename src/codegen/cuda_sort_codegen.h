@@ -31,4 +31,13 @@ int ck_cuda_sort_key_bytes(ck_dtype t);
 /* The translation unit; NULL with an error on failure. */
 char *ck_cuda_sort_source(const ck_cuda_sort_spec *sp);
 
+/* The histogram module of x's dtype (int64: bincount's bins; float32,
+ * float64: values binned by scalar_ops.h's ck_hist_bin): one entry point,
+ * ck_hist(n, nb, x, edges, uniform, weights, out, priv), counts into
+ * unsigned long long or weights into double, in a block's shared memory
+ * (nb elements of 8 bytes, dynamic) when priv.  Its key is the sort
+ * family's with the top payload bit set (sort keys never have it). */
+uint64_t ck_cuda_hist_key(ck_dtype t);
+char *ck_cuda_hist_source(const ck_cuda_sort_spec *sp);
+
 #endif

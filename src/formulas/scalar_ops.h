@@ -221,6 +221,33 @@ CK_FN float ck_log1pf(float x)
     return x != x ? x : res;
 }
 
+/* The bin of v among nb bins with the nb + 1 increasing edges e (NumPy's
+ * histogram: bin i holds e[i] <= v < e[i + 1], the last one its right edge
+ * too), or -1 outside them (and for NaN).  uniform: equal widths, so the
+ * bin is computed from v's place between the ends and then corrected by
+ * the edges themselves, as NumPy's fast path does (the quotient may be an
+ * ulp off at an edge); otherwise a binary search. */
+CK_FN int64_t ck_hist_bin(double v, int64_t nb, const double *e, int uniform)
+{
+    if (!(v >= e[0] && v <= e[nb])) return -1;
+    int64_t i;
+    if (uniform) {
+        i = (int64_t)((v - e[0]) / (e[nb] - e[0]) * (double)nb);
+        i = i >= nb ? nb - 1 : i;
+        i -= (i > 0) & (v < e[i]);
+        i += (i < nb - 1) & (v >= e[i + 1]);
+    } else {
+        int64_t lo = 0, hi = nb;   /* the last edge <= v, in [0, nb] */
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (e[mid] <= v) lo = mid;
+            else hi = mid;
+        }
+        i = lo;
+    }
+    return i;
+}
+
 /* -------------------------------------------------------- integer helpers */
 CK_FN int64_t ck_floordiv_i64(int64_t a, int64_t b)
 {

@@ -65,7 +65,8 @@ static ck_status axis_restore(ck_array *out, ck_array *work, int axis, int ndim)
     return s;
 }
 
-static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int descending, int arg)
+static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int descending, int arg,
+                          const int64_t *kth, int nkth)
 {
     ck_status s = need_sort_slot(a, 0);
     if (s != CK_OK) return s;
@@ -101,6 +102,8 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
     d.data = work.data;
     d.row_stride = len * ck_array_itemsize(&work);
     d.elem_stride = ck_array_itemsize(&work);
+    d.kth = arg ? NULL : kth;
+    d.nkth = nkth;
     if (arg) {
         s = ck_array_empty(&idx, work.ndim, work.shape, CK_INT64, ck_array_device(a));
         if (s != CK_OK) { ck_array_release(&work); return s; }
@@ -123,13 +126,13 @@ static ck_status run_sort(ck_array *out, const ck_array *a, int axis, int axis_n
 ck_status ck_sort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending)
 {
     (void)stable;   /* the kernel is always stable */
-    return run_sort(out, a, axis, axis_none, descending, 0);
+    return run_sort(out, a, axis, axis_none, descending, 0, NULL, 0);
 }
 
 ck_status ck_argsort(ck_array *out, const ck_array *a, int axis, int axis_none, int stable, int descending)
 {
     (void)stable;
-    return run_sort(out, a, axis, axis_none, descending, 1);
+    return run_sort(out, a, axis, axis_none, descending, 1, NULL, 0);
 }
 
 ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int nkth, int axis, int axis_none,
@@ -149,7 +152,92 @@ ck_status ck_partition(ck_array *out, const ck_array *a, const int64_t *kth, int
     for (int i = 0; i < nkth && a->size; i++)
         if (kth[i] < -len || kth[i] >= len)
             return ck_error_set(CK_ERR_VALUE, "kth(=%lld) out of bounds (%lld)", (long long)kth[i], (long long)len);
-    return run_sort(out, a, ax, axis_none, 0, arg);
+    /* the backend may select rather than sort: it takes the positions
+     * ascending, each once */
+    enum { MAXK = 64 };
+    int64_t ks[MAXK];
+    int nk = 0;
+    for (int i = 0; i < nkth && nkth <= MAXK && a->size; i++) {
+        int64_t k = kth[i] < 0 ? kth[i] + len : kth[i];
+        int j = 0;
+        while (j < nk && ks[j] < k) j++;
+        if (j < nk && ks[j] == k) continue;
+        memmove(ks + j + 1, ks + j, (size_t)(nk - j) * sizeof *ks);
+        ks[j] = k;
+        nk++;
+    }
+    int select = nkth > 0 && nkth <= MAXK && a->size;
+    return run_sort(out, a, ax, axis_none, 0, arg, select ? ks : NULL, select ? nk : 0);
+}
+
+/* a as a C-contiguous array of dtype dt (a view when it already is one). */
+static ck_status contig_as(ck_array *out, const ck_array *a, ck_dtype dt)
+{
+    if (a->dtype == dt && (a->flags & CK_ARRAY_C_CONTIGUOUS)) {
+        ck_array_view(out, a);
+        return CK_OK;
+    }
+    return ck_array_astype(out, a, dt, 0);
+}
+
+ck_status ck_histogram(ck_array *out, const ck_array *x, const ck_array *weights, const ck_array *edges,
+                       int64_t nbins, int uniform)
+{
+    const char *what = edges ? "histogram" : "bincount";
+    ck_device dev = ck_array_device(x);
+    if (nbins < 0) return ck_error_set(CK_ERR_VALUE, "%s: %lld bins", what, (long long)nbins);
+    if (ck_dtype_is_complex(x->dtype))
+        return ck_error_set(CK_ERR_TYPE, "%s: x must be real, not %s", what, ck_dtype_get_info(x->dtype)->name);
+    if (!edges && !ck_dtype_is_integer(x->dtype) && x->dtype != CK_BOOL)
+        return ck_error_set(CK_ERR_TYPE, "Cannot cast array data from dtype('%s') to dtype('int64') according to the rule 'safe'",
+                            ck_dtype_get_info(x->dtype)->name);
+    if (edges && (edges->ndim != 1 || edges->size != nbins + 1 || nbins < 1))
+        return ck_error_set(CK_ERR_VALUE, "histogram: %lld edges for %lld bins", (long long)edges->size, (long long)nbins);
+    if (weights && weights->size != x->size)
+        return ck_error_set(CK_ERR_VALUE, "%s: %lld weights for %lld values", what, (long long)weights->size,
+                            (long long)x->size);
+    if (weights && ck_dtype_is_complex(weights->dtype))
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "%s: complex weights are not implemented", what);
+    if ((weights && !ck_device_equal(dev, ck_array_device(weights))) ||
+        (edges && !ck_device_equal(dev, ck_array_device(edges))))
+        return ck_error_set(CK_ERR_VALUE, "%s: x, weights and bins must be on one device", what);
+    const ck_backend_iface *be = ck_backend_for(dev);
+    if (!be->histogram) {
+        char name[32];
+        ck_device_str(dev, name, sizeof name);
+        return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "%s is not implemented on the %s device", what, name);
+    }
+    /* values as float32 (float16 exactly so) or float64 (NumPy bins
+     * integers as float64); bins as int64 */
+    ck_dtype xt = !edges ? CK_INT64 : (x->dtype == CK_FLOAT32 || x->dtype == CK_FLOAT16) ? CK_FLOAT32 : CK_FLOAT64;
+    ck_array xs = {0}, ws = {0}, es = {0};
+    ck_status s = ck_array_empty(out, 1, &nbins, weights ? CK_FLOAT64 : CK_INT64, dev);
+    if (s != CK_OK) return s;
+    ck_scalar zero = {.dtype = CK_INT64, .v.i = 0};
+    if ((s = ck_array_fill(out, &zero)) == CK_OK && x->size) {
+        int64_t n = x->size;
+        ck_array flat;
+        if ((s = ck_array_reshape(&flat, x, 1, &n, 0)) == CK_OK) {
+            s = contig_as(&xs, &flat, xt);
+            ck_array_release(&flat);
+        }
+        if (s == CK_OK && weights && (s = ck_array_reshape(&flat, weights, 1, &n, 0)) == CK_OK) {
+            s = contig_as(&ws, &flat, CK_FLOAT64);
+            ck_array_release(&flat);
+        }
+        if (s == CK_OK && edges) s = contig_as(&es, edges, CK_FLOAT64);
+        if (s == CK_OK) {
+            ck_histogram_desc d = {.dev = dev, .type = xt, .n = n, .nb = nbins, .uniform = uniform, .x = xs.data,
+                                   .w = weights ? (const double *)ws.data : NULL,
+                                   .edges = edges ? (const double *)es.data : NULL, .out = out->data};
+            s = be->histogram(&d);
+        }
+    }
+    if (xs.buf) ck_array_release(&xs);
+    if (ws.buf) ck_array_release(&ws);
+    if (es.buf) ck_array_release(&es);
+    if (s != CK_OK) ck_array_release(out);
+    return s;
 }
 
 ck_status ck_searchsorted(ck_array *out, const ck_array *a, const ck_array *v, int side_right,

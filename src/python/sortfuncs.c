@@ -198,6 +198,33 @@ static PyObject *f_searchsorted(PyObject *m, PyObject *args, PyObject *kw)
     return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
 }
 
+static PyObject *f_histogram(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"x", "nbins", "weights", "edges", "uniform", NULL};
+    PyObject *x_obj, *w_obj = Py_None, *e_obj = Py_None;
+    long long nbins;
+    int uniform = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OL|OOp:_histogram", kwlist, &x_obj, &nbins, &w_obj, &e_obj, &uniform))
+        return NULL;
+    PyObject *x = as_array(x_obj, ck_device_cpu(), 0);
+    if (!x) return NULL;
+    ck_device dev = ck_array_device(CK_ARR(x));
+    PyObject *w = w_obj != Py_None ? as_array(w_obj, dev, 1) : NULL;
+    PyObject *e = e_obj != Py_None ? as_array(e_obj, dev, 1) : NULL;
+    if ((w_obj != Py_None && !w) || (e_obj != Py_None && !e)) {
+        Py_DECREF(x); Py_XDECREF(w); Py_XDECREF(e);
+        return NULL;
+    }
+    ck_array out;
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_histogram(&out, CK_ARR(x), w ? CK_ARR(w) : NULL, e ? CK_ARR(e) : NULL, (int64_t)nbins, uniform);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(x); Py_XDECREF(w); Py_XDECREF(e);
+    return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
+}
+
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 
 PyMethodDef ck_py_sort_functions[] = {
@@ -206,5 +233,8 @@ PyMethodDef ck_py_sort_functions[] = {
     {"partition", CK_KW_(f_partition), "partition(a, kth, axis=-1, kind='introselect', order=None)"},
     {"argpartition", CK_KW_(f_argpartition), "argpartition(a, kth, axis=-1, kind='introselect', order=None)"},
     {"searchsorted", CK_KW_(f_searchsorted), "searchsorted(a, v, side='left', sorter=None): insertion points of v into sorted a."},
+    {"_histogram", CK_KW_(f_histogram),
+     "_histogram(x, nbins, weights=None, edges=None, uniform=False): int64 counts (float64 sums of weights) of x's "
+     "values in nbins bins: x's integers themselves (bincount) or NumPy's histogram bins of the edges."},
     {NULL, NULL, 0, NULL},
 };

@@ -46,6 +46,20 @@ int main(void)
         compile(ck_cuda_sort_source(&sp), what, ck_cuda_sort_names, ck_cuda_sort_nkernels(&sp), 0);
         nsort++;
     }
+    /* the histogram module of each dtype it takes; others fail */
+    static const char *const hist_kernels[] = {"ck_hist"};
+    static const ck_dtype hist_types[] = {CK_INT64, CK_FLOAT32, CK_FLOAT64};
+    for (size_t i = 0; i < sizeof hist_types / sizeof hist_types[0]; i++) {
+        ck_cuda_sort_spec sp = {hist_types[i]};
+        char what[64];
+        snprintf(what, sizeof what, "hist_%s", ck_dtype_get_info(hist_types[i])->name);
+        CHECK(ck_cuda_hist_key(hist_types[i]) != ck_cuda_sort_key(&sp), "%s: its key is a sort module's", what);
+        compile(ck_cuda_hist_source(&sp), what, hist_kernels, 1);
+        nsort++;
+    }
+    ck_cuda_sort_spec bad = {CK_INT32};
+    CHECK(ck_cuda_hist_source(&bad) == NULL, "an int32 histogram module must fail");
+    ck_error_clear();
     static const char *const rng_kernels[] = {"ck_rng_fill", "ck_rng_philox"};
     static const struct { int dist; ck_dtype t; int per; } fills[] = {
         {CK_RANDOM_BITS, CK_UINT32, 4},     {CK_RANDOM_BITS, CK_UINT64, 2},
@@ -83,6 +97,6 @@ int main(void)
         compile(ck_cuda_rng_source(&sp), what, heavy_kernels, 3, 1);
         nrng++;
     }
-    printf("%d sort modules, %d random fills: %d failures\n", nsort, nrng, failures);
+    printf("%d sort and histogram modules, %d random fills: %d failures\n", nsort, nrng, failures);
     return failures ? 1 : 0;
 }

@@ -395,6 +395,7 @@ const ck_backend_iface ck_backend_cpu = {
     .compress = ck_cpu_compress,
     .sort = ck_cpu_sort,
     .searchsorted = ck_cpu_searchsorted,
+    .histogram = ck_cpu_histogram,
     .random = ck_cpu_random,
     .copy_pieces = NULL,
     .rows = ck_cpu_rows,

@@ -67,9 +67,10 @@ ck_status ck_cpu_nonzero(const ck_nonzero_desc *d);
 ck_status ck_cpu_compress(const ck_compress_desc *d);
 /* cpu_random.c: Philox fills */
 ck_status ck_cpu_random(const ck_random_desc *d);
-/* cpu_sort.c: sort, argsort and searchsorted */
+/* cpu_sort.c: sort, argsort, searchsorted and histogram */
 ck_status ck_cpu_sort(const ck_sort_desc *d);
 ck_status ck_cpu_searchsorted(const ck_searchsorted_desc *d);
+ck_status ck_cpu_histogram(const ck_histogram_desc *d);
 
 /* graphs: record and replay (cpu_graph.c) */
 ck_status ck_cpu_graph_begin(ck_device dev, ck_stream s, void **impl);

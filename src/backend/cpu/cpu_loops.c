@@ -45,13 +45,22 @@ static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st) 
     char *op = args[0];                                                           \
     const char *ip = args[1];                                                     \
     int ck_bad = 0;                                                               \
+    /* float32 and float64 sin and cos leave some arguments to libm            \
+     * (cpu_scalar.h): a block at a time, while it is in cache */               \
+    const int trig = (CK_OP_##ID == CK_OP_SIN || CK_OP_##ID == CK_OP_COS) &&     \
+                     (CK_##DT == CK_FLOAT32 || CK_##DT == CK_FLOAT64);            \
     if (st[0] == (int64_t)sizeof(O) && st[1] == (int64_t)sizeof(S)) {             \
         O *o = (O *)op;                                                           \
         const S *x = (const S *)ip;                                               \
-        for (int64_t i = 0; i < n; i++) {                                         \
-            C a = (C)x[i];                                                        \
-            (void)a;                                                              \
-            o[i] = (O)(CK_X_##ID(DT, K, C, a));                                   \
+        const int64_t blk = trig ? CK_TRIG_BLOCK : n;                             \
+        for (int64_t b0 = 0; b0 < n; b0 += blk) {                                 \
+            const int64_t b1 = n - b0 < blk ? n : b0 + blk;                       \
+            for (int64_t i = b0; i < b1; i++) {                                   \
+                C a = (C)x[i];                                                    \
+                (void)a;                                                          \
+                o[i] = (O)(CK_X_##ID(DT, K, C, a));                               \
+            }                                                                     \
+            if (trig) ck_trig_fixup((char *)(o + b0), sizeof(O), b1 - b0, CK_OP_##ID == CK_OP_COS, CK_##DT == CK_FLOAT64); \
         }                                                                         \
     } else {                                                                      \
         for (int64_t i = 0; i < n; i++, op += st[0], ip += st[1]) {               \
@@ -59,10 +68,8 @@ static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st) 
             (void)a;                                                              \
             *(O *)op = (O)(CK_X_##ID(DT, K, C, a));                               \
         }                                                                         \
+        if (trig) ck_trig_fixup(args[0], st[0], n, CK_OP_##ID == CK_OP_COS, CK_##DT == CK_FLOAT64); \
     }                                                                             \
-    /* float32 sin and cos leave the largest arguments to libm (cpu_scalar.h) */ \
-    if ((CK_OP_##ID == CK_OP_SIN || CK_OP_##ID == CK_OP_COS) && CK_##DT == CK_FLOAT32) \
-        ck_trig_fixup(args[0], st[0], n, CK_OP_##ID == CK_OP_COS);              \
     return ck_bad ? ck_loop_fail_(CK_OP_##ID) : CK_OK;                            \
 }
 

@@ -477,8 +477,10 @@ CK_RED_TYPES(CK_GEN_PROD_)
 /* ===================================================== MIN, MAX, ARG... */
 
 /* The NaN-propagating extreme of a contiguous run for kinds the compiler
- * can vectorise: lanes take the plain compare-select (minps / pminsd) and a
- * NaN flag; only a run that has a NaN is looked at again, for the first. */
+ * can vectorise: lanes take the plain compare-select (minps / pminsd) and
+ * a sum of v - v, NaN once a NaN or an infinity went by (a flag made of
+ * the compare keeps GCC from vectorising the loop); only a run whose sums
+ * are NaN is looked at again, for the first NaN. */
 #define CK_VEXT_(DT, K, S, W, NAME)                                               \
 CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                          \
 {                                                                                 \
@@ -487,17 +489,16 @@ CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                        
     S r = x[0];                                                                   \
     W any = (W)CK_ISNAN_##K(r);                                                   \
     if (n >= 2 * NL) {                                                            \
-        S m[NL];                                                                  \
-        W f[NL];                                                                  \
-        for (int j = 0; j < NL; j++) { m[j] = x[j]; f[j] = (W)CK_ISNAN_##K(x[j]); } \
+        S m[NL], f[NL];                                                           \
+        for (int j = 0; j < NL; j++) { m[j] = x[j]; f[j] = (S)(x[j] - x[j]); }   \
         for (i = NL; i + NL <= n; i += NL)                                        \
             for (int j = 0; j < NL; j++) {                                        \
                 S v = x[i + j];                                                   \
                 m[j] = CK_KEEP_##NAME(K, DT, m[j], v) ? m[j] : v;                 \
-                f[j] |= (W)CK_ISNAN_##K(v);                                       \
+                f[j] = (S)(f[j] + (S)(v - v));                                    \
             }                                                                     \
         r = m[0];                                                                 \
-        for (int j = 0; j < NL; j++) { r = CK_KEEP_##NAME(K, DT, r, m[j]) ? r : m[j]; any |= f[j]; } \
+        for (int j = 0; j < NL; j++) { r = CK_KEEP_##NAME(K, DT, r, m[j]) ? r : m[j]; any |= (W)CK_ISNAN_##K(f[j]); } \
     }                                                                             \
     for (; i < n; i++) { S v = x[i]; r = CK_KEEP_##NAME(K, DT, r, v) ? r : v; any |= (W)CK_ISNAN_##K(v); } \
     if (any)                                                                      \
@@ -585,6 +586,13 @@ CK_RED_TYPES(CK_GEN_MAX_)
 
 /* argmin / argmax: the first best, and the first NaN beats everything. */
 #define CK_GEN_ARG_(DT, K, S, C, R, W, NAME, EXT)                                 \
+/* a block's extreme out of line: inlined into the block loop, GCC does not  \
+ * vectorise the lanes */                                                     \
+static CK_HOT __attribute__((noinline, unused)) S ck_blk_##NAME##_##DT(const char *p, int64_t n) \
+{                                                                                 \
+    (void)p; (void)n;                                                             \
+    return CK_HAS_VEXT_##K(S, C) ? CK_VEXT_CALL_##K(EXT, DT, S, p, n) : (S)0;     \
+}                                                                                 \
 typedef struct { C v; int64_t i; int has; } ck_st_##NAME##_##DT;                  \
 CK_STATE_FITS_(ck_st_##NAME##_##DT);                                              \
 static void ck_init_##NAME##_##DT(void *st) { ((ck_st_##NAME##_##DT *)st)->has = 0; } \
@@ -603,16 +611,19 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
     ck_st_##NAME##_##DT l;                                                        \
     l.has = 1;                                                                    \
     if (CK_HAS_VEXT_##K(S, C) && s == (int64_t)sizeof(S)) {                             \
-        /* the extreme by lanes, then the first place it (or a NaN) occurs,       \
-         * 64 at a time so that search vectorises too */                          \
+        /* the extreme of each block by lanes, the first block holding the best  \
+         * (or a NaN, which ends the search) kept, then the first place it       \
+         * occurs there: one read of the run, the block read again from cache */ \
+        enum { B = 2048 };                                                        \
         const S *x = (const S *)p;                                                \
-        S r = CK_VEXT_CALL_##K(EXT, DT, S, p, n);                                 \
+        S r = ck_blk_##NAME##_##DT(p, n < B ? n : B);                             \
         int64_t i = 0;                                                            \
-        for (; i + 64 <= n; i += 64) {                                            \
-            int hit = 0;                                                          \
-            for (int j = 0; j < 64; j++) hit |= (x[i + j] == r) | CK_ISNAN_##K(x[i + j]); \
-            if (hit) break;                                                       \
-        }                                                                         \
+        if (!CK_ISNAN_##K(r))                                                     \
+            for (int64_t b0 = B; b0 < n; b0 += B) {                               \
+                S m = ck_blk_##NAME##_##DT((const char *)(x + b0), n - b0 < B ? n - b0 : B); \
+                if (CK_ISNAN_##K(m) || CK_BETTER_##EXT(K, m, r)) { r = m; i = b0; } \
+                if (CK_ISNAN_##K(m)) break;                                       \
+            }                                                                     \
         for (; i < n - 1; i++)                                                    \
             if (x[i] == r || CK_ISNAN_##K(x[i])) break;                           \
         l.v = (C)r;                                                               \

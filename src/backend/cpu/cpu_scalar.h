@@ -133,9 +133,10 @@ CK_FN float ck_tanhf(float x)
  * rounding's bits) picking sin or cos and the sign.  Selections are by
  * bit masks so that the loop vectorises.  Infinities give NaN.  Beyond
  * CK_TRIG_BIG x comes back as itself, which cannot be a sine: the float32
- * loop then calls ck_trig_fixup on its output, which gives those elements
- * to libm (an element-wise expression cannot hold the call without
- * keeping the loop from vectorising); float16 has no such values. */
+ * loop then calls ck_trig_fixup on its output, which gives the elements
+ * above 1 in magnitude to libm (an element-wise expression cannot hold the
+ * call without keeping the loop from vectorising); float16 has no such
+ * values. */
 #define CK_TRIG_BIG 1048576.0f
 CK_FN float ck_trigf(float x, int cosine)
 {
@@ -163,16 +164,73 @@ CK_FN float ck_trigf(float x, int cosine)
     memcpy(&o, &ob, 4);
     return o;
 }
-/* The elements ck_trigf left as they were (n float32 at o, os bytes
- * apart), by libm. */
-static inline void ck_trig_fixup(char *o, int64_t os, int64_t n, int cosine)
+/* The CPU's own sin and cos of float64, vectorisable as ck_trigf: x
+ * reduced by k pi/2 as fdlibm's medium-size path does, in its second
+ * iteration's precision (pi/2 in two 33-bit parts and a tail, k below 2^20
+ * so that k times a part is exact; the reduced argument as a pair y0 +
+ * y1, good to about 118 bits), then fdlibm's kernels of sin and cos on
+ * [-pi/4, pi/4] with the pair's tail, the quadrant picking one and the
+ * sign by bit masks (under 1 ulp).  x comes back as itself, which cannot
+ * be a sine, beyond CK_TRIG64_BIG and where the reduction cancels (y0
+ * below 2^-40 for |x| > 1: no double below 2^20 comes that close): the
+ * loop's ck_trig_fixup then gives those to libm.  Infinities give NaN. */
+#define CK_TRIG64_BIG 1048576.0
+CK_FN double ck_trig(double x, int cosine)
 {
+    const double magic = 6755399441055744.0;   /* 1.5 * 2^52 */
+    const double t0 = x * 0.63661977236758134308;
+    const double t = t0 > 2097152.0 ? 2097152.0 : t0 < -2097152.0 ? -2097152.0 : t0;
+    const double k = (t + magic) - magic;
+    const double r = x - k * 1.57079632673412561417e+00;   /* exact */
+    const double w = k * 6.07710050630396597660e-11;       /* exact */
+    const double r2 = r - w;
+    const double w2 = k * 2.02226624879595063154e-21 - ((r - r2) - w);
+    const double y0 = r2 - w2, y1 = (r2 - y0) - w2;
+    const double z = y0 * y0, v = z * y0;
+    const double ps = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06 +
+                      z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)));
+    const double sn = y0 - ((z * (0.5 * y1 - v * ps) - y1) - v * -1.66666666666666324348e-01);
+    const double pc = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05 +
+                      z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+    /* fdlibm's split of 1 - z/2 above |y0| = 0.3: qx = |y0|/4 to 21 bits, or
+     * 0.28125; 0 below, where the split is the plain form */
+    const double ay = fabs(y0);
+    const double q4 = ck_f64_from_bits_(((ck_f64_bits_(ay) >> 32) - 0x00200000u) << 32);
+    const double qx = ay < 0.3 ? 0.0 : ay > 0.78125 ? 0.28125 : q4;
+    const double cs = (1.0 - qx) - ((0.5 * z - qx) - (z * pc - y0 * y1));
+    const uint64_t q = (ck_f64_bits_(t + magic) + (uint64_t)cosine) & 3, m = 0 - (q & 1);
+    const double res = ck_f64_from_bits_(((ck_f64_bits_(cs) & m) | (ck_f64_bits_(sn) & ~m)) ^ ((q & 2) << 62));
+    const double xr = (x - x) + x;   /* x, or NaN for an infinity */
+    /* (|x| > 1 rather than k != 0: a != of doubles keeps GCC from vectorising) */
+    const uint64_t big = 0 - (uint64_t)((fabs(x) > CK_TRIG64_BIG) | ((fabs(x) > 1.0) & (ay < 9.094947017729282e-13)));
+    return ck_f64_from_bits_((ck_f64_bits_(xr) & big) | (ck_f64_bits_(res) & ~big));
+}
+/* The elements ck_trigf and ck_trig left as they were (n float32 or
+ * float64 at o, os bytes apart: those above 1 in magnitude), by libm.
+ * Contiguous blocks are first looked over by a loop that vectorises. */
+#define CK_TRIG_BLOCK 1024
+static inline void ck_trig_fixup(char *o, int64_t os, int64_t n, int cosine, int dbl)
+{
+    if (os == (dbl ? 8 : 4)) {
+        int any = 0;
+        if (dbl) { const double *v = (const double *)o; for (int64_t i = 0; i < n; i++) any |= fabs(v[i]) > 1.0; }
+        else { const float *v = (const float *)o; for (int64_t i = 0; i < n; i++) any |= fabs(v[i]) > 1.0f; }
+        if (!any) return;
+    }
     for (int64_t i = 0; i < n; i++) {
-        float v;
-        memcpy(&v, o + i * os, 4);
-        if (!(fabs(v) > CK_TRIG_BIG)) continue;
-        v = cosine ? cos(v) : sin(v);
-        memcpy(o + i * os, &v, 4);
+        if (dbl) {
+            double v;
+            memcpy(&v, o + i * os, 8);
+            if (!(fabs(v) > 1.0)) continue;
+            v = cosine ? cos(v) : sin(v);
+            memcpy(o + i * os, &v, 8);
+        } else {
+            float v;
+            memcpy(&v, o + i * os, 4);
+            if (!(fabs(v) > 1.0f)) continue;
+            v = cosine ? cos(v) : sin(v);
+            memcpy(o + i * os, &v, 4);
+        }
     }
 }
 /* The CPU's own atan2 of float32 (and float16, computed in float), in
@@ -208,7 +266,7 @@ CK_FN float ck_atan2f(float y, float x)
 #define CK_X_COS(DT, K, C, a) CK_X_TRIG_##DT(a, 1, cos)
 #define CK_X_TRIG_FLOAT16(a, c, f) ck_trigf(a, c)
 #define CK_X_TRIG_FLOAT32(a, c, f) ck_trigf(a, c)
-#define CK_X_TRIG_FLOAT64(a, c, f) f(a)
+#define CK_X_TRIG_FLOAT64(a, c, f) ck_trig(a, c)
 #define CK_X_TRIG_COMPLEX64(a, c, f) CK_CFN_COMPLEX64(f, a)
 #define CK_X_TRIG_COMPLEX128(a, c, f) CK_CFN_COMPLEX128(f, a)
 

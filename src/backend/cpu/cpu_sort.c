@@ -367,13 +367,178 @@ static void sort_rows(void *vctx, int64_t begin, int64_t end, int worker)
     free(k); free(ix); free(copy);
 }
 
+/* Partition by selection (introselect): each kth position of a row gets
+ * the element a sort would put there, smaller or equal ones before it and
+ * larger or equal ones after.  NaNs are first moved to the row's end (they
+ * sort last), so the rest compares with the type's own <, which orders
+ * -0.0 and 0.0 as equal, as NumPy does.  A pivot is the median of three;
+ * past 2 log2(n) rounds without enough progress the range is heap-sorted,
+ * so the worst case stays n log n.  Complex rows take the sort. */
+#define CK_SELECT_SMALL 16
+/* Rows this long select through a sample's pivots. */
+#define CK_SELECT_SAMPLED ((int64_t)1 << 15)
+#define CK_GEN_SELECT(NAME, T)                                                                         \
+    static void sel_sift_##NAME(T *x, int64_t root, int64_t n)                                      \
+    {                                                                                               \
+        for (int64_t c; (c = 2 * root + 1) < n; root = c) {                                         \
+            if (c + 1 < n && x[c] < x[c + 1]) c++;                                                  \
+            if (!(x[root] < x[c])) break;                                                           \
+            T t = x[root]; x[root] = x[c]; x[c] = t;                                                \
+        }                                                                                           \
+    }                                                                                               \
+    static void sel_heap_##NAME(T *x, int64_t n)                                                    \
+    {                                                                                               \
+        for (int64_t i = n / 2; i-- > 0;) sel_sift_##NAME(x, i, n);                                 \
+        for (int64_t e = n - 1; e > 0; e--) {                                                       \
+            T t = x[0]; x[0] = x[e]; x[e] = t;                                                      \
+            sel_sift_##NAME(x, 0, e);                                                               \
+        }                                                                                           \
+    }                                                                                               \
+    static void sel_insertion_##NAME(T *x, int64_t n)                                               \
+    {                                                                                               \
+        for (int64_t i = 1; i < n; i++) {                                                           \
+            T v = x[i];                                                                             \
+            int64_t j = i;                                                                          \
+            for (; j > 0 && v < x[j - 1]; j--) x[j] = x[j - 1];                                     \
+            x[j] = v;                                                                               \
+        }                                                                                           \
+    }                                                                                               \
+    /* x[k] in its sorted place within [lo, hi) */                                                  \
+    static void sel_one_##NAME(T *x, int64_t lo, int64_t hi, int64_t k)                            \
+    {                                                                                               \
+        int budget = 2;                                                                             \
+        for (int64_t m = hi - lo; m > 1; m >>= 1) budget += 2;                                      \
+        while (hi - lo > CK_SELECT_SMALL) {                                                         \
+            if (k == lo || k == hi - 1) {   /* an end: one scan */                                  \
+                int64_t b = k;                                                                      \
+                if (k == lo) { for (int64_t i = lo + 1; i < hi; i++) if (x[i] < x[b]) b = i; }      \
+                else { for (int64_t i = lo; i < hi - 1; i++) if (x[b] < x[i]) b = i; }              \
+                T t = x[k]; x[k] = x[b]; x[b] = t;                                                  \
+                return;                                                                             \
+            }                                                                                       \
+            if (--budget < 0) {                                                                     \
+                sel_heap_##NAME(x + lo, hi - lo);                                                   \
+                return;                                                                             \
+            }                                                                                       \
+            int64_t mid = lo + (hi - lo) / 2;                                                       \
+            T a = x[lo], b = x[mid], c = x[hi - 1];                                                 \
+            T p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);                \
+            int64_t i = lo - 1, j = hi;                                                             \
+            for (;;) {                                                                              \
+                do i++; while (x[i] < p);                                                           \
+                do j--; while (p < x[j]);                                                           \
+                if (i >= j) break;                                                                  \
+                T t = x[i]; x[i] = x[j]; x[j] = t;                                                  \
+            }                                                                                       \
+            /* [lo, j] <= p <= [j + 1, hi) */                                                       \
+            if (k <= j) hi = j + 1;                                                                 \
+            else lo = j + 1;                                                                        \
+        }                                                                                           \
+        sel_insertion_##NAME(x + lo, hi - lo);                                                      \
+    }                                                                                               \
+    /* the kth (ascending, in [lo, hi)) of x[lo, hi) placed */                                   \
+    static void sel_range_##NAME(T *x, int64_t lo, int64_t hi, const int64_t *kth, int nkth)        \
+    {                                                                                               \
+        int64_t end = hi;                                                                           \
+        for (int64_t i = lo; i < end; i++)                                                          \
+            if (x[i] != x[i]) {   /* NaN: swapped behind the rest */                                \
+                while (end > i + 1 && x[end - 1] != x[end - 1]) end--;                              \
+                T t = x[i]; x[i] = x[--end]; x[end] = t;                                            \
+            }                                                                                       \
+        for (int q = 0; q < nkth && kth[q] < end; q++) {                                            \
+            sel_one_##NAME(x, lo, end, kth[q]);                                                     \
+            lo = kth[q] + 1;                                                                        \
+        }                                                                                           \
+    }                                                                                               \
+    /* The row in (n elements; NULL: x itself) partitioned into x.  Where the                       \
+     * inner kth lie close together (a median's), pivots p1 <= p2 bracketing                        \
+     * them are taken from a sample, and one counting read and one                                  \
+     * branch-free scatter split the row into < p1, [p1, p2] and the rest                           \
+     * (> p2 and NaN), so the selection proper runs on a small middle. */                           \
+    static void sel_row_##NAME(T *x, const T *in, int64_t n, const int64_t *kth, int nkth)          \
+    {                                                                                               \
+        enum { NS = 2048, GAP = 64 };                                                               \
+        int q0 = 0, q1 = nkth;                                                                      \
+        if (q0 < q1 && kth[q0] == 0) q0++;                                                          \
+        if (q1 > q0 && kth[q1 - 1] == n - 1) q1--;                                                  \
+        T smp[NS], p1 = 0, p2 = 0;                                                                  \
+        int sampled = in && n >= CK_SELECT_SAMPLED && q0 < q1 && kth[q1 - 1] - kth[q0] <= n / 64;   \
+        if (sampled) {                                                                              \
+            for (int64_t i = 0; i < NS; i++) smp[i] = in[i * (n / NS)];                             \
+            int64_t r[2] = {kth[q0] * NS / n - GAP, kth[q1 - 1] * NS / n + GAP}, ns = NS;           \
+            for (int64_t i = 0; i < ns; i++)                                                        \
+                if (smp[i] != smp[i]) { T t = smp[i]; smp[i--] = smp[--ns]; smp[ns] = t; }         \
+            sampled = r[0] >= 0 && r[1] < ns;                                                       \
+            if (sampled) {                                                                          \
+                sel_range_##NAME(smp, 0, ns, r, 2);                                                 \
+                p1 = smp[r[0]];                                                                     \
+                p2 = smp[r[1]];                                                                     \
+            }                                                                                       \
+        }                                                                                           \
+        if (!sampled) {                                                                             \
+            if (in) memcpy(x, in, (size_t)n * sizeof(T));                                           \
+            sel_range_##NAME(x, 0, n, kth, nkth);                                                   \
+            return;                                                                                 \
+        }                                                                                           \
+        int64_t nl = 0, nle = 0;                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                           \
+            nl += in[i] < p1;                                                                       \
+            nle += in[i] <= p2;                                                                     \
+        }                                                                                           \
+        int64_t a = 0, b = nl, c = nle;                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                           \
+            const T v = in[i];                                                                      \
+            const int64_t lt = v < p1, mid = (v <= p2) & !lt, hi = 1 - lt - mid;                    \
+            x[(a & -lt) | (b & -mid) | (c & -hi)] = v;   /* masks: no branch to mispredict */       \
+            a += lt;                                                                                \
+            b += mid;                                                                               \
+            c += hi;                                                                                \
+        }                                                                                           \
+        const int64_t cut[4] = {0, nl, nle, n};                                                     \
+        int q = 0;                                                                                  \
+        for (int g = 0; g < 3; g++) {                                                               \
+            int q2 = q;                                                                             \
+            while (q2 < nkth && kth[q2] < cut[g + 1]) q2++;                                         \
+            if (q2 > q) sel_range_##NAME(x, cut[g], cut[g + 1], kth + q, q2 - q);                  \
+            q = q2;                                                                                 \
+        }                                                                                           \
+    }
+
+#define CK_SEL_ROW_(M, ID, name, K, tchar, fmt, str, size, npnum, S, C, R, U, cus, cuc) \
+    CK_KIND_PICK_##K(CK_SEL_ROW1_, CK_SEL_ROW1_, CK_SEL_ROW1_, CK_SEL_ROW1_, CK_RAW_NONE_)(M, ID, S, _)
+#define CK_SEL_ROW1_(M, ID, S, _) M(ID, S)
+CK_DTYPES(CK_SEL_ROW_, CK_GEN_SELECT)
+
+static void select_rows(void *vctx, int64_t begin, int64_t end, int worker)
+{
+    (void)worker;
+    sort_ctx *c = vctx;
+    const ck_sort_desc *d = c->d;
+    for (int64_t r = begin; r < end; r++) {
+        char *row = d->data + r * d->row_stride;
+        const char *in = d->src ? d->src + r * d->len * c->isz : NULL;
+#define CK_SEL_CASE_(NAME, T) case CK_##NAME: sel_row_##NAME((T *)row, (const T *)in, d->len, d->kth, d->nkth); break;
+        switch (d->type) {
+        CK_DTYPES(CK_SEL_ROW_, CK_SEL_CASE_)
+        default: break;
+        }
+#undef CK_SEL_CASE_
+    }
+}
+
 ck_status ck_cpu_sort(const ck_sort_desc *d)
 {
     if (d->nrows <= 0 || d->len <= 0) return CK_OK;
-    if (d->src) memcpy(d->data, d->src, (size_t)(d->nrows * d->len) * (size_t)ck_dtype_get_info(d->type)->itemsize);
     sort_ctx c = {d, key_bytes(d->type), ck_dtype_is_complex(d->type), ck_dtype_get_info(d->type)->itemsize, CK_OK};
     /* rows of a few thousand elements each are worth a thread */
     int64_t grain = d->len >= 4096 ? 1 : 4096 / d->len;
+    if (d->kth && !d->idx && d->sort_values && !c.complex_keys && d->elem_stride == c.isz &&
+        d->row_stride == d->len * c.isz && !((uintptr_t)d->data % (uintptr_t)c.isz) &&
+        !((uintptr_t)d->src % (uintptr_t)c.isz)) {
+        ck_parallel_for(d->nrows, grain, select_rows, &c);
+        return CK_OK;
+    }
+    if (d->src) memcpy(d->data, d->src, (size_t)(d->nrows * d->len) * (size_t)c.isz);
     int raw = !d->idx && d->sort_values && !c.complex_keys &&
               !(d->elem_stride % c.isz) && !(d->row_stride % c.isz) && !((uintptr_t)d->data % (uintptr_t)c.isz);
     /* the order of non-complex rows (longer than the insertion sort's)

@@ -139,6 +139,7 @@ const ck_backend_iface ck_backend_cuda = {
     .compress = ck_cuda_compress,
     .sort = ck_cuda_sort,
     .searchsorted = ck_cuda_searchsorted,
+    .histogram = ck_cuda_histogram,
     .random = ck_cuda_random,
     .copy_pieces = ck_cuda_copy_pieces,
     .rows = ck_cuda_rows,

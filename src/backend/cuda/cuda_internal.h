@@ -100,6 +100,7 @@ ck_status ck_cuda_matmul(const ck_matmul_desc *d);
 /* sorting and searching (cuda_sort.c) */
 ck_status ck_cuda_sort(const ck_sort_desc *d);
 ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d);
+ck_status ck_cuda_histogram(const ck_histogram_desc *d);
 /* random fills (cuda_random.c) */
 ck_status ck_cuda_random(const ck_random_desc *d);
 /* the training ops (cuda_train.c, key family 0x48) */

@@ -306,6 +306,30 @@ ck_status ck_cuda_sort(const ck_sort_desc *d)
     return radix_sort(d, fns, dev, st);
 }
 
+static char *hist_source(const void *spec) { return ck_cuda_hist_source(spec); }
+
+/* A block's own histogram in shared memory where the bins fit (atomics on
+ * a few global counters would serialise), global atomics beyond. */
+#define HIST_SHARED_MAX 4096
+
+ck_status ck_cuda_histogram(const ck_histogram_desc *d)
+{
+    if (d->n <= 0 || d->nb <= 0) return CK_OK;
+    int dev = d->dev.index;
+    ck_status s = ck_cuda_use(dev);
+    if (s != CK_OK) return s;
+    ck_cuda_sort_spec sp = {d->type};
+    CUfunction f;
+    if ((s = ck_cuda_get_kernel(dev, ck_cuda_hist_key(d->type), hist_source, &sp, "ck_hist", &f)) != CK_OK) return s;
+    long long n = d->n, nb = d->nb;
+    const char *x = d->x;
+    const double *e = d->edges, *w = d->w;
+    int uniform = d->uniform, priv = d->nb <= HIST_SHARED_MAX;
+    char *out = d->out;
+    void *args[] = {&n, &nb, &x, &e, &uniform, &w, &out, &priv};
+    return ck_cuda_launch(dev, f, ck_cuda_grid_for(dev, n, 256), 256, priv ? (unsigned)(nb * 8) : 0, args);
+}
+
 ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d)
 {
     if (d->nv <= 0) return CK_OK;
