@@ -10,9 +10,10 @@ SHELL := /bin/bash
 .PHONY: demo test install check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
+	@echo "creating $(VENV) and installing what the build, the tests and the demo use (pip's lines follow)"
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6.151" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
+	$(PIP) install --progress-bar off "numpy>=1.26" "pytest>=7" "hypothesis>=6.151" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
 		"ndindex>=1.8" pytest-json-report "matplotlib>=3.5" "tqdm>=4.60" "dask[array]>=2024.1" "distributed>=2024.1" \
 		"pytest-xdist>=3"
 	touch $@
@@ -33,8 +34,8 @@ install: $(VENV)/.deps
 # then the array examples.  DEMO_ARGS=--quick for a short run.
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 DEMO_ARGS ?=
-demo: $(VENV)/.deps
-	$(PIP) install -q --no-build-isolation ".[demo]"
+# (.deps holds the demo's extras, matplotlib and tqdm)
+demo: install
 	@if [ ! -d $(FASHION_MNIST) ] && [ -z "$$CUDAKIT_DATA" ]; then \
 	    if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
 	        echo "installing Debian's dataset-fashion-mnist"; \
