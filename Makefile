@@ -4,29 +4,38 @@ PY ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 PIP := $(VPY) -m pip
-CTEST_DIR := build/ctest
 OUT ?= build/out
 
 SHELL := /bin/bash
 .PHONY: demo test install check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
+	@echo "creating $(VENV) and installing what the build, the tests and the demo use (pip's lines follow)"
 	$(PY) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "numpy>=1.26" "pytest>=7" "hypothesis>=6.151" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
-		"ndindex>=1.8" pytest-json-report "matplotlib>=3.5" "tqdm>=4.60" "dask[array]>=2024.1" "distributed>=2024.1"
+	$(PIP) install --progress-bar off "numpy>=1.26" "pytest>=7" "hypothesis>=6.151" "scikit-build-core>=0.10" "cmake>=3.18" ninja "scikit-image>=0.22" \
+		"ndindex>=1.8" pytest-json-report "matplotlib>=3.5" "tqdm>=4.60" "dask[array]>=2024.1" "distributed>=2024.1" \
+		"pytest-xdist>=3"
 	touch $@
 
+# One build tree for the package and the C tests (make test used to build
+# the core twice: pip's tree and build/ctest): CK_BUILD_TESTS=ON, as test and
+# test-c set it, adds the C test programs to pip's build; ninja's [n/N] lines
+# show what it compiles.
+PYBUILD := build/py
+CK_BUILD_TESTS ?= OFF
 install: $(VENV)/.deps
-	$(PIP) install -q --no-build-isolation --no-deps .
+	@echo "building cudakit (C core, extension$(if $(filter ON,$(CK_BUILD_TESTS)),$(comma) C tests)) in $(PYBUILD) and installing it into $(VENV)"
+	set -o pipefail; $(PIP) install -v --no-build-isolation --no-deps -C build-dir=$(PYBUILD) \
+		-C cmake.define.CK_BUILD_TESTS=$(CK_BUILD_TESTS) . 2>&1 | grep --line-buffered -E '^ *\[[0-9]+/[0-9]+\]|rror|arning|^Successfully'
 
 # The seed's MLP on Fashion-MNIST (examples/train_mlp.py; Debian's
 # dataset-fashion-mnist, installed here when missing and root with apt),
 # then the array examples.  DEMO_ARGS=--quick for a short run.
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 DEMO_ARGS ?=
-demo: $(VENV)/.deps
-	$(PIP) install -q --no-build-isolation ".[demo]"
+# (.deps holds the demo's extras, matplotlib and tqdm)
+demo: install
 	@if [ ! -d $(FASHION_MNIST) ] && [ -z "$$CUDAKIT_DATA" ]; then \
 	    if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
 	        echo "installing Debian's dataset-fashion-mnist"; \
@@ -45,20 +54,23 @@ demo: $(VENV)/.deps
 	fi
 	$(VPY) examples/demo.py
 
+comma := ,
+test test-c: CK_BUILD_TESTS = ON
 test: install check-layers test-c test-python
 
 # Every #include points down the layer order of docs/layout.md.
 check-layers:
 	$(PY) tools/check_layers.py
 
+# pytest-xdist: one worker per core (TEST_JOBS=1 runs them in this process)
+TEST_JOBS ?= $(shell nproc)
 test-python:
-	$(VPY) -m pytest tests
+	$(VPY) -m pytest tests $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS))
 
-test-c: $(VENV)/.deps
-	$(VENV)/bin/cmake -S . -B $(CTEST_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
-		-DCK_BUILD_PYTHON=OFF -DCK_BUILD_TESTS=ON > /dev/null
-	$(VENV)/bin/cmake --build $(CTEST_DIR)
-	$(VENV)/bin/ctest --test-dir $(CTEST_DIR) --output-on-failure
+# The C tests of install's build tree, as many at once as there are cores
+# (test_codegen's NVRTC batches are the long one).
+test-c: install
+	$(VENV)/bin/ctest --test-dir $(PYBUILD) --output-on-failure -j $(TEST_JOBS)
 
 # The array API standard's own test suite (a snapshot in ../shared/array-api-tests,
 # HOW-TO-RUN.md there), copied first (CI's shared/ is read-only), with a bounded

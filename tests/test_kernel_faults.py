@@ -176,12 +176,19 @@ SPIN = {
 }
 
 
+def _sigint_default():
+    # a make run in the background (nohup, a job of a non-interactive shell)
+    # ignores SIGINT, and Python leaves an ignored SIGINT ignored: the child
+    # gets the disposition of a terminal's program, as the tests mean
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(code, device="cpu", env=None, delay=1.0, timeout=60):
     """Run code in a child; once it prints STARTED, wait delay and send it SIGINT."""
     e = dict(os.environ)
     e.update(env or {})
     p = subprocess.Popen([sys.executable, "-c", PRELUDE + textwrap.dedent(code), device], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=e)
+                         stderr=subprocess.PIPE, text=True, env=e, preexec_fn=_sigint_default)
     try:
         lines = []
         while True:
