@@ -20,9 +20,10 @@ def _complex_grid(dtype):
     return np.array([complex(a, b) for a in SPECIAL for b in SPECIAL], dtype=dtype)
 
 
-def _same_parts(got, want):
+def _same_parts(got, want, zero_signs=True):
     """Equal parts: NaN where NaN is due (its sign is not specified), the
-    same infinities, the sign of a zero where both give zero; other finite
+    same infinities, the sign of a zero where both give zero (unless
+    zero_signs is False: C99 leaves some unspecified); other finite
     values to a few ulps of the operands' scale (quotients' last bits differ
     between NumPy's releases)."""
     ok = np.ones(got.shape, bool)
@@ -32,7 +33,8 @@ def _same_parts(got, want):
         with np.errstate(invalid="ignore", over="ignore"):
             both_inf = np.isinf(g) & np.isinf(w) & (g == w)
             fin = np.isfinite(g) & np.isfinite(w) & (np.abs(g - w) <= eps * np.maximum(1, np.abs(w)))
-            fin &= ~((g == 0) & (w == 0)) | (np.signbit(g) == np.signbit(w))
+            if zero_signs:
+                fin &= ~((g == 0) & (w == 0)) | (np.signbit(g) == np.signbit(w))
         ok &= (np.isnan(g) & np.isnan(w)) | both_inf | fin
     return ok
 
@@ -309,7 +311,9 @@ def test_complex_power_with_non_finite_exponents(device, dtype):
     out = ck.zeros(a.size, dtype=dtype, device=device)
     _k_pow[(a.size + 127) // 128, 128](ck.asarray(a, device=device), ck.asarray(b, device=device), out)
     for got in (ck.asnumpy(out), ck.asnumpy(ck.power(ck.asarray(a, device=device), ck.asarray(b, device=device)))):
-        ok = _same_parts(got, want)
+        # exp(-inf + nanj) is +-0 +-0j, its signs unspecified (C99 G.6.3.1):
+        # x86's 0 * inf is a NaN with its sign bit set, a GPU's without it
+        ok = _same_parts(got, want, zero_signs=False)
         assert ok.all(), [(a[i], b[i], got[i], want[i]) for i in np.nonzero(~ok)[0][:10]]
 
 

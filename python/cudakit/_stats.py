@@ -282,7 +282,10 @@ def bincount(x, weights=None, minlength=0):
         raise ValueError("'minlength' must not be negative")
     n = minlength
     if x.size:
-        n = _builtins.max(n, int(_scalar(_core.max(x))) + 1)
+        top = int(_scalar(_core.max(x)))
+        if top > 2**63 - 1:   # NumPy casts to intp: these wrap to negative
+            raise ValueError("'list' argument must have no negative elements")
+        n = _builtins.max(n, top + 1)
     if weights is None or not x.size:   # NumPy counts nothing in int64, weights or not
         counts = _core._histogram(x.astype(_core.int64) if not x.size else x, n)
         # the bins leave out negative elements: a count short says there were

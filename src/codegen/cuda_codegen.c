@@ -80,7 +80,8 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
         ck_sbuf_printf(b, "v1");
         return;
     case CK_KOP_IOTA:
-        ck_sbuf_printf(b, "CK_CVT_(F, %s, %s, (v1 + (double)i * v2))", kind_[sp->types[0]], ot);
+        /* rounded product, rounded sum (no FMA): NumPy's linspace and arange to the bit */
+        ck_sbuf_printf(b, "CK_CVT_(F, %s, %s, __dadd_rn(v1, __dmul_rn((double)i, v2)))", kind_[sp->types[0]], ot);
         return;
     case CK_OP_WHERE:
         ck_sbuf_printf(b, "(v1 ? v2 : v3)");
