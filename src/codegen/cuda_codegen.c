@@ -123,7 +123,7 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
     }
     /* ck_bad: integer power's negative-exponent flag; the GPU has no way
      * to raise, so the result is 0 as documented */
-    ck_sbuf_printf(&b, ")\n{\n    int ck_bad = 0;\n    (void)ck_bad;\n");
+    ck_sbuf_printf(&b, ")\n{\n    CK_PDL_ENTRY();\n    int ck_bad = 0;\n    (void)ck_bad;\n");
     ck_sbuf_printf(&b, "    %s i = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", idx, idx);
     ck_sbuf_printf(&b, "    const %s step = (%s)gridDim.x * blockDim.x;\n", idx, idx);
 

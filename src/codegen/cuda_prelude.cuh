@@ -20,6 +20,15 @@ typedef unsigned long long uint64_t;
 #endif
 
 #define CK_FN __device__ __forceinline__
+/* A kernel launched with ck_cuda_launch_pdl begins so: its dependents may
+ * be launched now (they wait in turn), and it waits for the kernel before
+ * it to finish and its writes to be seen.  Both are no-ops for an
+ * ordinary launch and before Hopper. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CK_PDL_ENTRY() asm volatile("griddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;" ::: "memory")
+#else
+#define CK_PDL_ENTRY() ((void)0)
+#endif
 #define CK_PI 3.14159265358979323846264338327950288
 #define CK_INFF __int_as_float(0x7f800000)
 #define CK_F32_FROM_BITS(u) __uint_as_float(u)

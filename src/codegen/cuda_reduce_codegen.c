@@ -197,6 +197,7 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
     ck_sbuf_printf(&b,
         "extern \"C\" __global__ void __launch_bounds__(256) ck_red_block(long long n_out, long long inner, long long chunk,\n"
         "        red_nd nd, const char *in, char *out, %s *partial) {\n"
+        "    CK_PDL_ENTRY();\n"
         "    __shared__ %s sm[256];\n"
         "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
         "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
@@ -233,6 +234,7 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
         ck_sbuf_printf(&b,
             "extern \"C\" __global__ void __launch_bounds__(256) ck_red_vec(long long n_out, long long inner, long long chunk,\n"
             "        red_nd nd, const char *in, char *out, %s *partial) {\n"
+            "    CK_PDL_ENTRY();\n"
             "    __shared__ %s sm[256];\n"
             "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
             "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
@@ -265,6 +267,7 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
     ck_sbuf_printf(&b,
         "extern \"C\" __global__ void __launch_bounds__(256) ck_red_thread(long long n_out, long long inner, long long chunk,\n"
         "        red_nd nd, const char *in, char *out, %s *partial) {\n"
+        "    CK_PDL_ENTRY();\n"
         "    long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
         "    if (o >= n_out) return;\n"
         "    long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"
@@ -282,6 +285,7 @@ char *ck_cuda_red_source(const ck_cuda_red_spec *s)
     /* combine the splits' partials: a block per output */
     ck_sbuf_printf(&b,
         "extern \"C\" __global__ void __launch_bounds__(256) ck_red_final(long long n_out, int splits, red_nd nd, char *out, const %s *partial) {\n"
+        "    CK_PDL_ENTRY();\n"
         "    __shared__ %s sm[256];\n"
         "    for (long long o = blockIdx.x; o < n_out; o += gridDim.x) {\n"
         "        long long ioff, ooff; ck_out_off(nd, o, ioff, ooff);\n"

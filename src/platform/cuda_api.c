@@ -96,6 +96,7 @@ void *ck_platform_open_library(const char *base, const char *const *sonames)
 /* ------------------------------------------------------------ driver */
 
 static int cu_state_;            /* 0 not tried, 1 ok, -1 failed */
+static void *cu_lib_;
 static char cu_reason_[512];
 
 void ck_platform_bind(void *lib, const char *name, void **slot, int required, const char *what, int *missing,
@@ -143,6 +144,7 @@ ck_status ck_cu_load(void)
                 } else if (ck_cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
                     snprintf(cu_reason_, sizeof cu_reason_, "the CUDA driver found no GPU");
                 } else {
+                    cu_lib_ = h;
                     ck_cu_install_launch_hooks();
                     cu_state_ = 1;
                 }
@@ -153,6 +155,8 @@ ck_status ck_cu_load(void)
     if (cu_state_ == 1) return CK_OK;
     return ck_error_set(CK_ERR_DEVICE, "%s", cu_reason_);
 }
+
+int ck_cu_has_symbol(const char *name) { return cu_state_ == 1 && cu_lib_ && dlsym(cu_lib_, name) != NULL; }
 
 ck_status ck_platform_load_once(ck_platform_once *o, int (*load)(char *reason, size_t reason_len))
 {

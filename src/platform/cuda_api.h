@@ -32,6 +32,21 @@ typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
 
+/* cuLaunchKernelEx's configuration (cuda.h's layout: the attribute's value
+ * is a 64-byte union after an 8-byte id); the one attribute we set */
+typedef struct CUlaunchAttribute {
+    int id;
+    char pad[4];
+    union { char pad[64]; int programmatic_stream_serialization; void *align_; } value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned numAttrs;
+} CUlaunchConfig;
+#define CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
+
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_VALUE 1
 #define CUDA_ERROR_OUT_OF_MEMORY 2
@@ -151,6 +166,7 @@ typedef struct CUgraphExec_st *CUgraphExec;
     X(cuLaunchKernel, 4000, 1, (CUfunction f, unsigned gx, unsigned gy, unsigned gz,         \
                                 unsigned bx, unsigned by, unsigned bz, unsigned shmem,       \
                                 CUstream s, void **params, void **extra))                    \
+    X(cuLaunchKernelEx, 11080, 0, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra)) \
     X(cuOccupancyMaxPotentialBlockSize, 6050, 0, (int *min_grid, int *block, CUfunction f,   \
                                                   size_t (*smem_of_block)(int), size_t smem, \
                                                   int limit))                                \
@@ -258,6 +274,9 @@ typedef struct ck_cu_launch_observer {
     void (*after)(void *token, const ck_cu_launch *l, CUresult r);
 } ck_cu_launch_observer;
 void ck_cu_set_launch_observer(const ck_cu_launch_observer *o);   /* NULL: none */
+int ck_cu_launch_observed(void);   /* whether there is one now */
+/* Whether the loaded driver has the symbol (an optional one of the table). */
+int ck_cu_has_symbol(const char *name);
 /* Put the hooks in place of the driver's entries of ck_cu (ck_cu_load
  * does, once; the C tests call it over their own fakes). */
 void ck_cu_install_launch_hooks(void);

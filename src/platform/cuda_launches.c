@@ -14,7 +14,9 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                             CUstream, void **);
 typedef CUresult (*getfn_fn)(CUfunction *, CUmodule, const char *);
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 static launch_fn real_launch_;
+static launch_ex_fn real_launch_ex_;
 static coop_fn real_coop_;
 static getfn_fn real_getfn_;
 /* Names a function had before it was renamed: kept for readers that may
@@ -198,6 +200,7 @@ void ck_cu_describe_launches(char *buf, size_t n)
 /* ------------------------------------------------------------- hooks */
 
 void ck_cu_set_launch_observer(const ck_cu_launch_observer *o) { __atomic_store_n(&observer_, o, __ATOMIC_RELEASE); }
+int ck_cu_launch_observed(void) { return __atomic_load_n(&observer_, __ATOMIC_ACQUIRE) != NULL; }
 
 /* A launch remembered for fault messages; the observer, when there is one. */
 static const ck_cu_launch_observer *note_(const ck_cu_launch *l)
@@ -232,6 +235,19 @@ static CUresult coop_hook(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
     return r;
 }
 
+/* cuLaunchKernelEx (programmatic dependent launches) likewise. */
+static CUresult launch_ex_hook(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    ck_cu_launch l = {f, {c->gridDimX, c->gridDimY, c->gridDimZ}, {c->blockDimX, c->blockDimY, c->blockDimZ},
+                      c->sharedMemBytes, c->hStream};
+    const ck_cu_launch_observer *o = note_(&l);
+    if (__builtin_expect(o == NULL, 1)) return real_launch_ex_(c, f, params, extra);
+    void *token = o->before(&l);
+    CUresult r = real_launch_ex_(c, f, params, extra);
+    o->after(token, &l, r);
+    return r;
+}
+
 static CUresult getfn_hook(CUfunction *f, CUmodule m, const char *name)
 {
     CUresult r = real_getfn_(f, m, name);
@@ -248,6 +264,10 @@ void ck_cu_install_launch_hooks(void)
     if (ck_cu.cuLaunchCooperativeKernel && ck_cu.cuLaunchCooperativeKernel != coop_hook) {
         real_coop_ = ck_cu.cuLaunchCooperativeKernel;
         ck_cu.cuLaunchCooperativeKernel = coop_hook;
+    }
+    if (ck_cu.cuLaunchKernelEx && ck_cu.cuLaunchKernelEx != launch_ex_hook) {
+        real_launch_ex_ = ck_cu.cuLaunchKernelEx;
+        ck_cu.cuLaunchKernelEx = launch_ex_hook;
     }
     if (ck_cu.cuModuleGetFunction != getfn_hook) {
         real_getfn_ = ck_cu.cuModuleGetFunction;

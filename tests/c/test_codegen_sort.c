@@ -54,7 +54,7 @@ int main(void)
         char what[64];
         snprintf(what, sizeof what, "hist_%s", ck_dtype_get_info(hist_types[i])->name);
         CHECK(ck_cuda_hist_key(hist_types[i]) != ck_cuda_sort_key(&sp), "%s: its key is a sort module's", what);
-        compile(ck_cuda_hist_source(&sp), what, hist_kernels, 1);
+        compile(ck_cuda_hist_source(&sp), what, hist_kernels, 1, 0);
         nsort++;
     }
     ck_cuda_sort_spec bad = {CK_INT32};

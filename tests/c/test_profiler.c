@@ -106,6 +106,15 @@ static CUresult fake_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     return CUDA_SUCCESS;
 }
 
+static unsigned fake_ex_gy_;
+static CUresult fake_launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
+{
+    (void)f; (void)params; (void)extra;
+    fake_ex_gy_ = c->gridDimY;
+    fake_launches_++;
+    return CUDA_SUCCESS;
+}
+
 static CUresult fake_getfn(CUfunction *f, CUmodule m, const char *name)
 {
     (void)m;
@@ -116,6 +125,7 @@ static CUresult fake_getfn(CUfunction *f, CUmodule m, const char *name)
 static void launch_hooks(void)
 {
     ck_cu.cuLaunchKernel = fake_launch;
+    ck_cu.cuLaunchKernelEx = fake_launch_ex;
     ck_cu.cuModuleGetFunction = fake_getfn;
     ck_cu_install_launch_hooks();
     ck_cu_install_launch_hooks();   /* twice: the hooks do not wrap themselves */
@@ -146,6 +156,17 @@ static void launch_hooks(void)
     for (int i = 0; i < 20; i++) ck_cu.cuLaunchKernel(k1, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL);
     ck_cu_describe_launches(msg, sizeof msg);
     CHECK(strlen(msg) < sizeof msg - 1, "the description fits");
+    /* a programmatic dependent launch (cuLaunchKernelEx) is remembered as well */
+    {
+        CUlaunchAttribute at = {CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, {0}, {.programmatic_stream_serialization = 1}};
+        CUlaunchConfig cfg = {9, 2, 1, 128, 1, 1, 0, s1, &at, 1};
+        int before = fake_launches_;
+        ck_cu.cuLaunchKernelEx(&cfg, k3, NULL, NULL);
+        CHECK(fake_launches_ == before + 1 && fake_ex_gy_ == 2, "the Ex hook calls the driver with the config");
+        ck_cu_describe_launches(msg, sizeof msg);
+        CHECK(strstr(msg, "on stream 0xabc000: 'cube<float>' grid (9, 2, 1) block (128, 1, 1)") != NULL,
+              "an Ex launch is remembered: %s", msg);
+    }
 
     /* while profiling, a built-in launch is a kernel record under its op */
     OK(ck_profiler_start(0));
@@ -154,6 +175,13 @@ static void launch_hooks(void)
     ck_cu.cuLaunchKernel(k2, 5, 1, 1, 256, 1, 1, 64, s1, NULL, NULL);
     ck_prof_close(op);
     ck_error_clear();   /* the fake driver's stubs (no context) said why there is no device time */
+    {   /* a cuLaunchKernelEx launch is observed as well */
+        CUlaunchConfig cfg = {3, 1, 1, 32, 1, 1, 0, s1, NULL, 0};
+        op = ck_prof_open(CK_PROF_OP, "an_ex_op", gpu);
+        ck_cu.cuLaunchKernelEx(&cfg, k1, NULL, NULL);
+        ck_prof_close(op);
+        ck_error_clear();
+    }
     OK(ck_profiler_stop());
     const ck_prof_record *r = find("the_second_kernel", 0);
     CHECK(r && r->kind == CK_PROF_KERNEL && r->parent == 0, "a kernel record under the op");
@@ -163,7 +191,11 @@ static void launch_hooks(void)
         CHECK(r->dev_us < 0, "no device time without a driver");
     }
     ck_cu.cuLaunchKernel(k2, 5, 1, 1, 256, 1, 1, 64, s1, NULL, NULL);
-    CHECK(ck_profiler_count() == 2, "off, launches are not recorded");
+    {
+        const ck_prof_record *e = find("first_kernel", 0);
+        CHECK(e && e->kind == CK_PROF_KERNEL && e->grid[0] == 3 && e->block[0] == 32, "the Ex launch's kernel record");
+    }
+    CHECK(ck_profiler_count() == 4, "off, launches are not recorded");
     ck_profiler_clear();
 }
 

@@ -30,6 +30,8 @@ static ck_status init_device(int d)
     CK_CHECK_CU(ck_cu.cuDeviceGetAttribute(&cd->max_threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, cd->dev));
     CK_CHECK_CU(ck_cu.cuDeviceGetName(cd->name, (int)sizeof cd->name, cd->dev));
     CK_CHECK_CU(ck_cu.cuDeviceTotalMem_v2(&cd->total_mem, cd->dev));
+    const char *pdl = getenv("CUDAKIT_PDL");
+    cd->pdl = cd->cc_major >= 9 && ck_cu_has_symbol("cuLaunchKernelEx") && !(pdl && !strcmp(pdl, "0"));
     pthread_mutex_init(&cd->kmu, NULL);
     cd->ready = 1;
     return CK_OK;
@@ -68,6 +70,29 @@ ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, uns
 {
     CK_CHECK_CU(ck_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, cur_stream_[d], args, NULL));
     return CK_OK;
+}
+
+ck_status ck_cuda_launch_pdl2(int d, CUfunction f, unsigned gx, unsigned gy, unsigned block, unsigned shmem,
+                              void **args)
+{
+    /* while profiling, ordinary launches: each kernel between its own
+     * events, not started early under the one before */
+    if (!ck_cuda_devices[d].pdl || ck_cu_launch_observed()) {
+        CK_CHECK_CU(ck_cu.cuLaunchKernel(f, gx, gy, 1, block, 1, 1, shmem, cur_stream_[d], args, NULL));
+        return CK_OK;
+    }
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    at.value.programmatic_stream_serialization = 1;
+    CUlaunchConfig cfg = {gx, gy, 1, block, 1, 1, shmem, cur_stream_[d], &at, 1};
+    CK_CHECK_CU(ck_cu.cuLaunchKernelEx(&cfg, f, args, NULL));
+    return CK_OK;
+}
+
+ck_status ck_cuda_launch_pdl(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args)
+{
+    return ck_cuda_launch_pdl2(d, f, grid, 1, block, shmem, args);
 }
 
 ck_status ck_cuda_synchronize(ck_device dev)

@@ -26,6 +26,7 @@ typedef struct ck_cuda_device {
     CUdevice dev;
     CUcontext ctx;
     int cc_major, cc_minor, sm_count, max_threads_per_sm;
+    int pdl;   /* programmatic dependent launch of the kernels that wait for it (ck_cuda_launch_pdl) */
     char name[256];
     size_t total_mem;
     /* compiled kernels: open addressing on the spec key, grown at 50% load */
@@ -68,6 +69,19 @@ static inline ck_status ck_cuda_get_kernel(int d, uint64_t key, char *(*make_sou
 }
 /* Launch on the current stream of device d. */
 ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args);
+/* The same for a kernel that begins with CK_PDL_ENTRY() (cuda_prelude.cuh):
+ * on a Hopper or later GPU it is launched as a programmatic dependent of
+ * the kernel before it on the stream, so its blocks are resident and
+ * waiting when that kernel ends (a captured graph of small ops: 0.89 ->
+ * 0.60 us a node on the H200, .probe/pdl.cu); elsewhere, with
+ * CUDAKIT_PDL=0, and while the profiler observes launches, an ordinary
+ * launch.  Only for kernels whose first act is the wait: one that touched
+ * memory before it would race the kernel before.  Events recorded between
+ * two such kernels may read a little early or late by the kernel's early
+ * start (the profiler turns it off for that reason). */
+ck_status ck_cuda_launch_pdl(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args);
+ck_status ck_cuda_launch_pdl2(int d, CUfunction f, unsigned gx, unsigned gy, unsigned block, unsigned shmem,
+                              void **args);   /* a grid of gx x gy blocks */
 /* Blocks for a grid-stride kernel over n work items. */
 unsigned ck_cuda_grid_for(int d, int64_t n, unsigned block);
 

@@ -167,7 +167,7 @@ static ck_status run(int d, const ck_cuda_ew_spec *sp, const ck_iter *it, const 
     } else {
         grid = ck_cuda_grid_for(d, it->size, 256);
     }
-    return ck_cuda_launch(d, f, grid, 256, 0, args);
+    return ck_cuda_launch_pdl(d, f, grid, 256, 0, args);
 }
 
 static int device_of(const ck_ew_desc *d) { return d->dev.index; }

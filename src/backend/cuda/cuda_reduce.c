@@ -95,21 +95,16 @@ ck_status ck_cuda_reduce(const ck_reduce_desc *d)
     const char *in = d->in;
     char *out = d->out;
     void *args[7] = {&n_out, &inner, &chunk, &nd, &in, &out, &partial};
-    CUstream st = ck_cuda_current_stream(dev);
-    CUresult r;
-    if (sp.thread_layout)
-        r = ck_cu.cuLaunchKernel(fmain, gx, (unsigned)splits, 1, 256, 1, 1, 0, st, args, NULL);
-    else
-        r = ck_cu.cuLaunchKernel(fmain, gx, (unsigned)splits, 1, 256, 1, 1, 0, st, args, NULL);
-    if (r == CUDA_SUCCESS && splits > 1) {
+    /* both kernels begin with CK_PDL_ENTRY (cuda_reduce_codegen.c) */
+    s = ck_cuda_launch_pdl2(dev, fmain, gx, (unsigned)splits, 256, 0, args);
+    if (s == CK_OK && splits > 1) {
         int sp32 = (int)splits;
         void *fargs[5] = {&n_out, &sp32, &nd, &out, &partial};
         unsigned fg = (unsigned)(n_out < 65535 * 8 ? n_out : 65535 * 8);
-        r = ck_cu.cuLaunchKernel(ffinal, fg, 1, 1, 256, 1, 1, 0, st, fargs, NULL);
+        s = ck_cuda_launch_pdl(dev, ffinal, fg, 256, 0, fargs);
     }
     if (partial) ck_cuda_free(d->dev, partial, psize);
-    if (r != CUDA_SUCCESS) return ck_cu_fail(r, "cuLaunchKernel (reduction)", __func__, __FILE__, __LINE__);
-    return CK_OK;
+    return s;
 }
 
 /* ------------------------------------------------------------- scans */

@@ -45,11 +45,11 @@ ck_status ck_cuda_rows(const ck_rows_desc *d)
     void *args[] = {&outer, &len, &inner, &x, &g, &out, &target, &prob, &lse, &total, &scratch, &ignore, eps, &red};
     unsigned block = 256;
     unsigned grid = ck_cuda_grid_for(dev, sp.warp ? rows * 32 : rows, block);
-    if ((s = ck_cuda_launch(dev, f[0], grid, block, 0, args)) != CK_OK) return s;
+    if ((s = ck_cuda_launch_pdl(dev, f[0], grid, block, 0, args)) != CK_OK) return s;
     if (d->op == CK_ROW_XENT && d->scratch) {
         long long nrows = rows;
         void *targs[] = {&nrows, &scratch, &out, &total, &red};
-        s = ck_cuda_launch(dev, f[1], 1, 1024, 0, targs);
+        s = ck_cuda_launch_pdl(dev, f[1], 1, 1024, 0, targs);
     }
     return s;
 }
@@ -99,7 +99,7 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
         args[12] = &lr64;
         args[13] = &b1_64;
         args[14] = &b2_64;
-        if ((s = ck_cuda_launch(dev, f, (unsigned)tab.block0[m], 256, 0, args)) != CK_OK) return s;
+        if ((s = ck_cuda_launch_pdl(dev, f, (unsigned)tab.block0[m], 256, 0, args)) != CK_OK) return s;
     }
     return CK_OK;
 }
@@ -118,7 +118,7 @@ ck_status ck_cuda_bias_act(const ck_bias_act_desc *d)
     char *y = d->y, *pre = d->pre, *out = d->out;
     const char *bias = d->bias, *g = d->g, *saved = d->saved;
     void *args[] = {&rows, &n, &y, &bias, &pre, &g, &saved, &out};
-    return ck_cuda_launch(dev, f, ck_cuda_grid_for(dev, total, 256), 256, 0, args);
+    return ck_cuda_launch_pdl(dev, f, ck_cuda_grid_for(dev, total, 256), 256, 0, args);
 }
 
 ck_status ck_cuda_scatter_add(const ck_scatter_add_desc *d)
@@ -135,5 +135,5 @@ ck_status ck_cuda_scatter_add(const ck_scatter_add_desc *d)
     const int64_t *idx = d->idx;
     const char *src = d->src;
     void *args[] = {&n, &m, &target, &idx, &src};
-    return ck_cuda_launch(dev, f, ck_cuda_grid_for(dev, m, 256), 256, 0, args);
+    return ck_cuda_launch_pdl(dev, f, ck_cuda_grid_for(dev, m, 256), 256, 0, args);
 }
