@@ -118,6 +118,7 @@ bench-gpu:
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
 	-nvcc -O2 -o build/probe_launch bench/probe_launch.cu -lcuda && build/probe_launch 2>&1 | tee $(OUT)/probe-launch.log
+	-nvcc -arch=sm_90 -O2 -o build/probe_pdl bench/probe_pdl.cu && build/probe_pdl 2>&1 | tee $(OUT)/probe-pdl.log
 	-set -o pipefail; python3 bench/bench_gpu_fft_solver.py --out $(OUT)/bench-gpu-fft-solver.md 2>&1 | tee $(OUT)/bench-gpu-fft-solver.log
 	-set -o pipefail; python3 bench/bench_gpu_kernels.py --out $(OUT)/bench-gpu-kernels.md 2>&1 | tee $(OUT)/bench-gpu-kernels.log
 	-set -o pipefail; python3 bench/bench_gpu_pykernels.py --out $(OUT)/bench-gpu-pykernels.md 2>&1 | tee $(OUT)/bench-gpu-pykernels.log

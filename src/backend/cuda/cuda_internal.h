@@ -73,7 +73,7 @@ ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, uns
  * on a Hopper or later GPU it is launched as a programmatic dependent of
  * the kernel before it on the stream, so its blocks are resident and
  * waiting when that kernel ends (a captured graph of small ops: 0.89 ->
- * 0.60 us a node on the H200, .probe/pdl.cu); elsewhere, with
+ * 0.60 us a node on the H200, bench/probe_pdl.cu); elsewhere, with
  * CUDAKIT_PDL=0, and while the profiler observes launches, an ordinary
  * launch.  Only for kernels whose first act is the wait: one that touched
  * memory before it would race the kernel before.  Events recorded between
