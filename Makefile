@@ -129,6 +129,7 @@ bench-gpu:
 	-set -o pipefail; python3 bench/bench_gpu_trainops.py --out $(OUT)/bench-gpu-trainops.md 2>&1 | tee $(OUT)/bench-gpu-trainops.log
 	-set -o pipefail; python3 bench/bench_gpu_profiler.py --out $(OUT)/bench-gpu-profiler.md $(if $(BEFORE),--before $(BEFORE)) 2>&1 | tee $(OUT)/bench-gpu-profiler.log
 	-set -o pipefail; python3 bench/bench_gpu_graphs.py --out $(OUT)/bench-gpu-graphs.md 2>&1 | tee $(OUT)/bench-gpu-graphs.log
+	-set -o pipefail; python3 bench/bench_gpu_dask.py --out $(OUT)/bench-gpu-dask.md 2>&1 | tee $(OUT)/bench-gpu-dask.log
 	-set -o pipefail; python3 bench/bench_autograd.py --device cuda 2>&1 | tee $(OUT)/bench-gpu-autograd.log
 	-set -o pipefail; python3 bench/probe_nn_step.py cuda 2>&1 | tee $(OUT)/probe-nn-step.log
 
