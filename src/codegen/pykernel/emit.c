@@ -2277,7 +2277,8 @@ static void co_emit_vector(pyk_ctx *c, pyk_func *f, pyk_node *params)
         if (!(co_vec_.role[i] & CO_WRITTEN)) continue;
         const char *pn = pyk_sym(c, params, i), *st = pyk_t_storage(f->ptypes[i]->dtype);
         if (co_vec_.role[i] & CO_READ)
-            line(c, "ck_pyk_vstore<%s, %d>(ck_p_%s + ck_q * %d, ck_l_%s);", st, w, pn, w, pn);
+            line(c, "ck_pyk_vstore<%s, %d>(ck_p_%s + ck_q * %d, ck_l_%s);   /* lanes not written: as loaded */", st, w,
+                 pn, w, pn);
         else
             line(c, "ck_pyk_vstore_lanes<%s, %d>(ck_p_%s + ck_q * %d, ck_l_%s, ck_m_%s);", st, w, pn, w, pn, pn);
     }
