@@ -17,9 +17,12 @@ CuPy's RawKernel, PyTorch's x + 1) in one run (issue 14).
   - launch with two NumPy arrays (copied in and back by both);
   - add_one on 2^28 float32 in place: GB/s (read and write), against
     PyTorch's x += 1, median of 10 between events; cudakit's coarsened
-    kernel (the default: a grid-stride loop over a wave of blocks, asking
-    L2 for the element two waves ahead), the same without those hints
-    (CUDAKIT_PYK_PREFETCH=0) and with coarsen=False (one index a thread).
+    kernel (the default: a grid-stride loop over a wave of blocks, its
+    vector path doing 4 floats a 16-byte load and store, the scalar loop
+    asking L2 for the element two waves ahead), the same without those
+    hints (CUDAKIT_PYK_PREFETCH=0), without the vector path
+    (CUDAKIT_PYK_VECTOR=0: the scalar loop alone) and with coarsen=False
+    (one index a thread).
 The goals (issue 14): first call <= 150 ms, from the disk cache <= 10 ms,
 launch <= 5 us either scalar, RawKernel <= 0.8x CuPy's, NumPy arrays <= 0.3x
 numba-cuda's, add_one >= 0.95x PyTorch's bandwidth.
@@ -213,6 +216,7 @@ def _add_one(x):
 
 add_one = cuda.jit(_add_one)                        # coarsened: a grid-stride loop, a wave of blocks
 add_one_nohint = cuda.jit(_add_one)                 # the same translated with CUDAKIT_PYK_PREFETCH=0
+add_one_scalar = cuda.jit(_add_one)                 # the same translated with CUDAKIT_PYK_VECTOR=0
 add_one_plain = cuda.jit(coarsen=False)(_add_one)   # one index a thread, n / 256 blocks
 '''
 
@@ -224,7 +228,7 @@ def add_one_bandwidth():
     with open(os.path.join(_mods, name + ".py"), "w") as f:
         f.write(ADD_ONE)
     mod = importlib.import_module(name)
-    res, nohint, plain = {}, {}, {}
+    res, nohint, plain, scalar = {}, {}, {}, {}
     x = ck.zeros(n, dtype=ck.float32)
 
     def timed(fn, new_event, elapsed, sync):
@@ -252,15 +256,22 @@ def add_one_bandwidth():
     ms = timed(lambda: mod.add_one_nohint[n // 256, 256](x), ck.cuda.Event, lambda a, b: a.elapsed_time(b), sync_ck)
     assert float(x[7]) == 34.0 and float(x[n - 1]) == 34.0
     nohint["cudakit"] = nbytes / ms / 1e6
+    os.environ["CUDAKIT_PYK_VECTOR"] = "0"
+    mod.add_one_scalar[n // 256, 256](x)
+    del os.environ["CUDAKIT_PYK_VECTOR"]
+    ms = timed(lambda: mod.add_one_scalar[n // 256, 256](x), ck.cuda.Event, lambda a, b: a.elapsed_time(b), sync_ck)
+    assert float(x[7]) == 46.0 and float(x[n - 1]) == 46.0
+    scalar["cudakit"] = nbytes / ms / 1e6
     del x
     if torch is not None:
         t = torch.zeros(n, dtype=torch.float32, device="cuda")
         ms = timed(lambda: t.add_(1), lambda: torch.cuda.Event(enable_timing=True), lambda a, b: a.elapsed_time(b),
                    torch.cuda.synchronize)
-        res["torch"] = nohint["torch"] = plain["torch"] = nbytes / ms / 1e6
+        res["torch"] = nohint["torch"] = plain["torch"] = scalar["torch"] = nbytes / ms / 1e6
         del t
     record("add_one on 2^28 float32, coarsened (torch: x += 1)", "GB/s", res, higher=True)
     record("add_one on 2^28 float32, coarsened, no L2 hints (torch: x += 1)", "GB/s", nohint, higher=True)
+    record("add_one on 2^28 float32, coarsened, no vector path (torch: x += 1)", "GB/s", scalar, higher=True)
     record("add_one on 2^28 float32, coarsen=False (torch: x += 1)", "GB/s", plain, higher=True)
 
 

@@ -35,6 +35,13 @@
  * count asked for (grid.x * block.x) and may launch fewer blocks, a wave
  * of the device: every index is still done exactly once.  The CPU form is
  * the plain one (its thread loops vectorise), the count unused.
+ *
+ * The vector path: where every access to an array is a[i] of a 1-d array
+ * parameter, i the variable assigned cuda.grid(1) once (add_one), the loop
+ * does groups of consecutive indices with one 16-byte load and store of
+ * each array a group, when the arrays at run time allow it (unit strides,
+ * 16-byte aligned, no array written sharing a byte with another), and the
+ * scalar loop the rest.
  */
 #ifndef CUDAKIT_PYKERNEL_H
 #define CUDAKIT_PYKERNEL_H
@@ -68,6 +75,7 @@ typedef struct ck_pyk_options {
     int launch_bounds;     /* 0: none; else the most threads a block (__launch_bounds__) */
     int no_coarsen;        /* never a grid-stride kernel (see thread coarsening above) */
     int no_prefetch;       /* a grid-stride kernel without its L2 hints for the next index */
+    int no_vector;         /* a grid-stride kernel without its vector path (see thread coarsening above) */
     const char *filename;  /* the Python file, for #line and messages */
 } ck_pyk_options;
 

@@ -32,7 +32,7 @@ def device(request):
 # naming it, not memory corruption that shows in a later test.  It costs
 # them about nothing (docs/kernels.md); CUDAKIT_TEST_BOUNDS=0 runs them
 # unchecked.
-BOUNDS_MODULES = {"test_kernels", "test_pykernels", "test_pyk_literature", "test_vectorize", "test_cuda_random"}
+BOUNDS_MODULES = {"test_kernels", "test_pykernels", "test_pykernel_vector", "test_pyk_literature", "test_vectorize", "test_cuda_random"}
 
 
 @pytest.fixture(autouse=True)

@@ -69,6 +69,7 @@ static PyObject *f_translate(PyObject *m, PyObject *args)
     CK_OPT_INT_("launch_bounds", launch_bounds)
     CK_OPT_INT_("no_coarsen", no_coarsen)
     CK_OPT_INT_("no_prefetch", no_prefetch)
+    CK_OPT_INT_("no_vector", no_vector)
 #undef CK_OPT_INT_
     if ((v = PyDict_GetItemString(opts, "filename")) && PyUnicode_Check(v)) o.filename = PyUnicode_AsUTF8(v);
     ck_pyk_result r;

@@ -234,6 +234,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                 "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
                 "no_coarsen": int(not self._options.get("coarsen", True)),
                 "no_prefetch": int(_os.environ.get("CUDAKIT_PYK_PREFETCH", "1") == "0"),
+                "no_vector": int(_os.environ.get("CUDAKIT_PYK_VECTOR", "1") == "0"),
                 "filename": self._source().filename}
         try:
             src, name, nparams, barrier, _, grid_sync, coarsened = _core._pyk_translate(self._tree(), list(argtypes),

@@ -83,6 +83,18 @@ static _Thread_local int rg_on_;
 static _Thread_local const char *rg_end_;
 static _Thread_local int rg_end_used_;
 
+/* A coarsened kernel's vector path (see "thread coarsening" below): the
+ * index variable, and per parameter what the body does with its element
+ * at that index, the only element of it the body touches. */
+enum { CO_READ = 1, CO_WRITTEN = 2 };
+typedef struct co_vec {
+    const char *index;        /* the variable assigned cuda.grid(1), once */
+    unsigned char *role;      /* per parameter: CO_READ | CO_WRITTEN, 0 for one not subscripted */
+    int before;               /* (co_vec_scan) in the statements before the index's assignment */
+} co_vec;
+static _Thread_local co_vec co_vec_;
+static _Thread_local const char *co_label_;   /* where a return in the coarsened loop goes */
+
 /* The C name of a Python variable. */
 static const char *cname(pyk_ctx *c, const char *py)
 {
@@ -285,6 +297,12 @@ static int arg_number(pyk_ctx *c, pyk_node *arr)
 static const char *element(pyk_ctx *c, pyk_node *sub)
 {
     pyk_node *arr = pyk_kid(sub, 0), *ix = pyk_kid(sub, 1);
+    if (c->vec_on) {   /* co_vec_scan let through no other subscript of an array */
+        const char *an = pyk_sym(c, arr, 0);
+        if (ix->kind != PK_NAME || strcmp(pyk_sym(c, ix, 0), co_vec_.index) || !pyk_var_find(c->cur, an))
+            pyk_fail(c, sub, CK_ERR_VALUE, "the vector path met a subscript it was not planned for");
+        return fmt(c, "ck_l_%s[ck_u]", an);
+    }
     const pyk_type *at = arr->type;
     const char *a = ex(c, arr);
     int simple = arr->kind == PK_NAME;
@@ -1003,6 +1021,11 @@ static void assign(pyk_ctx *c, pyk_node *target, const char *v, const pyk_type *
             const char *val = conv(c, v, t, d);
             if (d == CK_BOOL) val = fmt(c, "(uint8_t)(%s)", val);
             line(c, "%s = %s;", element(c, target), val);
+            if (c->vec_on) {
+                /* an array never read is not loaded: its lanes written are the ones stored */
+                const char *an = pyk_sym(c, pyk_kid(target, 0), 0);
+                if (co_vec_.role[pyk_var_find(c->cur, an)->param] == CO_WRITTEN) line(c, "ck_m_%s |= 1u << ck_u;", an);
+            }
         } else {
             ck_dtype d = dst->dtype;
             line(c, "ck_pyk_fill(%s, %s);", view(c, target), conv(c, v, t, d == CK_BOOL ? CK_BOOL : d));
@@ -1147,7 +1170,7 @@ static void leave(pyk_ctx *c)
 {
     pyk_func *f = c->cur;
     if (f->is_kernel && c->coarse_on) {
-        line(c, "goto ck_next_;");   /* this thread's index is done, not the loop */
+        line(c, "goto %s;", co_label_);   /* this thread's index is done, not the loop */
         co_jumped_ = 1;
     } else if (f->is_kernel && rg_on_) {
         line(c, "ck_F->ck_done = 1;");
@@ -2059,6 +2082,213 @@ static int co_eligible(pyk_ctx *c, pyk_func *f)
     return co_scan(c, pyk_list(c, f->def, 2, PK_BODY), 0, &grid1) && grid1;
 }
 
+/* Whether n, in a coarsened kernel's body, touches arrays only as a[i]:
+ * a a 1-d array parameter of elements of 1 to 16 bytes, i the index
+ * variable (co_vec_.index), besides reading a.size, a.shape, a.ndim and
+ * len(a); and never assigns i.  A bare array name anywhere else (passed
+ * to a function or an atomic, iterated, sliced, assigned) is a no.  Marks
+ * the roles of the arrays; target: n is assigned (2: and read, +=). */
+static int co_vec_scan(pyk_ctx *c, const pyk_node *n, int target)
+{
+    if (!n || n->kind == PK_ATOM) return 1;
+    pyk_func *f = c->cur;
+    switch (n->kind) {
+    case PK_NAME: {
+        const char *nm = pyk_sym(c, n, 0);
+        pyk_var *v = pyk_var_find(f, nm);
+        if (v ? v->type->k == T_ARRAY : n->type && n->type->k == T_ARRAY) return 0;
+        if (!strcmp(nm, co_vec_.index) && (target || co_vec_.before)) return 0;
+        return 1;
+    }
+    case PK_SUBSCRIPT: {
+        const pyk_node *a = pyk_kid(n, 0), *ix = pyk_kid(n, 1);
+        pyk_var *v = a->kind == PK_NAME ? pyk_var_find(f, pyk_sym(c, a, 0)) : NULL;
+        if (!v || v->type->k != T_ARRAY) break;   /* a tuple's item, a.shape[0] */
+        const pyk_type *t = v->param >= 0 ? f->ptypes[v->param] : NULL;
+        if (!t || t->k != T_ARRAY || t->ndim != 1 || !n->type || n->type->k != T_SCALAR || co_vec_.before ||
+            ix->kind != PK_NAME || strcmp(pyk_sym(c, ix, 0), co_vec_.index))
+            return 0;
+        int size = ck_dtype_get_info(t->dtype)->itemsize;
+        if (size < 1 || size > 16 || 16 % size) return 0;
+        co_vec_.role[v->param] |= target == 2 ? CO_READ | CO_WRITTEN : target ? CO_WRITTEN : CO_READ;
+        return 1;
+    }
+    case PK_ATTRIBUTE: {
+        const pyk_node *a = pyk_kid(n, 0);
+        if (a->kind != PK_NAME || !a->type || a->type->k != T_ARRAY) break;
+        const char *at = pyk_sym(c, n, 1);
+        return !strcmp(at, "size") || !strcmp(at, "shape") || !strcmp(at, "ndim");
+    }
+    case PK_CALL: {
+        const pyk_builtin *b = rg_callee(n);
+        pyk_node *args = pyk_list(c, n, 1, PK_ARGS);
+        if (b && b->id == PF_LEN && args->n == 1 && args->v[0]->kind == PK_NAME && args->v[0]->type &&
+            args->v[0]->type->k == T_ARRAY)
+            return 1;
+        break;
+    }
+    case PK_TUPLE: case PK_LIST:
+        for (int i = 0; i < n->n; i++)
+            if (!co_vec_scan(c, n->v[i], target)) return 0;
+        return 1;
+    case PK_TARGETS:
+        for (int i = 0; i < n->n; i++)
+            if (!co_vec_scan(c, n->v[i], 1)) return 0;
+        return 1;
+    case PK_AUGASSIGN:
+        return co_vec_scan(c, pyk_kid(n, 1), 2) && co_vec_scan(c, pyk_kid(n, 2), 0);
+    case PK_ANNASSIGN: case PK_FOR:
+        for (int i = 0; i < n->n; i++)
+            if (!co_vec_scan(c, n->v[i], i == 0)) return 0;
+        return 1;
+    default: break;
+    }
+    for (int i = 0; i < n->n; i++)
+        if (!co_vec_scan(c, n->v[i], 0)) return 0;
+    return 1;
+}
+
+/* Indices a group of the vector path: 16 bytes of the narrowest array
+ * touched, so a group of each array is whole 16-byte words. */
+static int co_vec_width(const pyk_func *f)
+{
+    int w = 1;
+    for (int i = 0; i < f->nparams; i++)
+        if (co_vec_.role[i]) {
+            int size = ck_dtype_get_info(f->ptypes[i]->dtype)->itemsize;
+            if (16 / size > w) w = 16 / size;
+        }
+    return w;
+}
+
+/* Whether a coarsened kernel f has a vector path, and co_vec_ its plan:
+ * its body's statements at the top, one of them `i = cuda.grid(1)`, none
+ * before it naming i, and every array access a[i] (co_vec_scan). */
+static int co_vec_plan(pyk_ctx *c, pyk_func *f)
+{
+    if (c->opt->no_vector) return 0;
+    pyk_node *body = pyk_list(c, f->def, 2, PK_BODY);
+    int at = -1;
+    for (int k = 0; k < body->n && at < 0; k++) {
+        pyk_node *s = body->v[k];
+        if (s->kind != PK_ASSIGN) continue;
+        pyk_node *ts = pyk_list(c, s, 0, PK_TARGETS), *val = pyk_kid(s, 1);
+        const pyk_builtin *b = rg_callee(val);
+        if (ts->n == 1 && ts->v[0]->kind == PK_NAME && b && b->id == PF_GRID && val->tag == 1) at = k;
+    }
+    if (at < 0) return 0;
+    co_vec_.index = pyk_sym(c, pyk_list(c, body->v[at], 0, PK_TARGETS)->v[0], 0);
+    co_vec_.role = pyk_alloc(c, (size_t)f->nparams + 1);
+    memset(co_vec_.role, 0, (size_t)f->nparams + 1);
+    const pyk_var *iv = pyk_var_find(f, co_vec_.index);
+    if (!iv || iv->param >= 0 || iv->type->k != T_SCALAR || iv->type->dtype != CK_INT64) return 0;
+    int any = 0;
+    for (int k = 0; k < body->n; k++) {
+        co_vec_.before = k < at;
+        if (k != at && !co_vec_scan(c, body->v[k], 0)) return 0;
+    }
+    co_vec_.before = 0;
+    for (int i = 0; i < f->nparams; i++) any |= co_vec_.role[i];
+    if (!any || co_vec_width(f) < 2) return 0;   /* complex128 alone: a group of one */
+    /* int8 beside complex128: 256 bytes of lanes a group, too many registers */
+    for (int i = 0; i < f->nparams; i++)
+        if (co_vec_.role[i] && co_vec_width(f) * ck_dtype_get_info(f->ptypes[i]->dtype)->itemsize > 128) return 0;
+    return 1;
+}
+
+/* One copy of a coarsened kernel's body, for the index ck_gi; label:
+ * where a return goes, after it. */
+static void co_emit_body(pyk_ctx *c, pyk_func *f, pyk_node *params, const char *label)
+{
+    line(c, "{");
+    c->indent++;
+    c->coarse_on = 1;
+    co_jumped_ = 0;
+    co_label_ = label;
+    pyk_emit_body(c, f, params, 1);
+    c->coarse_on = 0;
+    c->indent--;
+    line(c, "}");
+    if (co_jumped_) line(c, "%s:;", label);
+}
+
+/* The vector path: the indices in groups of w, a thread a group at a
+ * time, grid-stride; ck_g0 where the scalar loop takes over.  Each array
+ * read is loaded a group at a time into lanes, 16-byte accesses, before
+ * the body runs for the group's indices, and each array written stored
+ * after: the bandwidth add_one needs, which one 4-byte access at a time
+ * does not reach.  That is the scalar loop's work in another order, and
+ * nothing can tell the two apart: every access is a[i], so no other index
+ * touches element i of any array, and no array written shares a byte
+ * with another array (the run-time test, else the scalar loop does it
+ * all; k(x, x) too).  Storing back a lane the body left as loaded writes
+ * the value it holds; an array the body writes but never reads is not
+ * loaded, and only the lanes written are stored. */
+static void co_emit_vector(pyk_ctx *c, pyk_func *f, pyk_node *params)
+{
+    int w = co_vec_width(f);
+    const char *test = "";
+    for (int i = 0; i < f->nparams; i++) {
+        if (!co_vec_.role[i]) continue;
+        const char *pn = pyk_sym(c, params, i);
+        int size = ck_dtype_get_info(f->ptypes[i]->dtype)->itemsize;
+        test = fmt(c, "%s%sck_st0_%s == %d && ck_pyk_aligned16(ck_p_%s)", test, *test ? " && " : "", pn, size, pn);
+    }
+    for (int i = 0; i < f->nparams; i++)
+        for (int j = i + 1; j < f->nparams; j++) {
+            if (!co_vec_.role[i] || !co_vec_.role[j] || !((co_vec_.role[i] | co_vec_.role[j]) & CO_WRITTEN)) continue;
+            const char *a = pyk_sym(c, params, i), *b = pyk_sym(c, params, j);
+            test = fmt(c, "%s &&\n%*s    ck_pyk_apart(ck_p_%s, ck_sh0_%s * %d, ck_p_%s, ck_sh0_%s * %d)", test,
+                       4 * c->indent, "", a, a, ck_dtype_get_info(f->ptypes[i]->dtype)->itemsize, b, b,
+                       ck_dtype_get_info(f->ptypes[j]->dtype)->itemsize);
+        }
+    line(c, "/* the vector path, %d indices a group: unit strides, 16-byte aligned, no array written sharing a byte", w);
+    line(c, " * with another; every access being a[i], the groups are the scalar loop's work in another order */");
+    line(c, "if (%s) {", test);
+    c->indent++;
+    line(c, "long long ck_ng = ck_nthreads;   /* the whole groups below the count and every array's length */");
+    for (int i = 0; i < f->nparams; i++)
+        if (co_vec_.role[i]) {
+            const char *pn = pyk_sym(c, params, i);
+            line(c, "if (ck_sh0_%s < ck_ng) ck_ng = ck_sh0_%s;", pn, pn);
+        }
+    line(c, "ck_ng /= %d;", w);
+    line(c, "for (long long ck_q = ck_pyk_grid_x(); ck_q < ck_ng; ck_q += ck_gs) {");
+    c->indent++;
+    for (int i = 0; i < f->nparams; i++) {
+        if (!co_vec_.role[i]) continue;
+        const char *pn = pyk_sym(c, params, i), *st = pyk_t_storage(f->ptypes[i]->dtype);
+        line(c, "%s ck_l_%s[%d];", st, pn, w);
+        if (co_vec_.role[i] & CO_READ)
+            line(c, "ck_pyk_vload<%s, %d>(ck_l_%s, ck_p_%s + ck_q * %d);", st, w, pn, pn, w);
+        else
+            line(c, "unsigned ck_m_%s = 0;   /* the lanes written */", pn);
+    }
+    ck_sbuf_printf(&c->body, "#pragma unroll\n");
+    line(c, "for (int ck_u = 0; ck_u < %d; ck_u++) {", w);
+    c->indent++;
+    line(c, "const long long ck_gi = ck_q * %d + ck_u;", w);
+    c->vec_on = 1;
+    co_emit_body(c, f, params, "ck_vnext_");
+    c->vec_on = 0;
+    c->indent--;
+    line(c, "}");
+    for (int i = 0; i < f->nparams; i++) {
+        if (!(co_vec_.role[i] & CO_WRITTEN)) continue;
+        const char *pn = pyk_sym(c, params, i), *st = pyk_t_storage(f->ptypes[i]->dtype);
+        if (co_vec_.role[i] & CO_READ)
+            line(c, "ck_pyk_vstore<%s, %d>(ck_p_%s + ck_q * %d, ck_l_%s);   /* lanes not written: as loaded */", st, w,
+                 pn, w, pn);
+        else
+            line(c, "ck_pyk_vstore_lanes<%s, %d>(ck_p_%s + ck_q * %d, ck_l_%s, ck_m_%s);", st, w, pn, w, pn, pn);
+    }
+    c->indent--;
+    line(c, "}");
+    line(c, "ck_g0 = ck_ng * %d;", w);
+    c->indent--;
+    line(c, "}");
+}
+
 /* The GPU form of a coarsened kernel: each index of the launch asked for
  * runs the body once, as its thread would have, a grid's width apart. */
 static void co_emit_loop(pyk_ctx *c, pyk_func *f, pyk_node *params)
@@ -2077,19 +2307,17 @@ static void co_emit_loop(pyk_ctx *c, pyk_func *f, pyk_node *params)
                     hints, 4 * (c->indent + 1), "", pn, pn, pn);
     }
     line(c, "const long long ck_gs = (long long)gridDim.x * blockDim.x;");
+    const char *g0 = "";
+    if (co_vec_plan(c, f)) {
+        line(c, "long long ck_g0 = 0;   /* where the scalar loop starts: after the vector path's groups */");
+        co_emit_vector(c, f, params);
+        g0 = "ck_g0 + ";
+    }
     if (*hints) line(c, "const long long ck_ahead = 2 * ck_gs;");
-    line(c, "for (long long ck_gi = ck_pyk_grid_x(); ck_gi < ck_nthreads; ck_gi += ck_gs) {");
+    line(c, "for (long long ck_gi = %sck_pyk_grid_x(); ck_gi < ck_nthreads; ck_gi += ck_gs) {", g0);
     ck_sbuf_printf(&c->body, "%s", hints);
     c->indent++;
-    line(c, "{");
-    c->indent++;
-    c->coarse_on = 1;
-    co_jumped_ = 0;
-    pyk_emit_body(c, f, params, 1);
-    c->coarse_on = 0;
-    c->indent--;
-    line(c, "}");
-    if (co_jumped_) line(c, "ck_next_:;");
+    co_emit_body(c, f, params, "ck_next_");
     c->indent--;
     line(c, "}");
 }

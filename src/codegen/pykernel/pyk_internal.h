@@ -224,6 +224,7 @@ typedef struct pyk_ctx {
     int grid_cpu;             /* (emit.c) the kernel's CPU form runs the grid in regions (else the GPU only) */
     int coarsen;              /* (emit.c) the kernel's GPU form loops over cuda.grid(1) (a ck_nthreads parameter) */
     int coarse_on;            /* (emit.c) writing that loop's body */
+    int vec_on;               /* (emit.c) writing the body of the loop's vector path: a[i] is a lane */
     const pyk_type **types;   /* every type made, in the order made (types.c interns them) */
     int ntypes, ctypes;
     /* errors */

@@ -78,6 +78,49 @@ __device__ __forceinline__ long long ck_pyk_grid_z(void) { return (long long)blo
  * nothing a thread can observe, and never a fault, the address being
  * checked by the caller to be the array's. */
 __device__ __forceinline__ void ck_pyk_prefetch_l2(const void *p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
+/* A coarsened kernel's vector path (emit.c): W consecutive elements of an
+ * array moved as 16-byte words, p 16-byte aligned (the caller checked).
+ * The lanes are a local array the body indexes with constants once the
+ * lane loop is unrolled, so they stay in registers; memcpy, not a cast,
+ * says the same bytes are floats, halves or complexes. */
+template <typename T, int W> __device__ __forceinline__ void ck_pyk_vload(T *lanes, const T *p)
+{
+    static_assert(W * sizeof(T) % 16 == 0, "a group is whole 16-byte words");
+#pragma unroll
+    for (int k = 0; k < (int)(W * sizeof(T) / 16); k++) {
+        const uint4 w = ((const uint4 *)p)[k];
+        memcpy((char *)lanes + 16 * k, &w, 16);
+    }
+}
+template <typename T, int W> __device__ __forceinline__ void ck_pyk_vstore(T *p, const T *lanes)
+{
+#pragma unroll
+    for (int k = 0; k < (int)(W * sizeof(T) / 16); k++) {
+        uint4 w;
+        memcpy(&w, (const char *)lanes + 16 * k, 16);
+        ((uint4 *)p)[k] = w;
+    }
+}
+/* The lanes of an array the body writes but never reads: those written
+ * (bit u of m), with one vector store where that is all of them. */
+template <typename T, int W> __device__ __forceinline__ void ck_pyk_vstore_lanes(T *p, const T *lanes, unsigned m)
+{
+    if (m == (1u << W) - 1u) {
+        ck_pyk_vstore<T, W>(p, lanes);
+        return;
+    }
+#pragma unroll
+    for (int u = 0; u < W; u++)
+        if (m >> u & 1u) p[u] = lanes[u];
+}
+__device__ __forceinline__ bool ck_pyk_aligned16(const void *p) { return ((unsigned long long)p & 15u) == 0; }
+/* Whether na bytes at a and nb bytes at b share none. */
+__device__ __forceinline__ bool ck_pyk_apart(const void *a, long long na, const void *b, long long nb)
+{
+    const unsigned long long x = (unsigned long long)a, y = (unsigned long long)b;
+    return na <= 0 || nb <= 0 || x + (unsigned long long)na <= y || y + (unsigned long long)nb <= x;
+}
 #endif
 __device__ __forceinline__ int ck_pyk_laneid(void)
 {
