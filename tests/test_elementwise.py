@@ -1050,3 +1050,84 @@ def test_sin_cos_within_an_ulp_over_wide_ranges(device, op, dtype):
     err = np.abs(got[ok].astype(np.float64) - want[ok]) / np.spacing(np.abs(want[ok]))
     assert err.max() <= (1.0 if device == "cpu" else 2.0), (err.max(), x[ok][np.argmax(err)])
     assert np.array_equal(np.signbit(got[-15:-13]), np.signbit(want[-15:-13]))   # sin(-0.0) is -0.0
+
+
+# ------------------------------------------------ clip, fused and vectorised
+#
+# The float loops are a chain of selects (src/formulas/scalar_ops.h,
+# ck_clip_<T>); these check it against NumPy at lengths around the vector
+# widths and the thread split (cpu_backend.c's CK_PAR_MIN_CHEAP, 2**17),
+# with NaN, infinities and signed zeros in a and in the bounds.
+
+CLIP_SIZES = [1, 7, 8, 9, 31, 33, 4097, 2**17 - 1, 2**17, 2**17 + 5]
+
+
+def _specials_at(data, x, values):
+    """x with a few drawn positions set to drawn values of `values`."""
+    n = x.size
+    for _ in range(data.draw(st.integers(0, 4))):
+        x.flat[data.draw(st.integers(0, n - 1))] = data.draw(st.sampled_from(values))
+    return x
+
+
+def _assert_clip_same(got, want, zero_sign=True):
+    got = ck.asnumpy(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind == "f":
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        np.testing.assert_array_equal(got[ok], want[ok])
+        if zero_sign:
+            np.testing.assert_array_equal(np.signbit(got[ok]), np.signbit(want[ok]))
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@hsettings(60)
+@given(data=st.data())
+def test_clip_float_specials(device, data):
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES))
+    n = data.draw(st.sampled_from(CLIP_SIZES))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    specials = [np.nan, np.inf, -np.inf, 0.0, -0.0]
+    a = _specials_at(data, (rng.standard_normal(n) * 2).astype(dtype), specials)
+    lo = data.draw(st.sampled_from([-1.0, -0.0, 0.0, -np.inf, np.nan, 0.5]))
+    hi = data.draw(st.sampled_from([1.0, 0.0, -0.0, np.inf, np.nan, -0.5]))
+    ca = ck.asarray(a, device=device)
+    with np.errstate(invalid="ignore"):
+        # scalar bounds: NumPy keeps a on ties, so zero signs agree too
+        _assert_clip_same(ck.clip(ca, lo, hi), np.clip(a, lo, hi))
+        # array bounds, some NaN: NumPy's per-element loop there keeps the
+        # bound on a tie of zeros for float32/float64 (its scalar-bounds loop
+        # keeps a), so zero signs are not compared
+        blo = _specials_at(data, (rng.standard_normal(n) - 1).astype(dtype), specials)
+        bhi = _specials_at(data, (rng.standard_normal(n) + 1).astype(dtype), specials)
+        _assert_clip_same(ck.clip(ca, ck.asarray(blo, device=device), ck.asarray(bhi, device=device)),
+                          np.clip(a, blo, bhi), zero_sign=False)
+        # strided input and out=
+        out = ck.empty((n + 1) // 2, dtype=dtype, device=device)
+        r = ck.clip(ca[::2], lo, hi, out=out)
+        assert r is out
+        _assert_clip_same(out, np.clip(a[::2], lo, hi))
+
+
+@hsettings(40)
+@given(data=st.data())
+def test_clip_int_extremes(device, data):
+    dtype = data.draw(st.sampled_from(INT_DTYPES))
+    info = np.iinfo(dtype)
+    n = data.draw(st.sampled_from(CLIP_SIZES))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    a = _specials_at(data, rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True),
+                     [info.min, info.max, 0])
+    lo = data.draw(st.integers(int(info.min), int(info.max)))
+    hi = data.draw(st.integers(int(info.min), int(info.max)))
+    ca = ck.asarray(a, device=device)
+    _assert_clip_same(ck.clip(ca, lo, hi), np.clip(a, lo, hi))
+    blo = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    bhi = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    _assert_clip_same(ck.clip(ca, ck.asarray(blo, device=device), ck.asarray(bhi, device=device)),
+                      np.clip(a, blo, bhi))
+    out = ck.empty(n, dtype=dtype, device=device)
+    ck.clip(ca, lo, hi, out=out)
+    _assert_clip_same(out, np.clip(a, lo, hi))

@@ -633,3 +633,106 @@ def test_argmin_argmax_across_blocks(device, dtype):
                 assert_same(getattr(ck, name)(a), getattr(np, name)(x))
         for lo_ in (1, 3):
             assert_same(ck.argmax(a[lo_:]), np.argmax(x[lo_:]))
+
+
+# ------------------------------------ argmin / argmax at the CPU's seams
+#
+# The CPU folds a run a block at a time (16 KiB of values, lanes of 128
+# bytes, src/backend/cpu/cpu_reduce.c), rescans only the best block, and
+# splits runs of 2**17 values or more into leaves of 2**15 (or more) that
+# run on all cores and merge keeping the lowest index.  The positions of the
+# best values are drawn among those seams, with ties across them, NaN,
+# infinities and signed zeros.
+
+ARG_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+              "float16", "float32", "float64", "complex64", "complex128"]
+LEAF = 2**15
+
+
+def _arg_sizes(dt):
+    blk, lanes = 16384 // dt.itemsize, 128 // dt.itemsize
+    return [1, 2, lanes - 1, lanes, 2 * lanes + 1, blk - 1, blk, blk + 1, 3 * blk + 7, LEAF + 1,
+            2**17 - 1, 2**17, 2**17 + 5, 3 * LEAF + 1]
+
+
+def _seams(dt, n):
+    blk = 16384 // dt.itemsize
+    at = {0, n - 1}
+    for step in (blk, LEAF):
+        for k in range(1, 6):
+            at.update((k * step - 1, k * step, k * step + 1))
+    return sorted(i for i in at if 0 <= i < n)
+
+
+def _extremes(dt):
+    if dt.kind == "b":
+        return [True, False]
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return [info.max, info.min, info.max - 1, info.min + 1]
+    big = np.finfo(dt).max
+    if dt.kind == "c":
+        return [complex(big, 0), complex(-big, 0), complex(3, -1), complex(3, 1), complex(-3, 1)]
+    return [big, -big, np.inf, -np.inf, 0.0, -0.0]
+
+
+@hsettings(80)
+@given(data=st.data())
+def test_argmin_argmax_seams(device, data):
+    dt = np.dtype(data.draw(st.sampled_from(ARG_DTYPES)))
+    n = data.draw(st.sampled_from(_arg_sizes(dt)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    fill = data.draw(st.sampled_from(["few", "equal", "zeros"]))
+    if fill == "few":   # a few distinct values: ties everywhere
+        x = rng.integers(0 if dt.kind in "bu" else -2, 3, n).astype(dt)
+        if dt.kind == "c":
+            x = x + 1j * rng.integers(-1, 2, n).astype(dt)
+    elif fill == "equal":
+        x = np.full(n, rng.integers(0, 2), dtype=dt)
+    else:   # zeros of both signs, equal to argmin/argmax
+        x = np.where(rng.integers(0, 2, n) == 1, -0.0, 0.0).astype(dt) if dt.kind in "fc" else np.zeros(n, dt)
+    seams = _seams(dt, n)
+    for _ in range(data.draw(st.integers(0, 4))):
+        i = data.draw(st.sampled_from(seams)) if data.draw(st.booleans()) else data.draw(st.integers(0, n - 1))
+        x[i] = data.draw(st.sampled_from(_extremes(dt)))
+    if dt.kind in "fc" and data.draw(st.booleans()):
+        for _ in range(data.draw(st.integers(1, 3))):
+            i = data.draw(st.sampled_from(seams))
+            x[i] = complex(1, np.nan) if dt.kind == "c" and data.draw(st.booleans()) else np.nan
+    a = ck.asarray(x, device=device)
+    for name in ("argmax", "argmin"):
+        assert_same(getattr(ck, name)(a), np.asarray(getattr(np, name)(x)))
+        # views: reversed and every other value
+        assert_same(getattr(ck, name)(a[::-1]), np.asarray(getattr(np, name)(x[::-1])))
+        if n > 1:
+            assert_same(getattr(ck, name)(a[1::2]), np.asarray(getattr(np, name)(x[1::2])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("max", "min"):
+            assert_same(getattr(ck, name)(a), getattr(np, name)(x))
+
+
+@hsettings(60)
+@given(data=st.data())
+def test_argmin_argmax_axis_views(device, data):
+    dt = np.dtype(data.draw(st.sampled_from(ARG_DTYPES)))
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=40))
+    elems = (st.sampled_from([v for v in _extremes(dt)] + ([np.nan] if dt.kind in "fc" else []))
+             if data.draw(st.booleans()) else elements(dt, -3, 3) if dt.kind in "iuf" else None)
+    if dt.kind == "c" and elems is None:
+        elems = st.builds(complex, st.integers(-2, 2), st.integers(-2, 2))
+    a, ca = data.draw(view_of_shape(shape, dt, elems=elems, device=device))
+    axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))))
+    keepdims = data.draw(st.booleans())
+    for name in ("argmax", "argmin"):
+        assert_same(getattr(ck, name)(ca, axis=axis, keepdims=keepdims),
+                    np.asarray(getattr(np, name)(a, axis=axis, keepdims=keepdims)))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmin_argmax_empty_raise(device, name):
+    for shape, axis in (((0,), None), ((3, 0), 1), ((0, 4), 0), ((0, 4), None)):
+        with pytest.raises(ValueError):
+            getattr(ck, name)(ck.zeros(shape, device=device), axis=axis)
+    # an empty kept axis is fine: an empty result
+    assert_same(getattr(ck, name)(ck.zeros((0, 4), device=device), axis=1), np.zeros(0, dtype=np.int64))

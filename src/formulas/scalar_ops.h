@@ -61,7 +61,18 @@ CK_FN T ck_logaddexp2_##T(T a, T b) {                                    \
     if (d <= 0) return b + log1p##SUF(exp2##SUF(d)) / (T)CK_LN2;                 \
     return d;                                                                    \
 }                                                                                \
-CK_FN T ck_sign_##T(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a; }
+CK_FN T ck_sign_##T(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a; }   \
+/* clip: minimum(maximum(a, lo), hi), each keeping its first operand on ties  \
+ * and NaN (the first NaN operand wins), as a chain of plain selects: GCC    \
+ * vectorises those, not the || of the two-step form */                      \
+CK_FN T ck_clip_##T(T a, T lo, T hi) {                                           \
+    T m = a < lo ? lo : a;                                                       \
+    m = lo != lo ? lo : m;                                                       \
+    m = a != a ? a : m;                                                          \
+    T r = m > hi ? hi : m;                                                       \
+    r = hi != hi ? hi : r;                                                       \
+    return m != m ? m : r;                                                       \
+}
 CK_REAL_FNS_(float, f)
 CK_REAL_FNS_(double, )
 
@@ -696,8 +707,15 @@ CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
 
 /* ============================================================== ternary */
 /* NumPy's clip keeps a where it equals a bound (clip(-0.0, 0.0, 1.0) is
- * -0.0), and a NaN bound gives NaN: the first-wins pair, for every dtype */
-#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_MINIMUM_##K(CK_FIRST, CK_X_MAXIMUM_##K(CK_FIRST, a, lo), hi)
+ * -0.0), and a NaN bound gives NaN: the first-wins pair, for every dtype
+ * (floats through ck_clip_<C> above, the same results in vectorisable form) */
+#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_CLIP_##K(C, a, lo, hi)
+#define CK_X_CLIP_(K, a, lo, hi) CK_X_MINIMUM_##K(CK_FIRST, CK_X_MAXIMUM_##K(CK_FIRST, a, lo), hi)
+#define CK_X_CLIP_B(T, a, lo, hi) CK_X_CLIP_(B, a, lo, hi)
+#define CK_X_CLIP_I(T, a, lo, hi) CK_X_CLIP_(I, a, lo, hi)
+#define CK_X_CLIP_U(T, a, lo, hi) CK_X_CLIP_(U, a, lo, hi)
+#define CK_X_CLIP_F(T, a, lo, hi) ck_clip_##T(a, lo, hi)
+#define CK_X_CLIP_C(T, a, lo, hi) CK_X_CLIP_(C, a, lo, hi)
 
 /* ================================================================ casts */
 /* Conversion of one value from compute type CF (kind KF) to storage ST of

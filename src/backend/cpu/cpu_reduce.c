@@ -34,12 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hot kernels get an AVX2+F16C clone picked at load time on x86-64; the
- * baseline build is SSE2 only, which halves vector width.  Only loops free
- * of a*b+c patterns get it: the clone could contract those into FMAs and
- * make results depend on the machine. */
+/* Hot kernels get AVX-512 and AVX2+F16C clones picked at load time on
+ * x86-64; the baseline build is SSE2 only, which halves vector width.  Only
+ * loops free of a*b+c patterns get them: a clone could contract those into
+ * FMAs and make results depend on the machine.  (Explicit lanes keep their
+ * layout in every clone, so results do not depend on which one runs.) */
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#define CK_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define CK_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define CK_HOT
 #endif
@@ -476,31 +477,61 @@ CK_RED_TYPES(CK_GEN_PROD_)
 
 /* ===================================================== MIN, MAX, ARG... */
 
-/* The NaN-propagating extreme of a contiguous run for kinds the compiler
- * can vectorise: lanes take the plain compare-select (minps / pminsd) and
- * a sum of v - v, NaN once a NaN or an infinity went by (a flag made of
- * the compare keeps GCC from vectorising the loop); only a run whose sums
- * are NaN is looked at again, for the first NaN. */
+/* The NaN-propagating extreme of a contiguous run for kinds with vector
+ * compares: CK_LANE_BYTES of lanes as GNU vectors (GCC does not vectorise
+ * the same loop written over an array of scalars for every type: float64's
+ * came out scalar), each a compare and a select per value plus a NaN mask
+ * (v != v, folded away for the exact kinds); only a run whose mask is set is
+ * looked at again, for the first NaN.  Lane j holds values j mod NL and the
+ * lanes combine in lane order, so which of equal values wins (the sign of a
+ * zero, CK_KEEP_) is as a sequential fold over lanes would give. */
+/* Bytes of one lane vector (an AVX-512 register; two or four narrower ones
+ * in the other clones) and of all of them: four, enough to hide a compare
+ * and select's latency. */
+#define CK_VEXT_BYTES 64
+#define CK_VEXT_LANE_BYTES 256
 #define CK_VEXT_(DT, K, S, W, NAME)                                               \
-CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                          \
+CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n, const int value_only)    \
 {                                                                                 \
-    enum { NL = CK_LANE_BYTES / sizeof(S) };                                      \
+    typedef S V __attribute__((vector_size(CK_VEXT_BYTES)));                      \
+    typedef S UV __attribute__((vector_size(CK_VEXT_BYTES), aligned(sizeof(S)), may_alias)); \
+    typedef __typeof__((V){0} < (V){0}) M;                                        \
+    enum { VL = CK_VEXT_BYTES / sizeof(S), NV = CK_VEXT_LANE_BYTES / CK_VEXT_BYTES, NL = NV * VL }; \
     int64_t i = 1;                                                                \
     S r = x[0];                                                                   \
-    W any = (W)CK_ISNAN_##K(r);                                                   \
+    int any = CK_ISNAN_##K(r);                                                    \
     if (n >= 2 * NL) {                                                            \
-        S m[NL], f[NL];                                                           \
-        for (int j = 0; j < NL; j++) { m[j] = x[j]; f[j] = (S)(x[j] - x[j]); }   \
+        V m[NV];                                                                  \
+        M bad[NV];                                                                \
+        for (int k = 0; k < NV; k++) {                                            \
+            m[k] = *(const UV *)(x + k * VL);                                     \
+            bad[k] = m[k] != m[k];                                                \
+        }                                                                         \
         for (i = NL; i + NL <= n; i += NL)                                        \
-            for (int j = 0; j < NL; j++) {                                        \
-                S v = x[i + j];                                                   \
-                m[j] = CK_KEEP_##NAME(K, DT, m[j], v) ? m[j] : v;                 \
-                f[j] = (S)(f[j] + (S)(v - v));                                    \
+            for (int k = 0; k < NV; k++) {                                        \
+                V v = *(const UV *)(x + i + k * VL);                              \
+                M keep = CK_KEEP_##NAME(K, DT, m[k], v);                          \
+                m[k] = (V)((keep & (M)m[k]) | (~keep & (M)v));                    \
+                bad[k] |= v != v;                                                 \
             }                                                                     \
-        r = m[0];                                                                 \
-        for (int j = 0; j < NL; j++) { r = CK_KEEP_##NAME(K, DT, r, m[j]) ? r : m[j]; any |= (W)CK_ISNAN_##K(f[j]); } \
+        M b = bad[0];                                                             \
+        for (int k = 1; k < NV; k++) b |= bad[k];                                 \
+        for (int j = 0; j < VL; j++) any |= b[j] != 0;                            \
+        if (CK_EXACT_##K || value_only) {                                         \
+            /* equal values are equal bits (or which of them does not matter: \
+             * argmin/argmax look for the first equal one): whole vectors first */ \
+            for (int k = 1; k < NV; k++) {                                        \
+                M keep = CK_KEEP_##NAME(K, DT, m[0], m[k]);                       \
+                m[0] = (V)((keep & (M)m[0]) | (~keep & (M)m[k]));                 \
+            }                                                                     \
+            r = m[0][0];                                                          \
+            for (int j = 1; j < VL; j++) { S v = m[0][j]; r = CK_KEEP_##NAME(K, DT, r, v) ? r : v; } \
+        } else {                                                                  \
+            r = m[0][0];                                                          \
+            for (int j = 1; j < NL; j++) { S v = m[j / VL][j % VL]; r = CK_KEEP_##NAME(K, DT, r, v) ? r : v; } \
+        }                                                                         \
     }                                                                             \
-    for (; i < n; i++) { S v = x[i]; r = CK_KEEP_##NAME(K, DT, r, v) ? r : v; any |= (W)CK_ISNAN_##K(v); } \
+    for (; i < n; i++) { S v = x[i]; r = CK_KEEP_##NAME(K, DT, r, v) ? r : v; any |= CK_ISNAN_##K(v); } \
     if (any)                                                                      \
         for (i = 0; i < n; i++)                                                   \
             if (CK_ISNAN_##K(x[i])) return x[i];                                  \
@@ -508,6 +539,12 @@ CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                        
 }
 /* (float16 is not among them: with no half compare in the baseline build,
  * its vext is defined but never called) */
+/* kinds whose equal values are the same bits */
+#define CK_EXACT_B 1
+#define CK_EXACT_I 1
+#define CK_EXACT_U 1
+#define CK_EXACT_F 0
+#define CK_EXACT_C 0
 #define CK_VEXT_DEF_B CK_VEXT_
 #define CK_VEXT_DEF_I CK_VEXT_
 #define CK_VEXT_DEF_U CK_VEXT_
@@ -518,11 +555,11 @@ CK_INLINE S ck_vext_##NAME##_##DT(const S *x, int64_t n)                        
 #define CK_HAS_VEXT_U(S, C) 1
 #define CK_HAS_VEXT_F(S, C) (sizeof(S) == sizeof(C))
 #define CK_HAS_VEXT_C(S, C) 0
-#define CK_VEXT_CALL_B(NAME, DT, S, p, n) ((S)ck_vext_##NAME##_##DT((const S *)(p), n))
+#define CK_VEXT_CALL_B(NAME, DT, S, p, n, vo) ((S)ck_vext_##NAME##_##DT((const S *)(p), n, vo))
 #define CK_VEXT_CALL_I CK_VEXT_CALL_B
 #define CK_VEXT_CALL_U CK_VEXT_CALL_B
 #define CK_VEXT_CALL_F CK_VEXT_CALL_B
-#define CK_VEXT_CALL_C(NAME, DT, S, p, n) ((S)0)
+#define CK_VEXT_CALL_C(NAME, DT, S, p, n, vo) ((S)0)
 
 /* The extreme of any run, NumPy's way: stop at the first NaN. */
 #define CK_SEXT_(DT, K, S, C, NAME)                                               \
@@ -560,7 +597,7 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
     if (n <= 0) return;                                                           \
     ck_st_##NAME##_##DT l;                                                        \
     l.has = 1;                                                                    \
-    if (CK_HAS_VEXT_##K(S, C) && s == (int64_t)sizeof(S)) l.v = (C)CK_VEXT_CALL_##K(NAME, DT, S, p, n); \
+    if (CK_HAS_VEXT_##K(S, C) && s == (int64_t)sizeof(S)) l.v = (C)CK_VEXT_CALL_##K(NAME, DT, S, p, n, 0); \
     else l.v = ck_sext_##NAME##_##DT(p, n, s);                                    \
     ck_merge_##NAME##_##DT(vst, &l);                                              \
 }                                                                                 \
@@ -591,7 +628,7 @@ CK_RED_TYPES(CK_GEN_MAX_)
 static CK_HOT __attribute__((noinline, unused)) S ck_blk_##NAME##_##DT(const char *p, int64_t n) \
 {                                                                                 \
     (void)p; (void)n;                                                             \
-    return CK_HAS_VEXT_##K(S, C) ? CK_VEXT_CALL_##K(EXT, DT, S, p, n) : (S)0;     \
+    return CK_HAS_VEXT_##K(S, C) ? CK_VEXT_CALL_##K(EXT, DT, S, p, n, 1) : (S)0;  \
 }                                                                                 \
 typedef struct { C v; int64_t i; int has; } ck_st_##NAME##_##DT;                  \
 CK_STATE_FITS_(ck_st_##NAME##_##DT);                                              \
@@ -614,7 +651,7 @@ static CK_HOT void ck_run_##NAME##_##DT(void *vst, const char *p, int64_t n, int
         /* the extreme of each block by lanes, the first block holding the best  \
          * (or a NaN, which ends the search) kept, then the first place it       \
          * occurs there: one read of the run, the block read again from cache */ \
-        enum { B = 2048 };                                                        \
+        enum { B = 16384 / sizeof(S) };   /* bytes of a block: in L1 for the rescan */ \
         const S *x = (const S *)p;                                                \
         S r = ck_blk_##NAME##_##DT(p, n < B ? n : B);                             \
         int64_t i = 0;                                                            \
