@@ -43,6 +43,22 @@ def test_capturable_matches_formula(device, cfg):
     assert opt.param_groups[0]["capturable"] is True
 
 
+def test_capturable_count_survives_a_new_gradient(device):
+    """A parameter that gets its first gradient later joins the group's
+    count, which goes on from where it was (one count a group, as the host
+    count of capturable=False; PyTorch keeps one a parameter, which differs
+    only for such a late parameter)."""
+    p0, grads, params = _setup(device)
+    opt = optim.Adam(params, capturable=True)
+    params[0].grad = None
+    params[1].grad = ck.asarray(grads[0][1], device=device)
+    opt.step()
+    opt.step()
+    _run(opt, params, grads[:1], device)
+    assert float(opt.state[params[0]]["step"]) == 3
+    assert opt.state[params[0]]["step"] is opt.state[params[1]]["step"]
+
+
 def test_capturable_state_dict_round_trip(device, tmp_path):
     p0, grads, params = _setup(device)
     opt = optim.Adam(params, lr=0.01, capturable=True)

@@ -294,9 +294,9 @@ class Adam(Optimizer):
         capturable = group.get("capturable", False)
         if capturable:
             # one count on the device for the group (PyTorch keeps one a
-            # parameter, all equal): the first parameter's when it has one
-            st0 = self.state.get(params[0])
-            step = None if st0 is None else st0.get("step")
+            # parameter, all equal): the first one a parameter has already
+            step = next((st["step"] for st in (self.state.get(p) for p in params)
+                         if st is not None and "step" in st), None)
             if not (isinstance(step, _core.ndarray) and step.ndim == 0 and step.device == params[0].device):
                 step = _core.full((), float(step or 0), dtype=_core.float32, device=params[0].device)
         for p in params:
