@@ -158,8 +158,8 @@ def test_replays_of_a_captured_step_equal_eager_steps(device, kind, cls):
         g.replay()
         losses.append(float(loss))
     assert float(opt.state[ps[0]]["step"]) == warm + k
-    for p, w in zip(ps, want):
-        np.testing.assert_allclose(ck.asnumpy(p), w, rtol=2e-6, atol=1e-7)
+    for p, w in zip(ps, want):      # the same kernels in the same order (float32; cuBLAS may pick others in a graph)
+        np.testing.assert_allclose(ck.asnumpy(p), w, rtol=1e-5, atol=1e-6)
     assert all(np.isfinite(losses))
 
 
