@@ -292,7 +292,8 @@ typedef struct ck_optim_desc {
     ck_device dev;
     ck_dtype type;
     ck_optim_hparams h;
-    const double *step_ptr;   /* h.step_array's value as float64 on dev, or NULL: h.step */
+    const void *step_ptr;     /* h.step_array's value on dev, float64 (float32 when step_f32), or NULL: h.step */
+    int step_f32;
     int ntensors;
     const ck_optim_tensor *t;
 } ck_optim_desc;
