@@ -36,9 +36,23 @@ static ck_status host_gemm(ck_array *out, const ck_array *a, const ck_array *b)
     Py_XDECREF(pa);
     Py_XDECREF(pb);
     if (!r || !CkArray_Check(r)) {
+        /* the product's own reason (a graph capture refuses it, for one) */
+#if PY_VERSION_HEX >= 0x030C0000
+        PyObject *exc = PyErr_GetRaisedException();
+#else
+        PyObject *et, *exc, *tb;
+        PyErr_Fetch(&et, &exc, &tb);
+        PyErr_NormalizeException(&et, &exc, &tb);
+        Py_XDECREF(et);
+        Py_XDECREF(tb);
+#endif
+        PyObject *msg = exc ? PyObject_Str(exc) : NULL;
+        const char *m = msg ? PyUnicode_AsUTF8(msg) : NULL;
+        s = ck_error_set(CK_ERR_RUNTIME, "linear: the CPU product failed: %s", m ? m : "not an array");
+        Py_XDECREF(msg);
+        Py_XDECREF(exc);
         Py_XDECREF(r);
         PyErr_Clear();
-        s = ck_error_set(CK_ERR_RUNTIME, "linear: the CPU product failed");
         goto out;
     }
     ck_array_view(out, CK_ARR(r));
