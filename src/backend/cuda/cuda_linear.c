@@ -209,7 +209,15 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
     }
     const int dbl = d->type == CK_FLOAT64;
     const void *one = dbl ? (const void *)&d1 : (const void *)&f1, *zero = dbl ? (const void *)&d0 : (const void *)&f0;
-    CK_CHECK_CUBLAS(ck_cublas.cublasLtMatmul(h, p->desc, one, d->b, p->la, d->a, p->lb, zero, d->d, p->ld, d->d,
-                                             p->ld, &p->algo, ws, wsz, ck_cuda_current_stream(dev)));
+    cublasStatus_t r = ck_cublas.cublasLtMatmul(h, p->desc, one, d->b, p->la, d->a, p->lb, zero, d->d, p->ld, d->d,
+                                                p->ld, &p->algo, ws, wsz, ck_cuda_current_stream(dev));
+    if (r == CUBLAS_STATUS_NOT_SUPPORTED) {
+        /* refused before any work (an algorithm the heuristic offered but the
+         * call's checks do not take): composed from now on */
+        p->ok = 0;
+        ck_error_clear();
+        return no_plan();
+    }
+    if (r != CUBLAS_STATUS_SUCCESS) return ck_cublas_fail(r, "cublasLtMatmul", __func__, __FILE__, __LINE__);
     return CK_OK;
 }
