@@ -276,10 +276,10 @@ def test_cpu_capture_refuses_the_product():
 
 def test_captured_training_step_replays(device):
     """Forward, backward and Adam of a fused MLP captured once and replayed
-    against the same steps run eagerly.  (GPU only: a CPU graph records
-    neither NumPy's products nor the training ops' loops.)"""
+    against the same steps run eagerly.  (GPU only: the CPU's product is
+    NumPy's, which a CPU graph does not record: test_cpu_capture_refuses_the_product.)"""
     if device == "cpu":
-        pytest.skip("CPU graphs do not record matmul, softmax cross-entropy or Adam")
+        pytest.skip("the CPU's product (NumPy's) is refused in a CPU graph capture")
     rng = np.random.default_rng(9)
     xs = [rng.uniform(-1, 1, (8, 12)).astype(np.float32) for _ in range(4)]
     ts = [rng.integers(0, 3, 8) for _ in range(4)]
