@@ -581,6 +581,11 @@ def _nll_2d(logp, t, weight, ignore_index, reduction, rest, smoothing=0.0):
 _warned_probabilities = False
 
 
+def _capturing(x):
+    """Whether a graph is being captured on x's device (by this thread)."""
+    return bool(_core._graph_capturing(x.device))
+
+
 def _check_logits(x):
     """Warn once when the rows given as logits already look like
     probabilities: non-negative and summing to 1, as a model ending in

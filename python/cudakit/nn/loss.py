@@ -34,7 +34,10 @@ class CrossEntropyLoss(_WeightedLoss):
         self.__dict__["_checked"] = False
 
     def forward(self, input, target):
-        if not self._checked:
+        # the first call's checks read the device: not while a graph is
+        # being captured (a replay could not repeat them); the first call
+        # outside a capture makes them
+        if not self._checked and not F._capturing(input):
             self.__dict__["_checked"] = True
             F._check_logits(input)
             F._check_targets(input, target, self.ignore_index)
