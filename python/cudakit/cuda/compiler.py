@@ -212,7 +212,9 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
 
     def _compile_options(self):
         o = self._options
-        opts = []
+        # what a translated kernel uses is in its own preludes: none of the CUDA
+        # runtime's device API NVRTC declares by default (a fifth less compile)
+        opts = ["--minimal"]
         if o.get("fastmath"):
             opts.append("-use_fast_math")
         if o.get("lineinfo"):
