@@ -143,6 +143,9 @@ typedef struct ck_cubin {
     double compile_ms;
 } ck_cubin;
 ck_status ck_cuda_compile(const char *source, const char *name_hint, int arch, ck_cubin *out);
+/* The same with NVRTC options (a module's, a Python kernel's). */
+ck_status ck_cuda_compile_ex(const char *source, const char *name_hint, const char *const *options, int noptions,
+                             int arch, ck_cubin *out);
 void ck_cubin_free(ck_cubin *c);
 
 /* Bounds checking of user kernels on the CPU: every access of an array

@@ -105,9 +105,10 @@ def _devices():
     ("operands_run_once", "void(int64[:], int64[:])"),
 ])
 def test_literature_translations_compile_for_the_gpu(name, sig):
-    src = getattr(lit, name).inspect_cuda(sig, full=True)
+    k = getattr(lit, name)
+    src = k.inspect_cuda(sig, full=True)
     try:
-        ck._core._kernel_compile(src, f"{name}.cu", 90)
+        ck._core._kernel_compile(src, f"{name}.cu", 90, k._compile_options())
     except ck.cuda.CUDAError as e:
         pytest.skip(f"no NVRTC here: {e}")
 

@@ -247,7 +247,7 @@ def test_vector_path_compiles_for_the_gpu(kernel, sig):
     src = kernel.inspect_cuda(sig, full=True)
     assert MARK in src
     try:
-        ck._core._kernel_compile(src, "vector.cu", 90)
+        ck._core._kernel_compile(src, "vector.cu", 90, kernel._compile_options())
     except ck.cuda.CUDAError as e:
         pytest.skip(f"no NVRTC here: {e}")
 

@@ -968,13 +968,38 @@ NVRTC_CASES = [
 ]
 
 
+def test_the_formulas_only_where_a_kernel_names_them():
+    """scalar_ops.h (the op table's per-element formulas) is in a translation only when its code uses them."""
+    def copy(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = 2 * x[i] + 1
+
+    def floors(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] // 3
+
+    def cpow(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] ** (0.5 + 1j)
+
+    lean = cuda.jit(copy).inspect_cuda("void(float32[:], float32[:])", full=True)
+    assert "#define CK_NO_SCALAR_OPS" in lean and "scalar_ops.h - what each" not in lean
+    for f, sig in [(floors, "void(int32[:], int32[:])"), (cpow, "void(complex128[:], complex128[:])")]:
+        src = cuda.jit(f).inspect_cuda(sig, full=True)
+        assert "scalar_ops.h - what each" in src and "#define CK_NO_SCALAR_OPS" not in src, f.__name__
+
+
 @pytest.mark.parametrize("name, sig", NVRTC_CASES)
 def test_translations_compile_for_the_gpu(name, sig):
     """What the translator writes for a GPU builds with NVRTC (for sm_90) on a machine without one."""
     import _pyk_kernels
-    src = getattr(_pyk_kernels, name).inspect_cuda(sig, full=True)
+    k = getattr(_pyk_kernels, name)
+    src = k.inspect_cuda(sig, full=True)
     try:
-        ck._core._kernel_compile(src, f"{name}.cu", 90)
+        ck._core._kernel_compile(src, f"{name}.cu", 90, k._compile_options())
     except ck.cuda.CUDAError as e:
         pytest.skip(f"no NVRTC here: {e}")
 
@@ -991,7 +1016,7 @@ def test_binary_op_translations_compile_for_the_gpu(pyk_module, name, ta, tb):
     k = getattr(pyk_module, f"k_{name}")
     src = k.inspect_cuda(f"void({ta}[:], {tb}[:], {want.name}[:])", full=True)
     try:
-        ck._core._kernel_compile(src, f"{name}.cu", 90)
+        ck._core._kernel_compile(src, f"{name}.cu", 90, k._compile_options())
     except ck.cuda.CUDAError as e:
         pytest.skip(f"no NVRTC here: {e}")
 

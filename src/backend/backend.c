@@ -464,9 +464,15 @@ ck_status ck_function_launch_ex(ck_function *f, const unsigned grid[3], const un
 
 ck_status ck_cuda_compile(const char *source, const char *name_hint, int arch, ck_cubin *out)
 {
+    return ck_cuda_compile_ex(source, name_hint, NULL, 0, arch, out);
+}
+
+ck_status ck_cuda_compile_ex(const char *source, const char *name_hint, const char *const *options, int noptions,
+                             int arch, ck_cubin *out)
+{
     memset(out, 0, sizeof *out);
     ck_kernel_image img;
-    ck_status s = ck_kernel_compile(source, name_hint, NULL, 0, arch, &img);
+    ck_status s = ck_kernel_compile(source, name_hint, options, noptions, arch, &img);
     if (s != CK_OK) return s;
     out->data = img.data;   /* the image's buffer moves to out */
     out->size = img.size;

@@ -153,8 +153,10 @@ typedef ck_complex<double> ck_c128;
  * (0+1.57j) is -inf+infj there, nan+nanj as a textbook product), the exp
  * with C99's special values of scalar_ops.h (a bare one gives exp(-inf +
  * nanj), from (-1) ** (0+infj), as nan+nanj, the C library 0+0j). */
+#ifndef CK_NO_SCALAR_OPS   /* (a Python kernel that uses none of scalar_ops.h has no cpow either) */
 CK_FN ck_complex<float> ck_cexp_float(ck_complex<float> z);
 CK_FN ck_complex<double> ck_cexp_double(ck_complex<double> z);
+#endif
 
 template <typename T> __device__ inline ck_complex<T> ck_cmul_annex_g(ck_complex<T> l, ck_complex<T> r)
 {
@@ -282,7 +284,8 @@ template <typename T> __device__ inline ck_complex<T> ck_cmul_annex_g(ck_complex
     {                                                                                      \
         ck_complex<T> w = atanh(ck_complex<T>(-z.im, z.re));                               \
         return ck_complex<T>(w.im, -w.re);                                                 \
-    }                                                                                      \
+    }
+#define CK_CPLX_POW_(T)                                                                    \
     __device__ inline ck_complex<T> pow(ck_complex<T> a, ck_complex<T> b)                  \
     {                                                                                      \
         if (b.im == 0 && b.re == 1) return a;                                              \
@@ -292,6 +295,10 @@ template <typename T> __device__ inline ck_complex<T> ck_cmul_annex_g(ck_complex
 
 CK_CPLX_FNS_(float)
 CK_CPLX_FNS_(double)
+#ifndef CK_NO_SCALAR_OPS
+CK_CPLX_POW_(float)
+CK_CPLX_POW_(double)
+#endif
 
 /* Vectors for the contiguous kernels: one aligned load or store per thread. */
 template <typename T, int N> struct __align__(sizeof(T) * N) ck_vec { T v[N]; };

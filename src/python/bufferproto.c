@@ -118,7 +118,7 @@ PyBufferProcs ck_py_buffer_procs = {
 /* Struct-module format -> dtype, CK_DTYPE_INVALID when unsupported.  The
  * itemsize is checked against the exporter's too: it settles 'l' (4 bytes in
  * standard mode, 8 in native mode on LP64) and rejects anything odd. */
-static ck_dtype dtype_from_format(const char *fmt, Py_ssize_t itemsize)
+ck_dtype ck_py_dtype_from_format(const char *fmt, Py_ssize_t itemsize)
 {
     const char *p = fmt ? fmt : "B";
     int native_sizes = 1, swapped = 0;
@@ -187,7 +187,7 @@ PyObject *ck_py_from_buffer(PyObject *obj, int writable_required)
         free(view);
         return NULL;
     }
-    ck_dtype t = dtype_from_format(view->format, view->itemsize);
+    ck_dtype t = ck_py_dtype_from_format(view->format, view->itemsize);
     if (t == CK_DTYPE_INVALID) {
         PyErr_Format(PyExc_TypeError, "cannot convert buffer of format '%s' to a cudakit array",
                      view->format ? view->format : "B");

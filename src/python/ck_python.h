@@ -181,6 +181,9 @@ extern PyBufferProcs ck_py_buffer_procs;
 /* Wrap the memory of an object exporting the buffer protocol (zero copy);
  * NULL with exception (TypeError if it does not export one). */
 PyObject *ck_py_from_buffer(PyObject *obj, int writable_required);
+/* A buffer's struct-module format and item size as a dtype (CK_DTYPE_INVALID:
+ * none of ours, or the other byte order). */
+ck_dtype ck_py_dtype_from_format(const char *fmt, Py_ssize_t itemsize);
 /* dlpack.c: __dlpack__, __dlpack_device__ and from_dlpack */
 extern PyMethodDef ck_py_dlpack_methods[];      /* array methods, NULL-terminated */
 extern PyMethodDef ck_py_dlpack_functions[];    /* module functions (from_dlpack) */

@@ -353,15 +353,38 @@ static PyObject *c_pinned_empty(PyObject *m, PyObject *args)
 }
 
 /* Compile CUDA C with NVRTC through the disk cache (no GPU needed):
- * (image bytes, from_disk, compile_ms).  For tests and tools. */
+ * _kernel_compile(source, name, arch[, options]) -> (image bytes,
+ * from_disk, compile_ms).  For tests and tools. */
 static PyObject *c_kernel_compile(PyObject *m, PyObject *args)
 {
     (void)m;
     const char *src, *name;
     int arch;
-    if (!PyArg_ParseTuple(args, "ssi", &src, &name, &arch)) return NULL;
+    PyObject *opts = NULL;
+    if (!PyArg_ParseTuple(args, "ssi|O", &src, &name, &arch, &opts)) return NULL;
+    const char *ov[64];
+    int no = 0;
+    PyObject *fast = NULL;   /* holds the option strings until the compile is done */
+    if (opts && opts != Py_None) {
+        fast = PySequence_Fast(opts, "options must be a sequence of str");
+        if (!fast) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+        if (n > 64) {
+            Py_DECREF(fast);
+            return PyErr_Format(PyExc_ValueError, "at most 64 options");
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            ov[no] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
+            if (!ov[no++]) { Py_DECREF(fast); return NULL; }
+        }
+    }
     ck_cubin img;
-    CK_PY_WAIT(ck_cuda_compile(src, name, arch, &img));
+    ck_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ck_cuda_compile_ex(src, name, ov, no, arch, &img);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(fast);
+    if (s != CK_OK) return ck_py_raise(s);
     PyObject *r = Py_BuildValue("(y#id)", (const char *)img.data, (Py_ssize_t)img.size, img.from_disk, img.compile_ms);
     ck_cubin_free(&img);
     return r;

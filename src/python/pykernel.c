@@ -141,6 +141,12 @@ typedef struct pk_spec {
     int checked;             /* compiled for bounds mode: with debug's index checks */
     int coarsened;           /* takes the launch's thread count last; on a GPU a wave of blocks at most */
     unsigned wave_threads;   /* threads the device holds at once (multiprocessors x threads each) */
+    /* launches with NumPy arrays on a GPU (the dispatcher's _numpy_info, at the first):
+     * the array parameters the kernel may write (bit i, argument i: only those are
+     * copied back), each array argument's warning, and its category */
+    int np_known;
+    uint64_t np_written;
+    PyObject *np_msgs, *np_category;
 } pk_spec;
 
 /* The object is the base of cudakit.cuda's Dispatcher, whose methods it
@@ -170,6 +176,8 @@ static int pk_traverse(CkPyKernelObject *k, visitproc visit, void *arg)
 {
     for (int i = 0; i < k->nspecs; i++) {
         Py_VISIT(k->specs[i].module);
+        Py_VISIT(k->specs[i].np_msgs);
+        Py_VISIT(k->specs[i].np_category);
         for (int j = 0; j < k->specs[i].nws; j++) Py_VISIT(k->specs[i].ws[j].word);
     }
     for (int i = 0; i <= CK_MAX_GPUS; i++) Py_VISIT(k->errbufs[i]);
@@ -180,6 +188,8 @@ static int pk_clear(CkPyKernelObject *k)
 {
     for (int i = 0; i < k->nspecs; i++) {
         Py_CLEAR(k->specs[i].module);
+        Py_CLEAR(k->specs[i].np_msgs);
+        Py_CLEAR(k->specs[i].np_category);
         for (int j = 0; j < k->specs[i].nws; j++) Py_CLEAR(k->specs[i].ws[j].word);
     }
     for (int i = 0; i <= CK_MAX_GPUS; i++) Py_CLEAR(k->errbufs[i]);
@@ -205,6 +215,23 @@ static PyObject *pk_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return (PyObject *)k;
 }
 
+/* The argument types of these codes for the dispatcher: (kind, dtype,
+ * ndim, layout, readonly) each. */
+static PyObject *codes_tuple(int n, const uint32_t *codes)
+{
+    PyObject *types = PyTuple_New(n);
+    if (!types) return NULL;
+    static const char *const layouts[] = {"C", "F", "A"};
+    for (int i = 0; i < n; i++) {
+        uint32_t c = codes[i];
+        PyObject *t = Py_BuildValue("(isisi)", (int)(c & 1), ck_dtype_get_info((ck_dtype)((c >> 1) & 15))->name,
+                                    (int)((c >> 5) & 63), layouts[(c >> 11) & 3], (int)((c >> 13) & 1));
+        if (!t) { Py_DECREF(types); return NULL; }
+        PyTuple_SET_ITEM(types, i, t);
+    }
+    return types;
+}
+
 /* The specialisation for these codes on dev, compiled through the
  * dispatcher on a miss.  checked: bounds mode on the CPU, whose
  * specialisations check every index as debug=True ones do. */
@@ -224,17 +251,8 @@ static pk_spec *find_spec(CkPyKernelObject *k, ck_device dev, int n, const uint3
             return s;
         }
     }
-    /* a miss: (kind, dtype, ndim, layout, readonly) a code for the dispatcher */
-    PyObject *types = PyTuple_New(n);
+    PyObject *types = codes_tuple(n, codes);
     if (!types) return NULL;
-    static const char *const layouts[] = {"C", "F", "A"};
-    for (int i = 0; i < n; i++) {
-        uint32_t c = codes[i];
-        PyObject *t = Py_BuildValue("(isisi)", (int)(c & 1), ck_dtype_get_info((ck_dtype)((c >> 1) & 15))->name,
-                                    (int)((c >> 5) & 63), layouts[(c >> 11) & 3], (int)((c >> 13) & 1));
-        if (!t) { Py_DECREF(types); return NULL; }
-        PyTuple_SET_ITEM(types, i, t);
-    }
     PyObject *devo = ck_py_device_new(dev);
     PyObject *r = devo ? PyObject_CallMethod((PyObject *)k, "_compile", "(OOO)", types, devo,
                                              checked ? Py_True : Py_False)
@@ -338,13 +356,139 @@ typedef union {
     void *p; unsigned char raw[16];
 } pk_val;
 
+static PyObject *launch_spec(CkPyLaunchObject *L, pk_spec *s, ck_device dev, ck_stream st, PyObject *const *args,
+                             Py_ssize_t n, const uint32_t *codes, const ck_array *const *arrs);
+
+/* The dispatcher's launch for foreign arrays (Python: moves or wraps them). */
+static PyObject *launch_converting(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (!t) return NULL;
+    for (Py_ssize_t j = 0; j < n; j++) PyTuple_SET_ITEM(t, j, Py_NewRef(args[j]));
+    return PyObject_CallMethod((PyObject *)L->kernel, "_launch_converting", "(ON)", (PyObject *)L, t);
+}
+
+/* A NumPy array (exactly: a subclass may mean more), told by its type's
+ * name: the core does not import NumPy. */
+static int is_numpy_array(PyObject *o) { return !strcmp(Py_TYPE(o)->tp_name, "numpy.ndarray"); }
+
+/* A launch's NumPy arrays on a GPU, as Numba's: copied to the device and
+ * back around the launch, here in C, in the launch's stream order: every
+ * copy in, the kernel, then copies back of the arrays the kernel may write
+ * (the translator's typing says which), the first of which waits for the
+ * kernel; the device copies come from the pool and go back to it. */
+typedef struct pk_host {
+    int n;                       /* NumPy arguments */
+    int idx[PK_MAXARGS];         /* their positions */
+    Py_buffer view[PK_MAXARGS];
+    ck_array dev[PK_MAXARGS];    /* their device copies (dev[k].buf NULL: none yet) */
+} pk_host;
+
+static void host_release(pk_host *h)
+{
+    for (int k = 0; k < h->n; k++) {
+        if (h->dev[k].buf) ck_array_release(&h->dev[k]);
+        PyBuffer_Release(&h->view[k]);
+    }
+    h->n = 0;
+}
+
+/* The buffer of NumPy argument o as the k-th of h, and its code: 1 when
+ * taken, 0 when it is one for the dispatcher's path (not C-contiguous, a
+ * structured or byte-swapped dtype), -1 on error. */
+static int host_take(pk_host *h, PyObject *o, int pos, uint32_t *code)
+{
+    Py_buffer *v = &h->view[h->n];
+    if (PyObject_GetBuffer(o, v, PyBUF_RECORDS_RO) < 0) return -1;
+    ck_dtype t = ck_py_dtype_from_format(v->format, v->itemsize);
+    if (t == CK_DTYPE_INVALID || v->suboffsets || v->ndim > CK_MAXDIMS || v->ndim > 32 ||
+        !PyBuffer_IsContiguous(v, 'C') || (v->len > 0 && !v->buf)) {
+        PyBuffer_Release(v);
+        return 0;
+    }
+    memset(&h->dev[h->n], 0, sizeof h->dev[h->n]);
+    h->idx[h->n++] = pos;
+    /* its device copy: C-contiguous, writeable (as the dispatcher's copies) */
+    *code = 1u | (uint32_t)t << 1 | (uint32_t)v->ndim << 5 | (uint32_t)PK_LAYOUT_C << 11;
+    return 1;
+}
+
+/* After the launch, on stream st (the current one): the arrays of h the
+ * kernel may write (bits of written, by argument) back into NumPy's
+ * memory.  Each is queued into pinned memory behind the kernel, then one
+ * wait for the stream and the copies out: one round trip to the device,
+ * where a copy into pageable memory is one more each
+ * (CUDAKIT_NUMPY_STAGING=0 takes that path, for comparison). */
+static ck_status host_copy_back(pk_host *h, uint64_t written, ck_device dev, ck_stream st)
+{
+    static int staging = -1;
+    if (staging < 0) {
+        const char *e = getenv("CUDAKIT_NUMPY_STAGING");
+        staging = !(e && !strcmp(e, "0"));
+    }
+    ck_array pin[PK_MAXARGS];
+    int npin = 0, back[PK_MAXARGS];
+    ck_status cs = CK_OK;
+    for (int k = 0; k < h->n && cs == CK_OK; k++) {
+        Py_buffer *v = &h->view[k];
+        if (v->readonly || !(written >> h->idx[k] & 1u) || v->len == 0) continue;
+        if (!staging) {
+            cs = ck_memcpy_to_host(dev, v->buf, h->dev[k].data, (size_t)v->len);
+            continue;
+        }
+        cs = ck_pinned_empty(&pin[npin], h->dev[k].ndim, h->dev[k].shape, h->dev[k].dtype);
+        if (cs != CK_OK) break;
+        back[npin++] = k;
+        cs = ck_array_copy_async(&pin[npin - 1], &h->dev[k], st);
+    }
+    if (npin) {
+        /* waited for even after a failure: the copies queued write pin[] */
+        ck_status ws = ck_stream_synchronize(dev, st);
+        if (cs == CK_OK) cs = ws;
+        for (int j = 0; j < npin; j++) {
+            if (cs == CK_OK) memcpy(h->view[back[j]].buf, pin[j].data, (size_t)h->view[back[j]].len);
+            ck_array_release(&pin[j]);
+        }
+    }
+    return cs;
+}
+
+/* What _numpy_info says of s, asked once. */
+static int spec_numpy_info(CkPyKernelObject *k, pk_spec *s, int n, const uint32_t *codes)
+{
+    if (s->np_known) return 0;
+    PyObject *types = codes_tuple(n, codes);
+    PyObject *devo = types ? ck_py_device_new(s->dev) : NULL;
+    PyObject *r = devo ? PyObject_CallMethod((PyObject *)k, "_numpy_info", "(OO)", types, devo) : NULL;
+    Py_XDECREF(devo);
+    Py_XDECREF(types);
+    if (!r) return -1;
+    PyObject *mask, *msgs, *cat;
+    if (!PyArg_ParseTuple(r, "OO!O", &mask, &PyTuple_Type, &msgs, &cat) || PyTuple_GET_SIZE(msgs) != n) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "_numpy_info: (mask, a message an argument, category)");
+        Py_DECREF(r);
+        return -1;
+    }
+    unsigned long long m = PyLong_AsUnsignedLongLong(mask);
+    if (m == (unsigned long long)-1 && PyErr_Occurred()) { Py_DECREF(r); return -1; }
+    s->np_written = m;
+    Py_XSETREF(s->np_msgs, Py_NewRef(msgs));
+    Py_XSETREF(s->np_category, Py_NewRef(cat));
+    s->np_known = 1;
+    Py_DECREF(r);
+    return 0;
+}
+
 static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n)
 {
     CkPyKernelObject *k = L->kernel;
     if (n > PK_MAXARGS) return PyErr_Format(PyExc_TypeError, "a kernel takes at most %d arguments", PK_MAXARGS);
     uint32_t codes[PK_MAXARGS];
+    const ck_array *arrs[PK_MAXARGS];
     ck_device dev = ck_device_cpu();
     int have_dev = 0;
+    pk_host host;
+    host.n = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = args[i];
         if (CkArray_Check(o)) {
@@ -354,42 +498,108 @@ static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n
                 char da[32], db[32];
                 ck_device_str(ck_array_device(a), da, sizeof da);
                 ck_device_str(dev, db, sizeof db);
+                host_release(&host);
                 return PyErr_Format(PyExc_ValueError, "kernel argument %zd is an array on %s, but the launch is on %s "
                                     "(the device of the first array argument)", i, da, db);
             }
-            if (a->ndim > 32) return PyErr_Format(PyExc_ValueError, "kernel argument %zd has too many dimensions", i);
+            if (a->ndim > 32) {
+                host_release(&host);
+                return PyErr_Format(PyExc_ValueError, "kernel argument %zd has too many dimensions", i);
+            }
             codes[i] = array_code(a);
+            arrs[i] = a;
             continue;
         }
         if (PyBool_Check(o)) { codes[i] = scalar_code(CK_BOOL); continue; }
         if (PyLong_CheckExact(o)) { codes[i] = scalar_code(CK_INT64); continue; }
         if (PyFloat_CheckExact(o)) { codes[i] = scalar_code(CK_FLOAT64); continue; }
         if (PyComplex_CheckExact(o)) { codes[i] = scalar_code(CK_COMPLEX128); continue; }
+        if (is_numpy_array(o)) {
+            int r = host_take(&host, o, (int)i, &codes[i]);
+            if (r < 0) { host_release(&host); return NULL; }
+            if (r > 0) continue;
+            host_release(&host);
+            return launch_converting(L, args, n);
+        }
         ck_scalar sc;
         int weak;
         int r = ck_py_scalar_from_obj(o, &sc, &weak);
-        if (r < 0) return NULL;
+        if (r < 0) { host_release(&host); return NULL; }
         if (r == 0) { codes[i] = scalar_code(sc.dtype); continue; }
-        /* a NumPy array or another library's array: the dispatcher converts, then launches */
-        PyObject *t = PyTuple_New(n);
-        if (!t) return NULL;
-        for (Py_ssize_t j = 0; j < n; j++) PyTuple_SET_ITEM(t, j, Py_NewRef(args[j]));
-        PyObject *res = PyObject_CallMethod((PyObject *)k, "_launch_converting", "(ON)", (PyObject *)L, t);
-        return res;
+        /* another library's array: the dispatcher converts, then launches */
+        host_release(&host);
+        return launch_converting(L, args, n);
     }
     if (!have_dev) dev = ck_py_default_device();
+    if (host.n && dev.type == CK_DEVICE_CPU) {
+        /* on the CPU the dispatcher wraps NumPy's memory, no copies */
+        host_release(&host);
+        return launch_converting(L, args, n);
+    }
     pk_spec *s = find_spec(k, dev, (int)n, codes, dev.type == CK_DEVICE_CPU && ck_kernel_bounds_mode());
-    if (!s) return NULL;
-    if (s->nparams > CK_MAX_KERNEL_PARAMS)
+    if (!s) { host_release(&host); return NULL; }
+    if (s->nparams > CK_MAX_KERNEL_PARAMS) {
+        host_release(&host);
         return PyErr_Format(PyExc_ValueError, "the kernel's %d parameters (an array counts 1 + 2 x ndim) exceed %d",
                             s->nparams, CK_MAX_KERNEL_PARAMS);
+    }
+    ck_stream st;
+    if (ck_py_parse_stream(L->stream, dev, &st) < 0) { host_release(&host); return NULL; }
+    ck_stream prev_stream = NULL;
+    if (host.n) {
+        if (spec_numpy_info(k, s, (int)n, codes) < 0) { host_release(&host); return NULL; }
+        for (int h = 0; h < host.n; h++) {
+            PyObject *msg = PyTuple_GET_ITEM(s->np_msgs, host.idx[h]);
+            if (msg != Py_None && PyErr_WarnEx(s->np_category, PyUnicode_AsUTF8(msg), 1) < 0) {
+                host_release(&host);
+                return NULL;
+            }
+        }
+        /* the copies go where the launch goes */
+        prev_stream = ck_stream_current(dev);
+        ck_stream_set_current(dev, st);
+        ck_status cs = CK_OK;
+        for (int h = 0; h < host.n && cs == CK_OK; h++) {
+            Py_buffer *v = &host.view[h];
+            int64_t shape[CK_MAXDIMS];
+            for (int d = 0; d < v->ndim; d++) shape[d] = v->shape[d];
+            cs = ck_array_empty(&host.dev[h], v->ndim, shape, (ck_dtype)((codes[host.idx[h]] >> 1) & 15), dev);
+            if (cs == CK_OK) cs = ck_memcpy_from_host(dev, host.dev[h].data, v->buf, (size_t)v->len);
+            arrs[host.idx[h]] = &host.dev[h];
+        }
+        if (cs != CK_OK) {
+            ck_stream_set_current(dev, prev_stream);
+            host_release(&host);
+            return ck_py_raise(cs);
+        }
+    }
+    PyObject *res = launch_spec(L, s, dev, st, args, n, codes, arrs);
+    if (host.n) {
+        ck_status cs = res ? host_copy_back(&host, s->np_written, dev, st) : CK_OK;
+        ck_stream_set_current(dev, prev_stream);
+        host_release(&host);
+        if (cs != CK_OK) {
+            Py_XDECREF(res);
+            return ck_py_raise(cs);
+        }
+    }
+    return res;
+}
+
+/* The launch of specialisation s: its parameters written (an array as its
+ * data pointer, shape and strides, arrs[i] for argument i) and the kernel
+ * queued on st. */
+static PyObject *launch_spec(CkPyLaunchObject *L, pk_spec *s, ck_device dev, ck_stream st, PyObject *const *args,
+                             Py_ssize_t n, const uint32_t *codes, const ck_array *const *arrs)
+{
+    CkPyKernelObject *k = L->kernel;
     pk_val vals[CK_MAX_KERNEL_PARAMS];
     void *params[CK_MAX_KERNEL_PARAMS];
     int np = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = args[i];
         if (codes[i] & 1) {
-            const ck_array *a = CK_ARR(o);
+            const ck_array *a = arrs[i];
             vals[np].p = a->data;
             params[np] = &vals[np];
             np++;
@@ -433,8 +643,6 @@ static PyObject *launch(CkPyLaunchObject *L, PyObject *const *args, Py_ssize_t n
         params[np] = &vals[np];
         np++;
     }
-    ck_stream st;
-    if (ck_py_parse_stream(L->stream, dev, &st) < 0) return NULL;
     unsigned flags = 0;
     if (s->grid_sync) {
         /* the grid barrier's workspace, the last parameter (ck_pyk_gridws) */

@@ -216,6 +216,16 @@ static int ck_has_std_option(const char *const *options, int noptions)
     return 0;
 }
 
+/* Options that only make a compile faster, which an NVRTC older than
+ * theirs would reject: left out there (Python kernels ask for --minimal,
+ * NVRTC 12.4's: none of the CUDA runtime's device API, textures or
+ * device-side launches, a fifth less of a small kernel's compile). */
+static int ck_option_unknown(const char *o, int major, int minor)
+{
+    if (!strcmp(o, "--minimal") || !strcmp(o, "-minimal")) return major * 100 + minor < 1204;
+    return 0;
+}
+
 /* An entry with name expressions holds [u64 image size][image][each
  * lowered name, NUL-terminated]; 1 when payload parses as one with nexprs
  * names (the image moved to the front of data, names into out). */
@@ -300,7 +310,8 @@ retry:
     nall = 0;
     all[nall++] = archopt;
     if (!ck_has_std_option(options, noptions)) all[nall++] = "-std=c++17";
-    for (int i = 0; i < noptions; i++) all[nall++] = options[i];
+    for (int i = 0; i < noptions; i++)
+        if (!ck_option_unknown(options[i], major, minor)) all[nall++] = options[i];
 
     free(path);
     ck_kc_key_free(&key);

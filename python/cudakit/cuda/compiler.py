@@ -183,6 +183,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
         self._modules = {}        # source -> _core._Module
         self._sources = {}        # argument types -> (source, kernel name, parameters, grid sync)
         self._checked = {}        # the same, translated with index checks for bounds mode on the CPU
+        self._written_masks = {}  # argument types -> the array parameters the kernel may write (bits)
         self._raises = []
         if self._sigs:
             for s in self._sigs:
@@ -212,7 +213,9 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
 
     def _compile_options(self):
         o = self._options
-        opts = []
+        # what a translated kernel uses is in its own preludes: none of the CUDA
+        # runtime's device API NVRTC declares by default (a fifth less compile)
+        opts = ["--minimal"]
         if o.get("fastmath"):
             opts.append("-use_fast_math")
         if o.get("lineinfo"):
@@ -221,21 +224,25 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             opts.append(f"-maxrregcount={int(o['max_registers'])}")
         return tuple(opts)
 
+    def _translate_options(self, checked=False):
+        lb = self._options.get("launch_bounds")
+        if isinstance(lb, (tuple, list)):
+            lb = lb[0] if lb else None
+        return {"debug": int(bool(self._options.get("debug")) or checked),
+                "lineinfo": int(bool(self._options.get("lineinfo"))),
+                "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
+                "no_coarsen": int(not self._options.get("coarsen", True)),
+                "no_prefetch": int(_os.environ.get("CUDAKIT_PYK_PREFETCH", "1") == "0"),
+                "no_vector": int(_os.environ.get("CUDAKIT_PYK_VECTOR", "1") == "0"),
+                "filename": self._source().filename}
+
     def _translate(self, argtypes, checked=False):
         key = tuple(tuple(t) for t in argtypes)
         debug = bool(self._options.get("debug"))
         cache = self._checked if checked and not debug else self._sources
         if key in cache:
             return cache[key]
-        lb = self._options.get("launch_bounds")
-        if isinstance(lb, (tuple, list)):
-            lb = lb[0] if lb else None
-        opts = {"debug": int(debug or checked), "lineinfo": int(bool(self._options.get("lineinfo"))),
-                "fastmath": int(bool(self._options.get("fastmath"))), "launch_bounds": int(lb or 0),
-                "no_coarsen": int(not self._options.get("coarsen", True)),
-                "no_prefetch": int(_os.environ.get("CUDAKIT_PYK_PREFETCH", "1") == "0"),
-                "no_vector": int(_os.environ.get("CUDAKIT_PYK_VECTOR", "1") == "0"),
-                "filename": self._source().filename}
+        opts = self._translate_options(checked)
         try:
             src, name, nparams, barrier, _, grid_sync, coarsened = _core._pyk_translate(self._tree(), list(argtypes),
                                                                                      opts)
@@ -245,6 +252,42 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
             _raise_translation_error(exc, self)
         cache[key] = (src, name, nparams, grid_sync, coarsened)
         return cache[key]
+
+    def _written(self, argtypes):
+        """The array parameters the kernel may write, as bits (bit i: argument i): those it
+        types without as read-only.  The typing is the translator's, which refuses a store,
+        an atomic, a random draw or a device function's write to a read-only array, and
+        follows views and device functions; anything it refuses counts as a write."""
+        key = tuple(tuple(t) for t in argtypes)
+        mask = self._written_masks.get(key)
+        if mask is not None:
+            return mask
+        types = key
+        if self._sigs:
+            types = tuple(tuple(t) for t in self._match_signature(key)[0])
+        mask, tree, opts = 0, self._tree(), self._translate_options()
+        for i, (kind, dt, nd, lay, ro) in enumerate(types):
+            if kind != 1 or ro:
+                continue
+            probe = list(types)
+            probe[i] = (kind, dt, nd, lay, 1)
+            try:
+                _core._pyk_translate(tree, probe, opts)
+            except Exception:       # noqa: BLE001  (a write to it, or anything else: copied back)
+                mask |= 1 << i
+        self._written_masks[key] = mask
+        return mask
+
+    def _numpy_info(self, argtypes, device):
+        """Called by _PyKernel at the first launch of a specialisation with NumPy arrays on a
+        GPU: (the arrays it may write, as _written's bits; each array argument's warning, None
+        for the others; the warning's category)."""
+        params = self._source().params
+        msgs = tuple(None if t[0] != 1 else
+                     f"kernel {self.__name__!r}: argument {i} ({params[i] if i < len(params) else str(i)!r}) is a "
+                     f"NumPy array, copied to {device} and back around the launch; pass a device array "
+                     f"(cuda.to_device) to avoid the copies" for i, t in enumerate(argtypes))
+        return self._written(argtypes), msgs, KernelArgumentWarning
 
     def _match_signature(self, argtypes):
         """The declared signature these argument types convert to, and each scalar's dtype to store as."""
@@ -341,7 +384,7 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                                    f"{dev} and back around the launch; pass a device array (cuda.to_device) to "
                                    f"avoid the copies", KernelArgumentWarning, stacklevel=3)
                     if a.flags.writeable:
-                        back.append((a, d))
+                        back.append((i, a, d))
                 conv.append(d)
             elif hasattr(a, "__cuda_array_interface__") or hasattr(a, "__dlpack__"):
                 conv.append(_core.asarray(a))
@@ -349,9 +392,28 @@ class Dispatcher(_core._PyKernel, _FunctionBase):
                 raise TypeError(f"kernel {self.__name__!r}: argument {i} is a {type(a).__name__}; kernels take "
                                 f"arrays (cudakit, NumPy, or any with __cuda_array_interface__) and numbers")
         r = launch(*conv)
-        for a, d in back:
-            _core.asnumpy(d, out=a)
+        if back:
+            mask = self._written([self._typeof(c) for c in conv])
+            for i, a, d in back:
+                if mask >> i & 1:
+                    _core.asnumpy(d, out=a)
         return r
+
+    @staticmethod
+    def _typeof(v):
+        """An argument's type as _PyKernel codes it: (kind, dtype, ndim, layout, read-only)."""
+        if isinstance(v, _core.ndarray):
+            lay = "C" if v.flags.c_contiguous else "F" if v.flags.f_contiguous else "A"
+            return 1, v.dtype.name, v.ndim, lay, int(not v.flags.writeable)
+        if isinstance(v, bool):
+            return 0, "bool", 0, "C", 0
+        if isinstance(v, int):
+            return 0, "int64", 0, "C", 0
+        if isinstance(v, float):
+            return 0, "float64", 0, "C", 0
+        if isinstance(v, complex):
+            return 0, "complex128", 0, "C", 0
+        return 0, _np.dtype(v.dtype).name, 0, "C", 0
 
     def _check_error(self, errbuf):
         """After a debug kernel: the exception its first failing thread recorded, raised here."""

@@ -2253,6 +2253,10 @@ static void co_emit_vector(pyk_ctx *c, pyk_func *f, pyk_node *params)
             line(c, "if (ck_sh0_%s < ck_ng) ck_ng = ck_sh0_%s;", pn, pn);
         }
     line(c, "ck_ng /= %d;", w);
+    /* NVVM would unroll this loop four times (with its remainder loops),
+     * which a memory-bound body gains nothing from - no load moves above
+     * the stores of the group before - and costs its compile a third */
+    ck_sbuf_printf(&c->body, "#pragma unroll 1\n");
     line(c, "for (long long ck_q = ck_pyk_grid_x(); ck_q < ck_ng; ck_q += ck_gs) {");
     c->indent++;
     for (int i = 0; i < f->nparams; i++) {

@@ -206,6 +206,14 @@ static void write_tuples(pyk_ctx *c, ck_sbuf *b)
     }
 }
 
+static int uses_scalar_ops(const pyk_ctx *c)
+{
+    const char *parts[] = {c->head.s, c->body.s};
+    for (int i = 0; i < 2; i++)
+        if (parts[i] && (strstr(parts[i], "CK_X_") || strstr(parts[i], "CK_CVT_"))) return 1;
+    return 0;
+}
+
 int ck_pyk_param_count(const ck_pyk_arg *args, int nargs)
 {
     int n = 0;
@@ -289,7 +297,14 @@ ck_status ck_pyk_translate(const char *tree, size_t len, const ck_pyk_arg *args,
      * the indexing ones must unroll, so only the kernel's own are checked. */
     ck_sbuf_printf(&src, "#ifdef CUDAKIT_CPU\n#pragma push_macro(\"for\")\n#pragma push_macro(\"while\")\n"
                          "#undef for\n#undef while\n#endif\n");
-    ck_sbuf_prelude(&src);
+    /* scalar_ops.h is half the preludes' text, and parsing it a tenth of
+     * a small kernel's compile: only a kernel whose code names its
+     * formulas (CK_X_<op>, CK_CVT_) gets it; the preludes name none */
+    if (uses_scalar_ops(c)) {
+        ck_sbuf_prelude(&src);
+    } else {
+        ck_sbuf_printf(&src, "#define CK_NO_SCALAR_OPS 1\n%s\n", ck_src_cuda_prelude);
+    }
     ck_sbuf_printf(&src, "%s\n", ck_src_pyk_prelude);
     ck_sbuf_printf(&src, "#ifdef CUDAKIT_CPU\n#pragma pop_macro(\"for\")\n#pragma pop_macro(\"while\")\n#endif\n");
     ck_sbuf_printf(&src, "%s\n", CK_PYK_MARK);
