@@ -37,6 +37,10 @@ static int nccl_type(ck_dtype dt)
 
 static ncclComm_t handle(ck_comm *c) { return ((nccl_comm *)c->impl)->comm; }
 
+/* ck's stream of the call (NULL: the device's current one, whatever the
+ * thread has made current, so that NCCL's kernels are ordered with ours) */
+static CUstream stream_of(ck_comm *c, ck_stream s) { return s ? (CUstream)s : ck_cuda_current_stream(c->dev.index); }
+
 static ck_status use(ck_comm *c)
 {
     if (!c->impl) return ck_error_set(CK_ERR_VALUE, "the communicator was destroyed");
@@ -182,7 +186,7 @@ static ck_status nccl_all_reduce(ck_comm *c, const void *send, void *recv, size_
                                  ck_stream s)
 {
     CK_NCCL_BEGIN_(c);
-    CK_CHECK_NCCL(handle(c), ck_nccl.ncclAllReduce(send, recv, count, nccl_type(dt), (int)op, handle(c), (CUstream)s));
+    CK_CHECK_NCCL(handle(c), ck_nccl.ncclAllReduce(send, recv, count, nccl_type(dt), (int)op, handle(c), stream_of(c, s)));
     return CK_OK;
 }
 
@@ -190,7 +194,7 @@ static ck_status nccl_reduce(ck_comm *c, const void *send, void *recv, size_t co
                              int root, ck_stream s)
 {
     CK_NCCL_BEGIN_(c);
-    CK_CHECK_NCCL(handle(c), ck_nccl.ncclReduce(send, recv, count, nccl_type(dt), (int)op, root, handle(c), (CUstream)s));
+    CK_CHECK_NCCL(handle(c), ck_nccl.ncclReduce(send, recv, count, nccl_type(dt), (int)op, root, handle(c), stream_of(c, s)));
     return CK_OK;
 }
 
@@ -202,14 +206,14 @@ static ck_status nccl_broadcast(ck_comm *c, const void *send, void *recv, size_t
 {
     CK_NCCL_BEGIN_(c);
     CK_CHECK_NCCL(handle(c), ck_nccl.ncclBroadcast(send, recv, bytes_of(count, dt), ncclUint8_, root, handle(c),
-                                                   (CUstream)s));
+                                                   stream_of(c, s)));
     return CK_OK;
 }
 
 static ck_status nccl_all_gather(ck_comm *c, const void *send, void *recv, size_t count, ck_dtype dt, ck_stream s)
 {
     CK_NCCL_BEGIN_(c);
-    CK_CHECK_NCCL(handle(c), ck_nccl.ncclAllGather(send, recv, bytes_of(count, dt), ncclUint8_, handle(c), (CUstream)s));
+    CK_CHECK_NCCL(handle(c), ck_nccl.ncclAllGather(send, recv, bytes_of(count, dt), ncclUint8_, handle(c), stream_of(c, s)));
     return CK_OK;
 }
 
@@ -218,21 +222,21 @@ static ck_status nccl_reduce_scatter(ck_comm *c, const void *send, void *recv, s
 {
     CK_NCCL_BEGIN_(c);
     CK_CHECK_NCCL(handle(c), ck_nccl.ncclReduceScatter(send, recv, count, nccl_type(dt), (int)op, handle(c),
-                                                       (CUstream)s));
+                                                       stream_of(c, s)));
     return CK_OK;
 }
 
 static ck_status nccl_send(ck_comm *c, const void *buf, size_t count, ck_dtype dt, int peer, ck_stream s)
 {
     CK_NCCL_BEGIN_(c);
-    CK_CHECK_NCCL(handle(c), ck_nccl.ncclSend(buf, bytes_of(count, dt), ncclUint8_, peer, handle(c), (CUstream)s));
+    CK_CHECK_NCCL(handle(c), ck_nccl.ncclSend(buf, bytes_of(count, dt), ncclUint8_, peer, handle(c), stream_of(c, s)));
     return CK_OK;
 }
 
 static ck_status nccl_recv(ck_comm *c, void *buf, size_t count, ck_dtype dt, int peer, ck_stream s)
 {
     CK_NCCL_BEGIN_(c);
-    CK_CHECK_NCCL(handle(c), ck_nccl.ncclRecv(buf, bytes_of(count, dt), ncclUint8_, peer, handle(c), (CUstream)s));
+    CK_CHECK_NCCL(handle(c), ck_nccl.ncclRecv(buf, bytes_of(count, dt), ncclUint8_, peer, handle(c), stream_of(c, s)));
     return CK_OK;
 }
 
