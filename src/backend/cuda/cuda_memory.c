@@ -920,15 +920,20 @@ int ck_cuda_peer_access(int a, int b)
 {
     if (a == b) return 1;
     if (a < 0 || b < 0 || a >= CK_CUDA_MAX_DEVICES || b >= CK_CUDA_MAX_DEVICES) return -1;
+    int prev = ck_cuda_current_device();
+    if (ck_cuda_use(a) != CK_OK || ck_cuda_use(b) != CK_OK) {   /* both initialised: their devices and contexts */
+        ck_error_clear();
+        ck_cuda_use(prev);
+        return -1;
+    }
     pthread_mutex_lock(&peer_mu_);
     if (!peer_state_[a][b]) {
-        int prev = ck_cuda_current_device();
         int ab = peer_enable_one(a, b), ba = peer_enable_one(b, a);
         peer_state_[a][b] = peer_state_[b][a] = ab > 0 && ba > 0 ? 1 : -1;
-        ck_cuda_use(prev);
     }
     int st = peer_state_[a][b];
     pthread_mutex_unlock(&peer_mu_);
+    ck_cuda_use(prev);
     return st;
 }
 
