@@ -68,7 +68,8 @@ test-python:
 	$(VPY) -m pytest tests $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS))
 
 # The C tests of install's build tree, as many at once as there are cores
-# (test_codegen's NVRTC batches are the long one).
+# (test_codegen's NVRTC batches: the front end, every 16th batch on to PTX;
+# CK_TEST_NVRTC=ptx compiles every batch to PTX, tests/c/ck_nvrtc_batch.h).
 test-c: install
 	$(VENV)/bin/ctest --test-dir $(PYBUILD) --output-on-failure -j $(TEST_JOBS)
 

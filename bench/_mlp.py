@@ -13,6 +13,22 @@ import numpy as np
 BATCH = 64
 N_TRAIN = 60000
 
+# The recipe of the accuracy goal (issue 16: 88% on Fashion-MNIST after five
+# epochs with the logits model): the seed's model, loss and batch, Adam at a
+# peak rate of 2e-3 annealed to 0 by a cosine over the run's steps
+# (CosineAnnealingLR(T_max=epochs * batches an epoch), stepped each batch),
+# as PyTorch's recipes write it.  The seed's constant 1e-3 stops at 87.2-87.8%
+# over seeds in every library (NumPy and PyTorch too): the last epochs' noise.
+RECIPE_LR = 2e-3
+RECIPE = "Adam lr 2e-3, cosine annealing to 0 over the 5 epochs (CosineAnnealingLR stepped each batch)"
+SEEDS = (0, 1, 2, 3)
+
+
+def cosine_lr(base, step, total):
+    """CosineAnnealingLR's rate (eta_min 0) after `step` of `total` steps."""
+    import math
+    return base * (1 + math.cos(math.pi * step / total)) / 2
+
 
 def parse_args(doc):
     """The MLP benches' arguments: --out, --data, --dataset, --accuracy, --repeats."""
@@ -24,7 +40,11 @@ def parse_args(doc):
     ap.add_argument("--dataset", choices=["fashion-mnist", "mnist"], default="fashion-mnist")
     ap.add_argument("--accuracy", action="store_true", help="also test accuracy after five epochs")
     ap.add_argument("--repeats", type=int, default=3, help="epochs timed")
-    return ap.parse_args()
+    ap.add_argument("--seeds", default=",".join(map(str, SEEDS)),
+                    help="the seeds of the recipe's accuracy rows (each reported, and their mean)")
+    args = ap.parse_args()
+    args.seeds = [int(v) for v in args.seeds.split(",") if v != ""]
+    return args
 
 
 def load_data(root=None, dataset="fashion-mnist", need_real=False):
@@ -116,23 +136,27 @@ def ck_seed_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, u
     return _timed(epoch, device, epochs, warmup_steps), model
 
 
-def ck_device_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, staged=False):
+def ck_device_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, staged=False, recipe=False):
     """The same loop with the data on the device (the loader gathers each
     batch there: one take an array), or with staged=True, host arrays the
-    loader sends through pinned buffers on a side stream (``device=``)."""
+    loader sends through pinned buffers on a side stream (``device=``).
+    recipe=True: RECIPE's optimizer and schedule (over `epochs`) in place of
+    the seed's Adam at 1e-3."""
     import cudakit as ck
     from cudakit.utils.data import DataLoader, TensorDataset
 
     ck.random.seed(seed)
     model = ck_model(kind, device)
     criterion = ck.nn.CrossEntropyLoss()
-    optimizer = ck.optim.Adam(model.parameters())
+    optimizer = ck.optim.Adam(model.parameters(), lr=RECIPE_LR if recipe else 1e-3)
     if staged:
         ds, target_device = TensorDataset(x, y), device
     else:
         ds, target_device = TensorDataset(ck.asarray(x, device=device), ck.asarray(y, device=device)), None
     loader = DataLoader(ds, batch_size=BATCH, shuffle=True, generator=ck.random.default_rng(seed),
                         device=target_device)
+    scheduler = (ck.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs * len(loader))
+                 if recipe else None)
 
     def epoch(limit=None):
         for k, (data, target) in enumerate(loader):
@@ -140,20 +164,25 @@ def ck_device_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0,
             loss = criterion(model(data), target)
             loss.backward()
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
             if limit is not None and k + 1 >= limit:
                 break
 
     return _timed(epoch, device, epochs, warmup_steps), model
 
 
-def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0):
+def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0, test=None):
     """The training step captured in a CUDA graph (ck.cuda.CUDAGraph) and
     replayed a batch (the batch gathered inside the graph from a static index
     array; the last, smaller batch eagerly), and a whole epoch captured as one
-    graph (the analogue of JAX's lax.scan).  Returns {"step": seconds,
-    "epoch": seconds} or a reason string.  Adam's step count is a host value
-    in ck.optim: its bias corrections are those of the capture (timing
-    figures, not a training run)."""
+    graph (the analogue of JAX's lax.scan).  Adam is capturable=True (its
+    step count on the device), so the replays are a real training run.
+    Returns {"step": seconds, "epoch": seconds, "loss": {...}, "accuracy":
+    {...}} or a reason string: "loss" is each graph's mean training loss
+    over its first and its last captured batches (the first replays of the
+    first epoch, the replays of the last), "accuracy" the test accuracy
+    after the timed epochs when test=(x, y) is given."""
     import cudakit as ck
 
     if not hasattr(ck.cuda, "CUDAGraph"):
@@ -167,7 +196,7 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0):
     def setup():
         ck.random.seed(seed)
         model = ck_model(kind, device)
-        return model, ck.nn.CrossEntropyLoss(), ck.optim.Adam(model.parameters())
+        return model, ck.nn.CrossEntropyLoss(), ck.optim.Adam(model.parameters(), capturable=True)
 
     def step(model, criterion, optimizer, idx):
         optimizer.zero_grad(set_to_none=True)
@@ -186,18 +215,29 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0):
             step(model, criterion, optimizer, idx)
     side.synchronize()
     g = ck.cuda.CUDAGraph()
-    with ck.cuda.graph(g):
-        step(model, criterion, optimizer, idx)
 
-    def epoch_step_graph():
+    losses = ck.zeros(full, dtype=ck.float32, device=device)
+
+    def epoch_step_graph(record=False):
         perm = rng.permutation(n, device=device)
         for k in range(full):
             idx[...] = perm[k * BATCH:(k + 1) * BATCH]
             g.replay()
+            if record:                   # a copy on the device (no wait), in the untimed epochs only
+                losses[k] = static_loss
         if n % BATCH:
             step(model, criterion, optimizer, perm[full * BATCH:])
 
-    out["step"] = _timed(lambda limit=None: epoch_step_graph(), device, epochs, warmup_steps=None)
+    with ck.cuda.graph(g):
+        static_loss = step(model, criterion, optimizer, idx)
+    epoch_step_graph(record=True)        # the warm-up epoch
+    first = float(losses[:50].mean())
+    out["step"] = _timed(lambda limit=None: epoch_step_graph(), device, epochs, warmup_steps=0)
+    epoch_step_graph(record=True)        # one more, for the last losses
+    out["loss"] = {"step": (first, float(losses[-50:].mean()))}
+    out["accuracy"] = {}
+    if test is not None:
+        out["accuracy"]["step"] = ck_accuracy(model, test[0], test[1], device)
 
     # -- the whole epoch captured as one graph
     model, criterion, optimizer = setup()
@@ -209,14 +249,21 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0):
     side.synchronize()
     ge = ck.cuda.CUDAGraph()
     with ck.cuda.graph(ge):
-        for k in range(0, n, BATCH):
-            step(model, criterion, optimizer, perm_static[k:k + BATCH])
+        elosses = [step(model, criterion, optimizer, perm_static[k:k + BATCH]) for k in range(0, n, BATCH)]
 
     def epoch_graph():
         perm_static[...] = rng.permutation(n, device=device)
         ge.replay()
 
-    out["epoch"] = _timed(lambda limit=None: epoch_graph(), device, epochs, warmup_steps=None)
+    def mean_loss(ls):
+        return float(ck.stack(ls).mean())
+
+    epoch_graph()                        # the warm-up epoch
+    first = mean_loss(elosses[:50])
+    out["epoch"] = _timed(lambda limit=None: epoch_graph(), device, epochs, warmup_steps=0)
+    out["loss"]["epoch"] = (first, mean_loss(elosses[-50:]))
+    if test is not None:
+        out["accuracy"]["epoch"] = ck_accuracy(model, test[0], test[1], device)
     return out
 
 

@@ -2,7 +2,7 @@
 
     python examples/train_mlp.py [--epochs 5] [--quick] [--out DIR]
                                  [--dataset fashion-mnist|mnist] [--data DIR]
-                                 [--model seed|logits|both] [--device DEVICE]
+                                 [--model seed|logits|recipe|both|all] [--device DEVICE]
 
 The seed ("How CUDA works with Python") ends in this loop, written for
 PyTorch; with ``import cudakit as torch`` it reads the same:
@@ -32,6 +32,12 @@ The images come from the machine, never from the network: Debian's
 dataset-fashion-mnist package (``make demo`` installs it where it can),
 ``--data DIR`` (torchvision's or Keras's layout) or $CUDAKIT_DATA; see
 cudakit.datasets.  ``--quick`` trains a few hundred steps (for CI).
+
+``--model recipe`` (or ``all``) also trains the fix with a learning-rate
+schedule, as PyTorch's recipes do: Adam at a peak of 2e-3 annealed to 0 by
+``torch.optim.lr_scheduler.CosineAnnealingLR`` over the run's steps, stepped
+each batch (88.4-88.5% test accuracy on Fashion-MNIST after five epochs,
+against 87.2-87.8% with the seed's constant 1e-3; bench/results/2026-12-02e-cpu-mlp.md).
 """
 import argparse
 import json
@@ -62,8 +68,11 @@ def as_inputs(images, mean, std):
     return (images.reshape(len(images), -1).astype(np.float32) / np.float32(255) - np.float32(mean)) / np.float32(std)
 
 
+RECIPE_LR = 2e-3
+
+
 def make_model(kind):
-    layers = [ck.nn.Linear(784, 128), ck.nn.ReLU(), ck.nn.Linear(128, 10)]
+    layers = [ck.nn.Linear(784, 128), ck.nn.ReLU(), ck.nn.Linear(128, 10)]     # recipe: the logits model
     if kind == "seed":
         layers.append(ck.nn.Softmax(dim=1))     # as the seed writes it
     return ck.nn.Sequential(*layers)
@@ -87,6 +96,11 @@ def train(kind, train_loader, test_x, test_y, epochs, max_steps, device, progres
     model.to(device)
     criterion = ck.nn.CrossEntropyLoss()
     optimizer = ck.optim.Adam(model.parameters())
+    scheduler = None
+    if kind == "recipe":
+        optimizer = ck.optim.Adam(model.parameters(), lr=RECIPE_LR)
+        total = min(epochs * len(train_loader), max_steps) if max_steps else epochs * len(train_loader)
+        scheduler = ck.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=total)
     history = {"model": kind, "epochs": [], "step_loss": []}
     steps = 0
     for epoch in range(epochs):
@@ -103,6 +117,8 @@ def train(kind, train_loader, test_x, test_y, epochs, max_steps, device, progres
             loss = criterion(output, target)
             loss.backward()
             optimizer.step()
+            if scheduler is not None:       # the recipe: the rate follows the cosine each batch
+                scheduler.step()
             # running figures stay on the device; read every 50 steps (a read waits for the GPU)
             with ck.no_grad():
                 d = loss.detach() * len(target)
@@ -142,7 +158,8 @@ def plot_curves(histories, path, title):
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     for h in histories:
-        label = {"seed": "seed's model (Softmax before the loss)", "logits": "logits (the fix)"}[h["model"]]
+        label = {"seed": "seed's model (Softmax before the loss)", "logits": "logits (the fix)",
+                 "recipe": "logits, Adam 2e-3 + cosine"}[h["model"]]
         if h["step_loss"]:
             s, l = zip(*h["step_loss"])
             ax1.plot(s, l, label=label)
@@ -189,7 +206,8 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join("build", "demo"))
     ap.add_argument("--dataset", choices=["fashion-mnist", "mnist"], default="fashion-mnist")
     ap.add_argument("--data", default=None, help="the folder holding the dataset's files (else found by itself)")
-    ap.add_argument("--model", choices=["seed", "logits", "both"], default="both")
+    ap.add_argument("--model", choices=["seed", "logits", "recipe", "both", "all"], default="both",
+                    help="both: seed and logits; all: and the recipe (a cosine schedule)")
     ap.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (the default device when not given)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -215,7 +233,7 @@ def main(argv=None):
     train_y = ck.asarray(train_set.targets, device=device)
     test_x = ck.asarray(as_inputs(test_set.data, mean, std), device=device)
     test_y = ck.asarray(test_set.targets, device=device)
-    kinds = ["seed", "logits"] if args.model == "both" else [args.model]
+    kinds = {"both": ["seed", "logits"], "all": ["seed", "logits", "recipe"]}.get(args.model, [args.model])
     histories, models = [], {}
     for kind in kinds:
         ck.random.seed(args.seed)       # the same initial weights and order for both models
@@ -223,8 +241,10 @@ def main(argv=None):
                             generator=ck.random.default_rng(args.seed))
         if kind == "seed":
             print("The seed's model, as written: Softmax(dim=1) before CrossEntropyLoss (which expects logits)")
-        else:
+        elif kind == "logits":
             print("The fix: the same model without the final Softmax (CrossEntropyLoss takes logits)")
+        else:
+            print("The fix with a schedule: Adam at 2e-3 annealed to 0 by CosineAnnealingLR, stepped each batch")
         models[kind], h = train(kind, loader, test_x, test_y, epochs, max_steps, device, tqdm)
         histories.append(h)
 
@@ -234,7 +254,7 @@ def main(argv=None):
     for h in histories:
         secs = [r["seconds"] for r in h["epochs"]]
         print(f"{h['model']:8s} {100 * h['epochs'][-1]['test_accuracy']:13.2f}% {np.mean(secs):10.2f}")
-    best = "logits" if "logits" in models else kinds[0]
+    best = "recipe" if "recipe" in models else "logits" if "logits" in models else kinds[0]
     _, pred = evaluate(models[best], test_x[:2000], test_y[:2000])
     curves = os.path.join(args.out, "train_mlp_curves.png")
     samples = os.path.join(args.out, "train_mlp_samples.png")

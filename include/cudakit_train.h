@@ -79,6 +79,8 @@ typedef struct ck_optim_hparams {
     int64_t step;          /* the step being taken, from 1 ... */
     const ck_array *step_array;   /* ... or read from this 0-d array on the parameters' device (not
                                    * NULL), so that a captured CUDA graph reads the step of each replay */
+    int step_increment;           /* add one to *step_array first (capturable Adam: the count lives on
+                                   * the device, so each replay of a captured step takes the next one) */
     int decoupled;
     /* SGD: state1 is the momentum buffer (unused when momentum is 0);
      * first: this is its first step (the buffer becomes the gradient) */

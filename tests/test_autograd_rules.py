@@ -1,5 +1,6 @@
 """The gradient rules of trainops' rows (src/autograd/rules_train.c) on both
-devices: every row of the table has a case here (a new row without one
+devices (and the fused linear layer's, src/autograd/rules_linear.c): every
+row of the table has a case here (a new row without one
 fails test_every_rule_has_a_case), and each case's gradients must agree with
 central finite differences in float64 over hypothesis-drawn shapes (with
 broadcasting where the op broadcasts), and with PyTorch's where torch
@@ -336,6 +337,34 @@ def case_abs(data):
     return Case(lambda x: ck.abs(x), [_distinct(shape, 43) + 0.05], [0], _t(torch.abs) if torch else None)
 
 
+def case_linear(data):
+    """The fused linear layer (src/autograd/rules_linear.c): x of 1 to 3
+    dims, with and without a bias, each activation; relu's kink avoided by
+    pre-activations kept away from 0."""
+    lead = data.draw(st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple))
+    k, n = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
+    act = data.draw(st.sampled_from(["none", "relu", "gelu", "gelu_tanh"]))
+    bias = data.draw(st.booleans())
+    seed = data.draw(st.integers(0, 99))
+    for t in range(20):   # relu: pre-activations at least 0.05 from the kink
+        x, w, b = _rand(lead + (k,), seed + t), _rand((n, k), seed + t + 1), _rand((n,), seed + t + 2)
+        if act != "relu" or np.all(np.abs(x @ w.T + b) >= 0.05):
+            break
+    else:
+        act = "none"
+
+    def tf(x, w, b=None):
+        y = torch.nn.functional.linear(x, w, b)
+        if act == "relu":
+            return torch.relu(y)
+        if act.startswith("gelu"):
+            return torch.nn.functional.gelu(y, approximate="tanh" if act == "gelu_tanh" else "none")
+        return y
+    if bias:
+        return Case(lambda x, w, b: _core._linear(x, w, b, act), [x, w, b], [0, 1, 2], _t(tf))
+    return Case(lambda x, w: _core._linear(x, w, None, act), [x, w], [0, 1], _t(tf))
+
+
 CASES = {
     "softmax": [case_softmax],
     "log_softmax": [lambda d: case_softmax(d, log_=True)],
@@ -354,6 +383,7 @@ CASES = {
     "take_along_axis": [case_take_along_axis],
     "concatenate": [case_concatenate],
     "stack": [case_stack],
+    "linear": [case_linear],
     # compositions of rows
     "split": [case_split],
     "norm": [case_norm, case_vector_matrix_norm],

@@ -131,14 +131,15 @@ def _fashion_mnist_here():
 
 
 def test_train_mlp_quick(device, tmp_path):
-    """make demo's training script, --quick (300 steps of each model): on
+    """make demo's training script, --quick --model all (300 steps of each
+    model: the seed's, the logits fix, the fix with a cosine schedule): on
     Fashion-MNIST when this machine has it, else on a small learnable set
     of MNIST-shaped files the test writes (a bar at a row that names the
     class), pointed at with --dataset mnist --data."""
     pytest.importorskip("cudakit.nn", reason="ck.nn is not in this build yet")
     pytest.importorskip("matplotlib")
     pytest.importorskip("tqdm")
-    args = ["--quick", "--device", device, "--out", str(tmp_path / "out")]
+    args = ["--quick", "--device", device, "--out", str(tmp_path / "out"), "--model", "all"]
     real = _fashion_mnist_here()
     if not real:
         rng = np.random.default_rng(0)
@@ -163,10 +164,11 @@ def test_train_mlp_quick(device, tmp_path):
     out = tmp_path / "out"
     summary = json.loads((out / "train_mlp.json").read_text())
     acc = {m["model"]: m["epochs"][-1]["test_accuracy"] for m in summary["models"]}
-    assert set(acc) == {"seed", "logits"}
+    assert set(acc) == {"seed", "logits", "recipe"}
     assert all(m["epochs"][-1]["steps"] == 300 for m in summary["models"])
     # 300 steps: the logits model is well on its way; the seed's model learns too, more slowly
     assert acc["logits"] > (0.72 if real else 0.95), acc
+    assert acc["recipe"] > (0.72 if real else 0.95), acc      # Adam 2e-3 and a cosine over the 300 steps
     assert acc["seed"] > (0.45 if real else 0.5), acc
     from matplotlib import image
 

@@ -247,3 +247,24 @@ def test_one_cycle_lr():
     assert adam.param_groups[0]["betas"][0] == pytest.approx(0.95)
     with pytest.raises(ValueError, match="total_steps"):
         optim.lr_scheduler.OneCycleLR(_opt(), max_lr=1.0)
+
+
+def test_schedules_match_torch():
+    """CosineAnnealingLR stepped each batch (the MLP recipe's schedule) and
+    OneCycleLR with Adam's beta1, rate by rate against PyTorch's."""
+    torch = pytest.importorskip("torch")
+    for make in (lambda o, m: m.CosineAnnealingLR(o, T_max=50),
+                 lambda o, m: m.CosineAnnealingLR(o, T_max=20, eta_min=1e-4),
+                 lambda o, m: m.OneCycleLR(o, max_lr=2e-3, epochs=5, steps_per_epoch=10),
+                 lambda o, m: m.OneCycleLR(o, max_lr=0.01, total_steps=30, anneal_strategy="linear",
+                                           three_phase=True)):
+        ck_opt = _opt(lr=2e-3, cls=optim.Adam)
+        t_opt = torch.optim.Adam([torch.zeros(2, requires_grad=True)], lr=2e-3)
+        ck_s, t_s = make(ck_opt, optim.lr_scheduler), make(t_opt, torch.optim.lr_scheduler)
+        steps = getattr(t_s, "total_steps", 50)
+        for _ in range(steps - 1):
+            assert ck_opt.param_groups[0]["lr"] == pytest.approx(t_opt.param_groups[0]["lr"], rel=1e-9, abs=1e-15)
+            assert ck_opt.param_groups[0]["betas"][0] == pytest.approx(t_opt.param_groups[0]["betas"][0], rel=1e-12)
+            t_opt.step()
+            ck_s.step()
+            t_s.step()

@@ -31,6 +31,7 @@ extern const ck_ag_rule ck_ag_rules_reduce[];
 extern const ck_ag_rule ck_ag_rules_shape[];
 extern const ck_ag_rule ck_ag_rules_linalg[];
 extern const ck_ag_rule ck_ag_rules_train[];   /* rules_train.c (trainops) */
+extern const ck_ag_rule ck_ag_rules_linear[];  /* rules_linear.c (the fused linear layer) */
 
 /* Input i of an element-wise node as an operand: its saved array (the
  * rule's flags say CK_AG_SAVE_INPUTS) or its scalar. */

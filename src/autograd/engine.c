@@ -1,6 +1,10 @@
 /* The autograd engine: variables, nodes, grad mode and the backward walk
  * (see include/cudakit_autograd.h). */
 #include "ag_rules.h"
+#include "cudakit_device.h"
+#include "cudakit_graph.h"
+
+#include <pthread.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,6 +469,52 @@ static ck_status fill_like_output(ck_array *out, const ck_ag_output *o, double v
     return ck_full_scalar(out, o->ndim, o->shape, o->dtype, v, o->dev);
 }
 
+/* The ones seeding a backward from a root of one element: one element a
+ * device and dtype, made once (outside any graph capture, whose memory
+ * would be the graph's) and handed out as read-only views of the root's
+ * shape, so that a training step's loss.backward() launches no fill.
+ * Read-only: nothing may add into it in place (a leaf's .grad and
+ * retain_grad() copy such a gradient, an in-place op on it raises). */
+#define SEED_MAX 32
+static struct {
+    ck_device dev;
+    ck_dtype dt;
+    ck_array one;
+} seeds_[SEED_MAX];
+static int nseeds_;
+static pthread_mutex_t seed_mu_ = PTHREAD_MUTEX_INITIALIZER;
+
+static ck_status seed_ones(ck_array *out, const ck_ag_output *o)
+{
+    const ck_array *one = NULL;
+    pthread_mutex_lock(&seed_mu_);
+    for (int i = 0; i < nseeds_; i++)
+        if (ck_device_equal(seeds_[i].dev, o->dev) && seeds_[i].dt == o->dtype) one = &seeds_[i].one;
+    if (!one && nseeds_ < SEED_MAX && !ck_graph_capturing(o->dev)) {
+        ck_array a;
+        /* filled on this stream; waited for once, so that any stream may read it */
+        if (ck_full_scalar(&a, 0, NULL, o->dtype, 1.0, o->dev) == CK_OK) {
+            if (ck_device_synchronize(o->dev) == CK_OK) {
+                seeds_[nseeds_].dev = o->dev;
+                seeds_[nseeds_].dt = o->dtype;
+                seeds_[nseeds_].one = a;
+                one = &seeds_[nseeds_++].one;
+            } else {
+                ck_array_release(&a);
+            }
+        }
+        ck_error_clear();
+    }
+    if (one) {
+        int64_t strides[CK_MAXDIMS] = {0};
+        ck_array_view(out, one);
+        ck_array_set_layout(out, o->ndim, o->shape, strides);
+        out->flags &= ~CK_ARRAY_WRITEABLE;
+    }
+    pthread_mutex_unlock(&seed_mu_);
+    return one ? CK_OK : fill_like_output(out, o, 1.0);
+}
+
 static ck_status run_node(ck_ag_node *n, int retain_graph, int capture, node_list *ready)
 {
     ck_status s = CK_OK;
@@ -609,7 +659,8 @@ ck_status ck_ag_backward(int nroots, ck_ag_var *const *roots, const ck_array *gr
                 s = ck_error_set(CK_ERR_RUNTIME, "grad can be implicitly created only for scalar outputs");
                 break;
             }
-            if (o) s = fill_like_output(&seed, o, 1.0);
+            /* (autograd.grad may hand a root's own gradient back: a fresh one) */
+            if (o) s = capture ? fill_like_output(&seed, o, 1.0) : seed_ones(&seed, o);
             else s = ck_error_set(CK_ERR_RUNTIME, "backward of a leaf needs its gradient argument");
         }
         if (s == CK_OK) s = accumulate(&rn->grads[rnr[r]], &seed);

@@ -11,6 +11,7 @@ static const ck_ag_rule *const families[] = {
     ck_ag_rules_shape,
     ck_ag_rules_linalg,
     ck_ag_rules_train,
+    ck_ag_rules_linear,
 };
 
 static const ck_ag_rule *by_op_[CK_OP_COUNT];

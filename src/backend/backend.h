@@ -292,7 +292,8 @@ typedef struct ck_optim_desc {
     ck_device dev;
     ck_dtype type;
     ck_optim_hparams h;
-    const double *step_ptr;   /* h.step_array's value as float64 on dev, or NULL: h.step */
+    const void *step_ptr;     /* h.step_array's value on dev, float64 (float32 when step_f32), or NULL: h.step */
+    int step_f32;
     int ntensors;
     const ck_optim_tensor *t;
 } ck_optim_desc;
@@ -310,6 +311,32 @@ typedef struct ck_bias_act_desc {
     char *y, *pre, *out;
     const char *bias, *g, *saved;
 } ck_bias_act_desc;
+
+/* One product of the fused linear layer (src/ops/linear.c), row-major:
+ * d (m x n, row stride ldd) = op(a) @ op(b), a stored m x k (k x m when
+ * ta) with row stride lda, b k x n (n x k when tb) with row stride ldb, all
+ * in elements, unit column strides; then the epilogue: BIAS adds bias[j]
+ * to column j, RELU clamps at 0 (after the bias), BGRAD_A writes
+ * bias[i] = sum_k op(a)[i][k] (m elements: a bias's gradient) beside d.
+ * A backend answers CK_ERR_NOT_IMPLEMENTED, before any work, for a case it
+ * has no product for; the op layer then composes it. */
+typedef enum ck_linear_epi {
+    CK_LINEAR_EPI_NONE, CK_LINEAR_EPI_BIAS, CK_LINEAR_EPI_RELU, CK_LINEAR_EPI_RELU_BIAS, CK_LINEAR_EPI_BGRAD_A,
+    CK_LINEAR_EPI_COUNT
+} ck_linear_epi;
+
+typedef struct ck_linear_desc {
+    ck_device dev;
+    ck_dtype type;
+    int allow_tf32;
+    ck_linear_epi epi;
+    int64_t m, n, k;
+    const char *a, *b;
+    char *d;
+    int64_t lda, ldb, ldd;
+    int ta, tb;
+    char *bias;              /* BIAS, RELU_BIAS: read; BGRAD_A: written */
+} ck_linear_desc;
 
 /* target[idx[i]] += src[i] for i < m (target n elements, all contiguous
  * of type): repeated indices add up, in any order.  idx may hold values
@@ -435,6 +462,8 @@ typedef struct ck_backend_iface {
     ck_status (*optim_step)(const ck_optim_desc *d);
     ck_status (*bias_act)(const ck_bias_act_desc *d);
     ck_status (*scatter_add)(const ck_scatter_add_desc *d);
+    /* (optional: the op layer composes matmul, bias_act and a sum) */
+    ck_status (*linear)(const ck_linear_desc *d);
 
     /* libraries (optional: the CPU's BLAS, FFT and LAPACK are NumPy's,
      * called from the Python layer) */

@@ -339,6 +339,10 @@ CK_OBS_SLOT_(rows, ck_rows_desc, (unsigned)d->op < CK_ROW_OPS ? rows_names_[d->o
 CK_OBS_SLOT_(optim_step, ck_optim_desc, d->h.kind == CK_OPTIM_ADAM ? "adam_step" : "sgd_step", no_args)
 CK_OBS_SLOT_(bias_act, ck_bias_act_desc, d->backward ? "bias_act_backward" : "bias_act", no_args)
 CK_OBS_SLOT_(scatter_add, ck_scatter_add_desc, "scatter_add", no_args)
+static const char *const linear_names_[CK_LINEAR_EPI_COUNT] = {"linear", "linear_bias", "linear_relu",
+                                                                "linear_bias_relu", "linear_bgrad"};
+CK_OBS_SLOT_(linear, ck_linear_desc, (unsigned)d->epi < CK_LINEAR_EPI_COUNT ? linear_names_[d->epi] : "linear",
+             no_args)
 CK_OBS_SLOT_(matmul, ck_matmul_desc, "matmul", matmul_args)
 CK_OBS_SLOT_(fft, ck_fft_desc, "fft", no_args)
 CK_OBS_SLOT_(solver, ck_solver_desc, "solver", no_args)
@@ -459,6 +463,7 @@ const ck_backend_iface *ck_backend_decorate(int type, const ck_backend_iface *re
     CK_OBS_WRAP_(optim_step);
     CK_OBS_WRAP_(bias_act);
     CK_OBS_WRAP_(scatter_add);
+    CK_OBS_WRAP_(linear);
     CK_OBS_WRAP_(matmul);
     CK_OBS_WRAP_(fft);
     CK_OBS_WRAP_(solver);

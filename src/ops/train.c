@@ -413,6 +413,8 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
     const ck_backend_iface *be = ck_backend_for(dev);
     if (!be->optim_step) return no_slot(dev, "the multi-tensor optimizer step");
     ck_array step = {0};
+    const void *step_ptr = NULL;
+    int step_f32 = 0;
     if (adam && h->step_array) {
         const ck_array *sa = h->step_array;
         if (sa->size != 1 || !(ck_dtype_is_integer(sa->dtype) || ck_dtype_is_float(sa->dtype)))
@@ -420,8 +422,30 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
                                 ck_dtype_get_info(sa->dtype)->name, ck_shape_str(sa->ndim, sa->shape, 0));
         if (!ck_device_equal(ck_array_device(sa), dev))
             return ck_error_set(CK_ERR_VALUE, "Adam: the step array must be on the parameters' device");
-        ck_status s = as_contig(&step, sa, CK_FLOAT64);
-        if (s != CK_OK) return s;
+        ck_status s;
+        if (h->step_increment) {
+            /* on the device, in stream order before the step that reads it: a
+             * captured graph's replays count on by themselves */
+            if (!(sa->flags & CK_ARRAY_WRITEABLE))
+                return ck_error_set(CK_ERR_VALUE, "Adam: the step array must be writeable to be incremented");
+            ck_operand in[2];
+            memset(in, 0, sizeof in);
+            in[0].array = sa;
+            in[1].scalar.dtype = CK_INT64;
+            in[1].scalar.v.i = 1;
+            in[1].weak = 1;
+            ck_array inc = *sa;
+            if ((s = ck_ufunc_apply(CK_OP_ADD, 2, in, &inc, 1, CK_DTYPE_INVALID)) != CK_OK) return s;
+        }
+        /* float32 (PyTorch's dtype for a capturable step) and float64 are
+         * read where they are; other dtypes through a float64 copy */
+        if (sa->dtype == CK_FLOAT32 && (sa->flags & CK_ARRAY_C_CONTIGUOUS)) {
+            step_ptr = sa->data;
+            step_f32 = 1;
+        } else {
+            if ((s = as_contig(&step, sa, CK_FLOAT64)) != CK_OK) return s;
+            step_ptr = step.data;
+        }
     }
     ck_optim_tensor *t = malloc(sizeof *t * (size_t)n);
     if (!t) {
@@ -443,7 +467,7 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
         }
         if (!m) continue;
         ck_optim_desc d = {.dev = dev, .type = types[k], .h = *h, .ntensors = m, .t = t,
-                           .step_ptr = step.buf ? (const double *)step.data : NULL};
+                           .step_ptr = step_ptr, .step_f32 = step_f32};
         s = be->optim_step(&d);
     }
     free(t);

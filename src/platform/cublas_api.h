@@ -68,11 +68,77 @@ typedef struct cublasLtContext *cublasLtHandle_t;
        long long strideB, const void *beta, void *C, int Ctype, int ldc, long long strideC,     \
        int batchCount, int computeType, int algo))
 
-/* cuBLASLt: loaded beside cuBLAS (which needs it anyway) so that its
- * version is known and a later cublasLtMatmul path has its table. */
+/* cuBLASLt's descriptors: opaque pointers (the library allocates them),
+ * and the two semi-opaque structs passed by value, sized as the library's
+ * (cublasLt.h of CUDA 11 to 13: 8 words for an algorithm). */
+typedef struct cublasLtMatmulDescOpaque *cublasLtMatmulDesc_t;
+typedef struct cublasLtMatrixLayoutOpaque *cublasLtMatrixLayout_t;
+typedef struct cublasLtMatmulPreferenceOpaque *cublasLtMatmulPreference_t;
+typedef struct { uint64_t data[8]; } cublasLtMatmulAlgo_t;
+typedef struct {
+    cublasLtMatmulAlgo_t algo;
+    size_t workspaceSize;
+    cublasStatus_t state;
+    float wavesCount;
+    int reserved[4];
+} cublasLtMatmulHeuristicResult_t;
+
+/* cublasLtMatmulDescAttributes_t */
+#define CUBLASLT_MATMUL_DESC_TRANSA 3
+#define CUBLASLT_MATMUL_DESC_TRANSB 4
+#define CUBLASLT_MATMUL_DESC_EPILOGUE 7
+#define CUBLASLT_MATMUL_DESC_BIAS_POINTER 8
+#define CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER 11
+#define CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD 12
+#define CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE 26
+/* cublasLtEpilogue_t (uint32_t) */
+#define CUBLASLT_EPILOGUE_DEFAULT 1u
+#define CUBLASLT_EPILOGUE_RELU 2u
+#define CUBLASLT_EPILOGUE_BIAS 4u
+#define CUBLASLT_EPILOGUE_RELU_BIAS 6u
+#define CUBLASLT_EPILOGUE_RELU_AUX_BIAS 134u
+#define CUBLASLT_EPILOGUE_DRELU_BGRAD 152u
+#define CUBLASLT_EPILOGUE_GELU 32u
+#define CUBLASLT_EPILOGUE_GELU_BIAS 36u
+#define CUBLASLT_EPILOGUE_BGRADA 256u
+#define CUBLASLT_EPILOGUE_BGRADB 512u
+/* cublasLtMatmulPreferenceAttributes_t */
+#define CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES 1
+#define CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES 5
+#define CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES 6
+#define CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES 7
+#define CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES 8
+
+/* cuBLASLt: loaded beside cuBLAS (which needs it anyway); its matmul with
+ * epilogues (bias, relu, bias gradients) is the fused linear layer's
+ * (src/backend/cuda/cuda_linear.c).  Attribute and enum arguments are the
+ * library's 32-bit enums, passed as int. */
 #define CK_CUBLASLT_SYMBOLS(X)                                                                  \
     X(cublasLtCreate, 110000, 1, (cublasLtHandle_t *handle))                                    \
-    X(cublasLtDestroy, 110000, 1, (cublasLtHandle_t handle))
+    X(cublasLtDestroy, 110000, 1, (cublasLtHandle_t handle))                                    \
+    X(cublasLtMatmulDescCreate, 110000, 1,                                                      \
+      (cublasLtMatmulDesc_t *desc, int computeType, int scaleType))                             \
+    X(cublasLtMatmulDescDestroy, 110000, 1, (cublasLtMatmulDesc_t desc))                        \
+    X(cublasLtMatmulDescSetAttribute, 110000, 1,                                                \
+      (cublasLtMatmulDesc_t desc, int attr, const void *buf, size_t size))                      \
+    X(cublasLtMatrixLayoutCreate, 110000, 1,                                                    \
+      (cublasLtMatrixLayout_t *layout, int type, uint64_t rows, uint64_t cols, int64_t ld))     \
+    X(cublasLtMatrixLayoutDestroy, 110000, 1, (cublasLtMatrixLayout_t layout))                  \
+    X(cublasLtMatmulPreferenceCreate, 110000, 1, (cublasLtMatmulPreference_t *pref))            \
+    X(cublasLtMatmulPreferenceSetAttribute, 110000, 1,                                          \
+      (cublasLtMatmulPreference_t pref, int attr, const void *buf, size_t size))                \
+    X(cublasLtMatmulPreferenceDestroy, 110000, 1, (cublasLtMatmulPreference_t pref))            \
+    X(cublasLtMatmulAlgoGetHeuristic, 110000, 1,                                                \
+      (cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,            \
+       cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,            \
+       cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t *results, \
+       int *returned))                                                                          \
+    X(cublasLtMatmul, 110000, 1,                                                                \
+      (cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void *alpha, const void *A,    \
+       cublasLtMatrixLayout_t adesc, const void *B, cublasLtMatrixLayout_t bdesc,               \
+       const void *beta, const void *C, cublasLtMatrixLayout_t cdesc, void *D,                  \
+       cublasLtMatrixLayout_t ddesc, const cublasLtMatmulAlgo_t *algo, void *workspace,         \
+       size_t workspace_bytes, CUstream stream))
 
 typedef struct ck_cublas_api {
 #define CK_CUBLAS_FIELD_(name, ver, req, params) cublasStatus_t (*name) params;

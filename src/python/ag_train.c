@@ -9,6 +9,7 @@
  */
 #include "ck_python.h"
 #include "cudakit_autograd_ops.h"
+#include "cudakit_linear.h"
 
 static inline ck_ag_var *var_of(PyObject *o) { return CkArray_Check(o) ? ((CkArrayObject *)o)->ag : NULL; }
 
@@ -120,11 +121,17 @@ static PyObject *py_rule_names(PyObject *m, PyObject *unused)
         if (!s || PyList_Append(l, s) < 0) Py_CLEAR(l);
         Py_XDECREF(s);
     }
+    for (int i = 0; l && ck_ag_linear_rule_name(i); i++) {
+        PyObject *s = PyUnicode_FromString(ck_ag_linear_rule_name(i));
+        if (!s || PyList_Append(l, s) < 0) Py_CLEAR(l);
+        Py_XDECREF(s);
+    }
     return l;
 }
 
 PyMethodDef ck_py_ag_train_functions[] = {
     {"_ag_train_rule_names", py_rule_names, METH_NOARGS,
-     "_ag_train_rule_names(): the names of the gradient rules in src/autograd/rules_train.c (private, for tests)."},
+     "_ag_train_rule_names(): the names of the gradient rules in src/autograd/rules_train.c and rules_linear.c"
+     " (private, for tests)."},
     {NULL, NULL, 0, NULL},
 };

@@ -226,6 +226,7 @@ extern PyMethodDef ck_py_shape_functions[];      /* shape.c: reshape, concatenat
 extern PyMethodDef ck_py_random_functions[];     /* random.c: _random_* */
 extern PyMethodDef ck_py_xoroshiro_functions[];  /* xoroshiro.c: _xoroshiro128p_init */
 extern PyMethodDef ck_py_train_functions[];      /* train.c: softmax, cross-entropy, optimizer steps */
+extern PyMethodDef ck_py_linear_functions[];     /* linear.c: the fused linear layer */
 extern PyMethodDef ck_py_linalg_functions[];     /* linalg.c: _matmul, the TF32 switch */
 /* a @ b for two arrays (the core's matmul; a GPU's) */
 PyObject *ck_py_matmul(PyObject *a, PyObject *b);

@@ -211,6 +211,7 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_graph_functions) < 0 || ck_py_graph_type_init(m) < 0 ||
         add_functions(m, ck_py_comm_functions) < 0 || ck_py_comm_type_init(m) < 0 ||
         add_functions(m, ck_py_train_functions) < 0 || add_functions(m, ck_py_ag_train_functions) < 0 ||
+        add_functions(m, ck_py_linear_functions) < 0 ||
         add_functions(m, ck_py_autograd_functions) < 0 || ck_py_autograd_init(m) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "MAXDIMS", CK_MAXDIMS) < 0) goto fail;

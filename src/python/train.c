@@ -267,15 +267,18 @@ static PyObject *f_adam_step(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"params", "grads", "exp_avgs", "exp_avg_sqs", "step", "lr", "beta1", "beta2", "eps",
-                             "weight_decay", "decoupled", "maximize", NULL};
+                             "weight_decay", "decoupled", "maximize", "increment_step", NULL};
     PyObject *o[4], *step_obj;
     ck_optim_hparams h = {.kind = CK_OPTIM_ADAM, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|dddddpp:_adam_step", kwlist, &o[0], &o[1], &o[2], &o[3],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|dddddppp:_adam_step", kwlist, &o[0], &o[1], &o[2], &o[3],
                                      &step_obj, &h.lr, &h.beta1, &h.beta2, &h.eps, &h.weight_decay, &h.decoupled,
-                                     &h.maximize))
+                                     &h.maximize, &h.step_increment))
         return NULL;
     if (CkArray_Check(step_obj)) {
         h.step_array = CK_ARR(step_obj);
+    } else if (h.step_increment) {
+        PyErr_SetString(PyExc_TypeError, "_adam_step: increment_step needs the step as an array");
+        return NULL;
     } else {
         long long step = PyLong_AsLongLong(step_obj);
         if (step == -1 && PyErr_Occurred()) return NULL;
@@ -433,9 +436,10 @@ PyMethodDef ck_py_train_functions[] = {
      " label_smoothing=0.0, reduction='mean'): the logits' gradient."},
     {"_adam_step", CK_KW_(f_adam_step),
      "_adam_step(params, grads, exp_avgs, exp_avg_sqs, step, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,"
-     " weight_decay=0.0, decoupled=False, maximize=False): one Adam (AdamW: decoupled) step in place over lists;"
-     " a None gradient skips its parameter; step an int or a 0-d array on the parameters' device (read by the"
-     " kernel, so that a captured CUDA graph uses each replay's step)."},
+     " weight_decay=0.0, decoupled=False, maximize=False, increment_step=False): one Adam (AdamW: decoupled) step"
+     " in place over lists; a None gradient skips its parameter; step an int (the step being taken) or a 0-d array"
+     " on the parameters' device (read by the kernel, so that a captured CUDA graph uses each replay's step;"
+     " increment_step: the array is the count of steps taken, incremented there first)."},
     {"_sgd_step", CK_KW_(f_sgd_step),
      "_sgd_step(params, grads, momentum_buffers, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False,"
      " first=False, maximize=False): one SGD step in place (first: the buffers' first step)."},

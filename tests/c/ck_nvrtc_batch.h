@@ -17,23 +17,36 @@ static ck_sbuf batch_;
 static int batch_count_, batch_id_;
 static char batch_names_[8192];
 
-/* CK_TEST_NVRTC=0: every kernel is generated and checked as usual but not
- * compiled (the sanitizer build in CI: NVRTC's minutes there would check
- * nothing of cudakit's that the plain build's run has not). */
-static int batch_compiles_(void)
+/* How much of NVRTC a batch goes through (CK_TEST_NVRTC):
+ *   unset or "syntax": the front end only (--fdevice-syntax-only: parsing,
+ *     names, types, overloads and templates, which is what a generated
+ *     kernel can get wrong), and every 16th batch on to PTX, so that NVVM
+ *     sees a sample of every test's kernels (make test: test_codegen took
+ *     about 200 s of a core to PTX, under 10 s so);
+ *   "ptx": every batch to PTX for compute_90;
+ *   "0": generated and checked as usual but not compiled (the sanitizer
+ *     build in CI: NVRTC there would check nothing of cudakit's that the
+ *     plain build's run has not).
+ * Inline PTX is checked by neither (ptxas does that, in the cubin batches
+ * and on the GPU machine). */
+enum { BATCH_NONE, BATCH_SYNTAX, BATCH_PTX };
+static int batch_mode_(void)
 {
-    static int on = -1;
-    if (on < 0) {
+    static int mode = -1;
+    if (mode < 0) {
         const char *e = getenv("CK_TEST_NVRTC");
-        on = !(e && strcmp(e, "0") == 0);
-        if (!on) printf("CK_TEST_NVRTC=0: generated kernels are not compiled\n");
+        mode = !e || !*e || strcmp(e, "syntax") == 0 ? BATCH_SYNTAX
+             : strcmp(e, "0") == 0 ? BATCH_NONE : BATCH_PTX;
+        if (mode == BATCH_NONE) printf("CK_TEST_NVRTC=0: generated kernels are not compiled\n");
+        if (mode == BATCH_SYNTAX) printf("CK_TEST_NVRTC=syntax: NVRTC's front end, every 16th batch to PTX\n");
     }
-    return on;
+    return mode;
 }
+static int batch_compiles_(void) { return batch_mode_() != BATCH_NONE; }
 
-/* Compile the batch: PTX for compute_90 (the front end is what a generated
- * kernel can get wrong, and skipping the assembler keeps the tests short),
- * or with cubin set the whole compiler down to a cubin. */
+/* Compile the batch: as batch_mode_ says (the front end, or PTX for
+ * compute_90: skipping the assembler keeps the tests short), or with cubin
+ * set the whole compiler down to a cubin. */
 static void batch_flush(int cubin)
 {
     if (!batch_count_) return;
@@ -43,10 +56,11 @@ static void batch_flush(int cubin)
     ck_kernel_image img;
     char name[32];
     snprintf(name, sizeof name, "batch%d", batch_id_++);
-    const char *opts[] = {"--gpu-architecture=compute_90"};
+    const char *opts[] = {"--gpu-architecture=compute_90", "--fdevice-syntax-only"};
+    int syntax = batch_mode_() == BATCH_SYNTAX && batch_id_ % 16 != 1;
     if (batch_compiles_()) {
         ck_status s = cubin ? ck_kernel_compile(prog.s, name, NULL, 0, 90, &img)
-                            : ck_kernel_compile(prog.s, name, opts, 1, 90, &img);
+                            : ck_kernel_compile(prog.s, name, opts, syntax ? 2 : 1, 90, &img);
         CHECK(s == CK_OK, "batch of: %s\n%s", batch_names_, ck_error_message());
         if (s == CK_OK) ck_kernel_image_free(&img);
     }

@@ -141,11 +141,28 @@ def _no_grad():
 # ---------------------------------------------------------------- linear, activations
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias (weight: (out_features, in_features))."""
+    """input @ weight.T + bias (weight: (out_features, in_features)): one
+    fused op (the bias in the product's epilogue on a GPU, one autograd
+    node whose backward gives the bias's gradient with the weight's) for
+    float operands; the composition for the others."""
     if _linear_op is not None:
-        return _linear_op(input, weight, bias)
+        try:
+            return _linear_op(input, weight, bias)
+        except TypeError:
+            pass
     y = input @ weight.T
     return y if bias is None else y + bias
+
+
+def _linear_relu(input, weight, bias=None):
+    """relu(linear(input, weight, bias)) in one fused op where it can be
+    (ck.nn.Sequential's Linear followed by ReLU)."""
+    if _linear_op is not None:
+        try:
+            return _linear_op(input, weight, bias, "relu")
+        except TypeError:
+            pass
+    return relu(linear(input, weight, bias))
 
 
 def relu(input, inplace=False):

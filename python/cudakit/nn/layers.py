@@ -453,15 +453,20 @@ class Sequential(_ModuleSequence):
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if isinstance(value, Module) or name in self.__dict__.get("_modules", ()):
-            self.__dict__.pop("_chain", None)
+            self._forget_chain()
 
     def add_module(self, name, module):
         super().add_module(name, module)
-        self.__dict__.pop("_chain", None)
+        self._forget_chain()
 
     def _reset(self, mods):
         super()._reset(mods)
-        self.__dict__.pop("_chain", None)
+        self._forget_chain()
+
+    def _forget_chain(self):
+        d = self.__dict__
+        d.pop("_chain", None)
+        d.pop("_steps", None)
 
     def _layers(self):
         chain = self.__dict__.get("_chain")
@@ -469,9 +474,33 @@ class Sequential(_ModuleSequence):
             chain = self.__dict__["_chain"] = tuple(m for m in self._modules.values() if m is not None)
         return chain
 
+    def _plan(self):
+        """The layers as steps (module, relu): a Linear immediately followed
+        by a ReLU (the exact classes) is one step, run as one fused op, since
+        nobody can see the product between them."""
+        steps = self.__dict__.get("_steps")
+        if steps is None:
+            chain, out, i = self._layers(), [], 0
+            while i < len(chain):
+                m = chain[i]
+                if type(m) is Linear and i + 1 < len(chain) and type(chain[i + 1]) is ReLU:
+                    out.append((m, chain[i + 1]))
+                    i += 2
+                else:
+                    out.append((m, None))
+                    i += 1
+            steps = self.__dict__["_steps"] = tuple(out)
+        return steps
+
     def forward(self, input):
-        for m in self._layers():
-            input = m(input)
+        for m, relu in self._plan():
+            if relu is None:
+                input = m(input)
+            elif "forward" in m.__dict__ or "forward" in relu.__dict__:
+                # a forward replaced on the instance: run the modules as they are
+                input = relu(m(input))
+            else:
+                input = F._linear_relu(input, m.weight, m.bias)
         return input
 
 

@@ -294,7 +294,14 @@ _adam_step = getattr(_core, "_adam_step", None)
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba), PyTorch's formula: weight decay added to the
-    gradient (L2) for Adam, applied to the parameter (decoupled) for AdamW."""
+    gradient (L2) for Adam, applied to the parameter (decoupled) for AdamW.
+
+    capturable=True keeps the step count on the parameters' device, as
+    PyTorch does: ``state[p]["step"]`` is a 0-d float32 array (one a group,
+    shared by its parameters), incremented and read by the multi-tensor
+    step itself, so that a step captured in a graph (``ck.cuda.graph``)
+    takes the next step's bias corrections at each replay.  Otherwise the
+    count is a Python int (no device read for it)."""
 
     _decoupled = False
 
@@ -306,7 +313,7 @@ class Adam(Optimizer):
         _check(0 <= betas[1] < 1, f"Invalid beta parameter at index 1: {betas[1]}")
         _check(weight_decay >= 0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize, capturable=bool(capturable)))
 
     def _group_state(self, group, params):
         """The group's moment lists, made at the first step and cached while
@@ -316,14 +323,25 @@ class Adam(Optimizer):
         if cache is not None and cache[0] == key:
             return cache[1]
         ms, vs, vmaxs = [], [], []
+        capturable = group.get("capturable", False)
+        if capturable:
+            # one count on the device for the group (PyTorch keeps one a
+            # parameter, all equal): the first one a parameter has already
+            step = next((st["step"] for st in (self.state.get(p) for p in params)
+                         if st is not None and "step" in st), None)
+            if not (isinstance(step, _core.ndarray) and step.ndim == 0 and step.device == params[0].device):
+                step = _core.full((), float(step or 0), dtype=_core.float32, device=params[0].device)
         for p in params:
             st = self.state[p]
             if "exp_avg" not in st:
-                st["step"] = 0
                 st["exp_avg"] = _zeros_like(p)
                 st["exp_avg_sq"] = _zeros_like(p)
                 if group["amsgrad"]:
                     st["max_exp_avg_sq"] = _zeros_like(p)
+                if not capturable:
+                    st["step"] = 0
+            if capturable:
+                st["step"] = step
             ms.append(st["exp_avg"])
             vs.append(st["exp_avg_sq"])
             vmaxs.append(st.get("max_exp_avg_sq"))
@@ -335,6 +353,8 @@ class Adam(Optimizer):
     def _update(self, group, params, grads):
         ms, vs, vmaxs, states = self._group_state(group, params)
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if group.get("capturable", False):
+            return self._update_capturable(group, params, grads, ms, vs, vmaxs, states[0]["step"])
         step = states[0]["step"] + 1
         for st in states:
             st["step"] = step
@@ -363,6 +383,40 @@ class Adam(Optimizer):
             denom = _sqrt(v) * inv_sqrt_bc2 + eps
             _sub(p, m / denom * step_size, out=p)
 
+    def _update_capturable(self, group, params, grads, ms, vs, vmaxs, step):
+        """The step count is the 0-d array `step`, on the device: incremented
+        there, and the bias corrections computed from it there, so that
+        nothing of the step is a host value frozen into a captured graph
+        (but the hyper-parameters: lr, as in PyTorch with a float lr)."""
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if _adam_step is not None and not group["amsgrad"]:
+            _adam_step(params, grads, ms, vs, step, lr, b1, b2, eps, wd, self._decoupled, group["maximize"],
+                       increment_step=True)
+            return
+        # AMSGrad (or a build without the multi-tensor step): the composition,
+        # with the corrections as 0-d arrays
+        _add(step, 1, out=step)
+        if group["maximize"]:
+            grads = [-g for g in grads]
+        t = step.astype(_core.float64)          # the corrections in double, as the kernel takes them
+        step_size = lr / (1 - _core.power(b1, t))
+        inv_sqrt_bc2 = 1 / _sqrt(1 - _core.power(b2, t))
+        for p, g, m, v, vmax in zip(params, grads, ms, vs, vmaxs):
+            if wd:
+                if self._decoupled:
+                    _mul(p, 1 - lr * wd, out=p)
+                else:
+                    g = g + p * wd
+            _mul(m, b1, out=m)
+            _add(m, g * (1 - b1), out=m)
+            _mul(v, b2, out=v)
+            _add(v, g * g * (1 - b2), out=v)
+            if vmax is not None:
+                _core.maximum(vmax, v, out=vmax)
+                v = vmax
+            denom = _sqrt(v) * inv_sqrt_bc2.astype(v.dtype) + eps
+            _sub(p, m / denom * step_size.astype(p.dtype), out=p)
+
     def load_state_dict(self, state_dict):
         super().load_state_dict(state_dict)
         for g in self.param_groups:
@@ -380,7 +434,7 @@ class AdamW(Adam):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, capturable=capturable)
 
 
 # ---------------------------------------------------------------- RMSprop

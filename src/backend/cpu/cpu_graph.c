@@ -1,7 +1,8 @@
 /* Graphs on the CPU: record and replay.  While a thread captures, the
  * CPU's entry in the backend registry is a copy of the CPU backend whose
  * kernel slots (element-wise, casts, fills, reductions, scans, indexing,
- * sorts, random fills, user kernels, stream copies) append a record (the
+ * sorts, random fills, user kernels, stream copies, the training ops:
+ * softmax rows, optimizer steps, bias-activation, scatter-add) append a record (the
  * description, with the host values it points to copied into the record)
  * instead of running; a replay runs the records in order through the CPU
  * backend's own slots.  Other threads go through the same slots and run at
@@ -15,7 +16,7 @@
 
 enum {
     R_EW, R_CAST, R_FILL, R_REDUCE, R_SCAN, R_IOTA, R_GATHER, R_SCATTER, R_NONZERO, R_COMPRESS,
-    R_SORT, R_SEARCH, R_RANDOM, R_LAUNCH, R_COPY,
+    R_SORT, R_SEARCH, R_RANDOM, R_LAUNCH, R_COPY, R_ROWS, R_OPTIM, R_BIAS_ACT, R_SCATTER_ADD,
 };
 
 typedef struct rec_launch {
@@ -44,6 +45,10 @@ typedef struct rec {
         struct { ck_array out; double start, step; } iota;
         struct { void *dst; const void *src; size_t n; } copy;
         rec_launch *launch;
+        ck_rows_desc rows;
+        ck_optim_desc optim;       /* .t: its own copy, freed with the record */
+        ck_bias_act_desc bias_act;
+        ck_scatter_add_desc scatter_add;
     } u;
     /* host values the description points to: element-wise scalars, the fill value */
     _Alignas(16) unsigned char host[CK_ITER_MAXOPS][16];
@@ -291,6 +296,60 @@ static ck_status rec_function_launch(ck_function *f, const unsigned grid[3], con
     return CK_OK;
 }
 
+/* The training ops' slots (softmax and cross-entropy rows, the optimizer
+ * step, the matmul epilogue, scatter-add): their descriptions point only at
+ * device memory, but for the optimizer's tensor list, copied. */
+static ck_status rec_rows(const ck_rows_desc *d)
+{
+    if (!recording_) return ck_backend_cpu.rows(d);
+    CK_REC(R_ROWS);
+    r->u.rows = *d;
+    const void *ps[] = {d->x, d->g, d->out, d->target, d->prob, d->lse, d->total, d->scratch};
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) addr_add(g, ps[i]);
+    return CK_OK;
+}
+
+static ck_status rec_optim_step(const ck_optim_desc *d)
+{
+    if (!recording_) return ck_backend_cpu.optim_step(d);
+    CK_REC(R_OPTIM);
+    ck_optim_tensor *t = malloc(sizeof *t * (size_t)(d->ntensors ? d->ntensors : 1));
+    if (!t) return ck_error_set(CK_ERR_MEMORY, "out of memory for a graph's record");
+    memcpy(t, d->t, sizeof *t * (size_t)d->ntensors);
+    r->u.optim = *d;
+    r->u.optim.t = t;
+    r->u.optim.h.step_array = NULL;     /* the C op's argument, read already: step_ptr is what the slot reads */
+    for (int i = 0; i < d->ntensors; i++) {
+        addr_add(g, t[i].p);
+        addr_add(g, t[i].g);
+        addr_add(g, t[i].s1);
+        addr_add(g, t[i].s2);
+    }
+    addr_add(g, d->step_ptr);
+    return CK_OK;
+}
+
+static ck_status rec_bias_act(const ck_bias_act_desc *d)
+{
+    if (!recording_) return ck_backend_cpu.bias_act(d);
+    CK_REC(R_BIAS_ACT);
+    r->u.bias_act = *d;
+    const void *ps[] = {d->y, d->pre, d->out, d->bias, d->g, d->saved};
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) addr_add(g, ps[i]);
+    return CK_OK;
+}
+
+static ck_status rec_scatter_add(const ck_scatter_add_desc *d)
+{
+    if (!recording_) return ck_backend_cpu.scatter_add(d);
+    CK_REC(R_SCATTER_ADD);
+    r->u.scatter_add = *d;
+    addr_add(g, d->target);
+    addr_add(g, d->idx);
+    addr_add(g, d->src);
+    return CK_OK;
+}
+
 /* ------------------------------------------------------------- replay */
 
 static ck_status rec_run(const rec *r)
@@ -320,6 +379,10 @@ static ck_status rec_run(const rec *r)
         rec_launch *L = r->u.launch;
         return be->function_launch(L->f, L->grid, L->block, L->shmem, NULL, L->flags, L->nparams, L->params, L->info);
     }
+    case R_ROWS: return be->rows(&r->u.rows);
+    case R_OPTIM: return be->optim_step(&r->u.optim);
+    case R_BIAS_ACT: return be->bias_act(&r->u.bias_act);
+    case R_SCATTER_ADD: return be->scatter_add(&r->u.scatter_add);
     }
     return ck_error_set(CK_ERR_RUNTIME, "a graph record of unknown kind %d", r->kind);
 }
@@ -349,6 +412,10 @@ static void recorder_init(void)
     recorder_.random = rec_random;
     recorder_.copy_async = rec_copy_async;
     recorder_.function_launch = rec_function_launch;
+    recorder_.rows = rec_rows;
+    recorder_.optim_step = rec_optim_step;
+    recorder_.bias_act = rec_bias_act;
+    recorder_.scatter_add = rec_scatter_add;
 }
 
 /* While any thread records, the registry hands out the recorder; the CPU
@@ -411,6 +478,7 @@ void ck_cpu_graph_free(ck_device dev, void *impl)
     if (!g) return;
     for (size_t i = 0; i < g->n; i++) {
         if (g->recs[i]->kind == R_LAUNCH) free(g->recs[i]->u.launch);
+        if (g->recs[i]->kind == R_OPTIM) free((void *)g->recs[i]->u.optim.t);
         free(g->recs[i]);
     }
     free(g->recs);

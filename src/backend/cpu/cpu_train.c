@@ -261,7 +261,8 @@ ck_status ck_cpu_optim_step(const ck_optim_desc *d)
     for (int i = 0; i < d->ntensors; i++) chunk0[i + 1] = chunk0[i] + (d->t[i].n + OPT_CHUNK - 1) / OPT_CHUNK;
     optim_ctx c = {.d = d, .chunk0 = chunk0, .bc1 = 1, .bc2_sqrt = 1};
     if (d->h.kind == CK_OPTIM_ADAM) {
-        double t = d->step_ptr ? *d->step_ptr : (double)d->h.step;
+        double t = !d->step_ptr ? (double)d->h.step
+                   : d->step_f32 ? (double)*(const float *)d->step_ptr : *(const double *)d->step_ptr;
         c.bc1 = 1 - pow(d->h.beta1, t);
         c.bc2_sqrt = sqrt(1 - pow(d->h.beta2, t));
     }

@@ -110,6 +110,14 @@ static void *stream_workspace(ck_device dev, size_t wsz)
     return p;
 }
 
+void *ck_cuda_blas_workspace(ck_device dev, size_t *size)
+{
+    size_t wsz = workspace_bytes(dev.index);
+    void *p = wsz ? stream_workspace(dev, wsz) : NULL;
+    *size = p ? wsz : 0;
+    return p;
+}
+
 void ck_cuda_blas_stream_gone(int d, CUstream s)
 {
     pthread_mutex_lock(&ws_mu_);

@@ -174,6 +174,7 @@ const ck_backend_iface ck_backend_cuda = {
     .optim_step = ck_cuda_optim_step,
     .bias_act = ck_cuda_bias_act,
     .scatter_add = ck_cuda_scatter_add,
+    .linear = ck_cuda_linear,
 
     .matmul = ck_cuda_matmul,
     .fft = ck_cuda_fft,

@@ -114,6 +114,12 @@ ck_status ck_cuda_scan(const ck_scan_desc *d);
 ck_status ck_cuda_synchronize(ck_device dev);
 /* cuda_blas.c: cuBLAS for floating types, a tiled kernel for integers and bool */
 ck_status ck_cuda_matmul(const ck_matmul_desc *d);
+/* The current stream's cuBLAS workspace (cuBLASLt's too: the products of
+ * one stream run one after another), *size bytes; NULL with no error when
+ * none could be made. */
+void *ck_cuda_blas_workspace(ck_device dev, size_t *size);
+/* cuda_linear.c: the fused linear layer's products through cuBLASLt */
+ck_status ck_cuda_linear(const ck_linear_desc *d);
 /* sorting and searching (cuda_sort.c) */
 ck_status ck_cuda_sort(const ck_sort_desc *d);
 ck_status ck_cuda_searchsorted(const ck_searchsorted_desc *d);

@@ -72,7 +72,8 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
     float v32[9];
     for (int i = 0; i < 9; i++) v32[i] = (float)v64[i];
     int dbl = d->type == CK_FLOAT64;
-    int flags = (h->maximize ? 1 : 0) | (h->decoupled ? 2 : 0) | (h->nesterov ? 4 : 0) | (h->first ? 8 : 0);
+    int flags = (h->maximize ? 1 : 0) | (h->decoupled ? 2 : 0) | (h->nesterov ? 4 : 0) | (h->first ? 8 : 0) |
+                (d->step_f32 ? 16 : 0);
     ck_cuda_optim_table tab;
     for (int t0 = 0; t0 < d->ntensors; t0 += CK_OPTIM_TENSORS) {
         memset(&tab, 0, sizeof tab);
@@ -89,7 +90,7 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
         tab.count = m;
         if (tab.block0[m] > 0x7FFFFFFF)
             return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "an optimizer step over more than 2**43 elements at once");
-        const double *stepp = d->step_ptr;
+        const void *stepp = d->step_ptr;
         double lr64 = h->lr, b1_64 = h->beta1, b2_64 = h->beta2;
         void *args[15];
         args[0] = &tab;
