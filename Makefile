@@ -7,7 +7,7 @@ PIP := $(VPY) -m pip
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index sanitize soak clean
+.PHONY: demo test install check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index bench-gpu-multi sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	@echo "creating $(VENV) and installing what the build, the tests and the demo use (pip's lines follow)"
@@ -153,6 +153,12 @@ soak:
 		--log $(OUT)/soak.log --json $(OUT)/soak.json 2>&1; rc=$$?; echo $$rc > $(OUT)/soak.rc; exit $$rc
 
 # graphs (20 small ops replayed) and copies overlapped on 2-4 streams, against PyTorch (issue 15)
+# Several GPUs of one host (issue 19): peer copy, all_reduce, the MLP data-parallel
+bench-gpu-multi:
+	mkdir -p $(OUT)
+	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
+	set -o pipefail; python3 bench/bench_gpu_multi.py --out $(OUT)/bench-gpu-multi.md 2>&1 | tee $(OUT)/bench-gpu-multi.log
+
 bench-gpu-graphs:
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log

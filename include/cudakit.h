@@ -50,6 +50,7 @@ typedef enum ck_status {
                               casting rule (NumPy's _UFuncInputCastingError) */
     CK_ERR_CAST_OUTPUT,    /* TypeError: the result does not cast to out= (_UFuncOutputCastingError) */
     CK_ERR_INTERRUPT,      /* Ctrl-C (SIGINT) ended a wait or a kernel (KeyboardInterrupt) */
+    CK_ERR_TIMEOUT,        /* a wait for other processes gave up (TimeoutError) */
     CK_ERR_COUNT
 } ck_status;
 

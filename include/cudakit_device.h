@@ -58,6 +58,12 @@ ck_status ck_device_set_current(ck_device dev);
  * path (the Python layer adds the nvidia-* wheels' lib folders). */
 void ck_add_library_dir(const char *dir);
 
+/* Whether devices a and b reach each other's memory directly (*out 1),
+ * enabling that both ways the first time it is asked (GPUs: peer access,
+ * which copies between them use; the same device: 1; else 0: copies
+ * between them are staged through host memory). */
+ck_status ck_device_can_access_peer(ck_device a, ck_device b, int *out);
+
 typedef struct ck_device_props {
     char name[256];
     int cc_major, cc_minor;              /* 0, 0 for the CPU */

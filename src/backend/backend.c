@@ -157,6 +157,21 @@ ck_status ck_device_properties(ck_device dev, ck_device_props *out)
     return be->device_properties(dev, out);
 }
 
+ck_status ck_device_can_access_peer(ck_device a, ck_device b, int *out)
+{
+    *out = 0;
+    if (ck_device_equal(a, b)) {
+        ck_status s = ck_device_check(a);
+        *out = s == CK_OK;
+        return s;
+    }
+    CK_BE(a);
+    ck_status s = ck_device_check(b);
+    if (s != CK_OK) return s;
+    if (a.type == b.type && be->peer_access) *out = be->peer_access(a.index, b.index);
+    return CK_OK;
+}
+
 ck_status ck_device_mem_info(ck_device dev, size_t *free_bytes, size_t *total_bytes)
 {
     CK_BE(dev);

@@ -483,6 +483,10 @@ typedef struct ck_backend_iface {
     void (*graph_free)(ck_device dev, void *impl);
     int64_t (*graph_nodes)(void *impl);
     int (*graph_uses)(void *impl, const void *p, size_t n);
+
+    /* (optional: none) peer access between devices a and b of this
+     * backend, enabled both ways on first ask: 1 on, 0 they cannot */
+    int (*peer_access)(int a, int b);
 } ck_backend_iface;
 
 /* The backend of a device: NULL when its type cannot be used (no driver,

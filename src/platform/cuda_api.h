@@ -53,6 +53,7 @@ typedef struct CUlaunchConfig {
 #define CUDA_ERROR_NOT_INITIALIZED 3
 #define CUDA_ERROR_NO_DEVICE 100
 #define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700
 #define CUDA_ERROR_LAUNCH_FAILED 719
 #define CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE 720
@@ -131,6 +132,8 @@ typedef struct CUlaunchConfig {
     X(cuMemcpyDtoDAsync_v2, 3020, 1, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)) \
     X(cuMemcpyPeerAsync, 4000, 1, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,         \
                                    CUcontext sctx, size_t n, CUstream s))                    \
+    X(cuDeviceCanAccessPeer, 4000, 0, (int *can, CUdevice dev, CUdevice peer))                \
+    X(cuCtxEnablePeerAccess, 4000, 0, (CUcontext peer, unsigned int flags))                   \
     X(cuMemsetD8Async, 3020, 1, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))    \
     X(cuMemsetD32Async, 3020, 1, (CUdeviceptr dst, unsigned int v, size_t n, CUstream s))    \
     X(cuStreamCreate, 2000, 1, (CUstream *ph, unsigned int flags))                           \

@@ -75,6 +75,8 @@ typedef enum {
 PyObject *ck_py_exc(ck_py_exc_id id);
 extern PyMethodDef ck_py_profiler_functions[];
 extern PyMethodDef ck_py_graph_functions[];
+extern PyMethodDef ck_py_comm_functions[];   /* comm.c: communicators, groups, peer access */
+int ck_py_comm_type_init(PyObject *module);
 /* graph.c: -1 with the error when a's data is read on the host during a
  * capture of its device (what names the reading), else 0. */
 int ck_py_refuse_host_read(const ck_array *a, const char *what);

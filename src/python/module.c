@@ -130,6 +130,7 @@ PyObject *ck_py_raise(ck_status s)
     case CK_ERR_DEVICE: exc = ck_py_CUDAError; break;
     case CK_ERR_DEVICE_MEMORY: exc = ck_py_exc(CK_PY_DEVICE_MEMORY_ERROR); break;
     case CK_ERR_COMPILE: exc = ck_py_CompileError; break;
+    case CK_ERR_TIMEOUT: exc = PyExc_TimeoutError; break;
     default: exc = PyExc_RuntimeError; break;
     }
     PyErr_SetString(exc, ck_error_message());
@@ -208,6 +209,7 @@ PyMODINIT_FUNC PyInit__core(void)
         add_functions(m, ck_py_pykernel_functions) < 0 ||
         add_functions(m, ck_py_profiler_functions) < 0 ||
         add_functions(m, ck_py_graph_functions) < 0 || ck_py_graph_type_init(m) < 0 ||
+        add_functions(m, ck_py_comm_functions) < 0 || ck_py_comm_type_init(m) < 0 ||
         add_functions(m, ck_py_train_functions) < 0 || add_functions(m, ck_py_ag_train_functions) < 0 ||
         add_functions(m, ck_py_linear_functions) < 0 ||
         add_functions(m, ck_py_autograd_functions) < 0 || ck_py_autograd_init(m) < 0)

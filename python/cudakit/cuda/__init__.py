@@ -163,6 +163,11 @@ class Device:
     def _props(self):
         return _core._device_properties(_core.Device("cuda", self.id))
 
+    def can_access_peer(self, peer):
+        """Whether this GPU reaches peer's memory directly (peer access, then
+        enabled both ways: copies between them go over the link)."""
+        return can_access_peer(self.id, peer)
+
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id
 
@@ -177,6 +182,27 @@ class Device:
 
     def __str__(self):
         return f"cuda:{self.id}"
+
+
+def _peer_device(d):
+    if isinstance(d, Device):
+        return _core.Device("cuda", d.id)
+    if isinstance(d, int):
+        return _core.Device("cuda", d)
+    return _core._device_check(d)
+
+
+def can_access_peer(device, peer):
+    """Whether two devices reach each other's memory directly: for two GPUs,
+    cuDeviceCanAccessPeer, and peer access is then enabled both ways (copies
+    between them, ``x.to_device("cuda:1")``, go over NVLink or PCIe P2P;
+    without it the driver stages them through pinned host memory).  A
+    device and itself: True."""
+    return _core._device_can_access_peer(_peer_device(device), _peer_device(peer))
+
+
+can_device_access_peer = can_access_peer   # PyTorch's name
+deviceCanAccessPeer = can_access_peer      # CuPy's (cupy.cuda.runtime)
 
 
 class _GPUs:
@@ -281,7 +307,15 @@ class Stream:
         return _core._stream_query(self.device, self.handle)
 
     def wait_event(self, event):
-        """Work queued on this stream from now on waits for event."""
+        """Work queued on this stream from now on waits for event, which may
+        be another device's: another GPU's (the driver orders them), or
+        between a GPU and the CPU (the CPU's work is done when its calls
+        return: a CPU stream waits for a GPU's event on the host)."""
+        ed = event.device
+        if ed.type != self.device.type:
+            if self.device.type == "cpu":
+                event.synchronize()
+            return
         _core._stream_wait_event(self.device, self.handle, event.handle)
 
     def wait_stream(self, stream):
@@ -364,6 +398,9 @@ class Event:
 
     def wait(self, stream=None):
         """Numba's name: work queued on stream from now on waits for this event."""
+        if isinstance(stream, Stream):
+            stream.wait_event(self)
+            return
         _core._stream_wait_event(self.device, _stream_handle(stream, self.device), self.handle)
 
     def query(self):
@@ -482,6 +519,9 @@ def __getattr__(name):
     if name in _COMPILER_NAMES:
         from . import compiler
         return getattr(compiler, name)
+    if name == "nccl":     # cuda.nccl, as CuPy's, without `import cudakit.cuda.nccl` first
+        import importlib
+        return importlib.import_module(__name__ + ".nccl")
     if name == "random":   # cuda.random, as Numba's, without `import cudakit.cuda.random` first
         from . import random
         return random
@@ -492,7 +532,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_COMPILER_NAMES) | set(_VECTORIZE_NAMES))
+    return sorted(set(globals()) | set(_COMPILER_NAMES) | set(_VECTORIZE_NAMES) | {"nccl"})
 
 
 class _MatmulSettings:

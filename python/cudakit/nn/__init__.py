@@ -7,7 +7,7 @@
 Everything differentiates through cudakit's autograd (the gradient rules of
 the ops, in C); ``functional`` has the computations, ``init`` PyTorch's
 initialisations."""
-from . import functional, init
+from . import functional, init, parallel
 from .layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dropout, Embedding, Flatten, GELU, Identity,
                      LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2d, ModuleDict, ModuleList, ReLU, Sequential,
                      SiLU, Sigmoid, Softmax, Softplus, Tanh)
@@ -19,4 +19,4 @@ __all__ = ["AvgPool2d", "BatchNorm1d", "BatchNorm2d", "BCELoss", "BCEWithLogitsL
            "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU", "Identity", "L1Loss", "LayerNorm",
            "LeakyReLU", "Linear", "LogSoftmax", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "MSELoss",
            "NLLLoss", "Parameter", "ReLU", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh",
-           "functional", "init"]
+           "functional", "init", "parallel"]

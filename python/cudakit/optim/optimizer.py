@@ -59,6 +59,28 @@ class _ParamState(dict):
         return iter(self.keys())
 
 
+# PyTorch's global step pre-hooks (torch.optim.optimizer.register_optimizer_step_pre_hook):
+# hook(optimizer, args, kwargs) before every step of every optimizer;
+# cudakit.nn.parallel.DistributedDataParallel all-reduces its gradients there.
+_global_step_pre_hooks = {}
+
+
+class _RemovableHandle:
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Call hook(optimizer, args, kwargs) before every optimizer's step;
+    returns a handle whose remove() takes it away."""
+    key = object()
+    _global_step_pre_hooks[key] = hook
+    return _RemovableHandle(_global_step_pre_hooks, key)
+
+
 class Optimizer:
     """Base class: ``param_groups`` (a list of dicts, each with 'params' and
     the hyper-parameters), ``state`` (per parameter), ``zero_grad``,
@@ -110,12 +132,22 @@ class Optimizer:
                         with _no_grad():
                             gr[...] = 0
 
+    def register_step_pre_hook(self, hook):
+        """Call hook(optimizer, args, kwargs) before each of this optimizer's steps."""
+        hooks = self.__dict__.setdefault("_step_pre_hooks", {})
+        key = object()
+        hooks[key] = hook
+        return _RemovableHandle(hooks, key)
+
     def step(self, closure=None):
         loss = None
         if closure is not None:
             import cudakit
             with cudakit.enable_grad():
                 loss = closure()
+        if _global_step_pre_hooks or self.__dict__.get("_step_pre_hooks"):
+            for h in list(_global_step_pre_hooks.values()) + list(self.__dict__.get("_step_pre_hooks", {}).values()):
+                h(self, (), {})
         prev = _core._set_grad_enabled(False)
         try:
             for g in self.param_groups:

@@ -104,8 +104,11 @@ ck_status ck_cuda_synchronize(ck_device dev)
 
 /* ------------------------------------------------------------ backend */
 
+static int cuda_peer_access(int a, int b) { return ck_cuda_peer_access(a, b) > 0; }
+
 const ck_backend_iface ck_backend_cuda = {
     .name = "cuda",
+    .peer_access = cuda_peer_access,
     .alloc = ck_cuda_alloc,
     .free = ck_cuda_free,
     .copy_to_host = ck_cuda_copy_to_host,

@@ -91,6 +91,9 @@ void ck_cuda_free(ck_device dev, void *ptr, size_t nbytes);
 ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_from_host(ck_device dev, void *dst, const void *src, size_t n);
 ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n);
+/* Peer access between GPUs a and b, enabled both ways on first call
+ * (cuDeviceCanAccessPeer, cuCtxEnablePeerAccess): 1 on, -1 they cannot. */
+int ck_cuda_peer_access(int a, int b);
 ck_status ck_cuda_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
                              void *block);
 

@@ -898,17 +898,58 @@ ck_status ck_cuda_copy_to_host(ck_device dev, void *dst, const void *src, size_t
     return s;
 }
 
+/* Peer access between two GPUs, enabled both ways the first time they copy
+ * (or ask): 1 on, -1 the GPUs cannot (the driver then stages the copies
+ * through host memory), 0 not tried yet. */
+static int peer_state_[CK_CUDA_MAX_DEVICES][CK_CUDA_MAX_DEVICES];
+static pthread_mutex_t peer_mu_ = PTHREAD_MUTEX_INITIALIZER;
+
+static int peer_enable_one(int from, int to)
+{
+    int can = 0;
+    if (ck_cu.cuDeviceCanAccessPeer(&can, ck_cuda_dev(from)->dev, ck_cuda_dev(to)->dev) != CUDA_SUCCESS || !can) {
+        ck_error_clear();   /* an old driver's stub: no peer access, the copies still work */
+        return -1;
+    }
+    if (ck_cuda_use(from) != CK_OK) return -1;
+    CUresult r = ck_cu.cuCtxEnablePeerAccess(ck_cuda_dev(to)->ctx, 0);
+    return r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED ? 1 : -1;
+}
+
+int ck_cuda_peer_access(int a, int b)
+{
+    if (a == b) return 1;
+    if (a < 0 || b < 0 || a >= CK_CUDA_MAX_DEVICES || b >= CK_CUDA_MAX_DEVICES) return -1;
+    int prev = ck_cuda_current_device();
+    if (ck_cuda_use(a) != CK_OK || ck_cuda_use(b) != CK_OK) {   /* both initialised: their devices and contexts */
+        ck_error_clear();
+        ck_cuda_use(prev);
+        return -1;
+    }
+    pthread_mutex_lock(&peer_mu_);
+    if (!peer_state_[a][b]) {
+        int ab = peer_enable_one(a, b), ba = peer_enable_one(b, a);
+        peer_state_[a][b] = peer_state_[b][a] = ab > 0 && ba > 0 ? 1 : -1;
+    }
+    int st = peer_state_[a][b];
+    pthread_mutex_unlock(&peer_mu_);
+    ck_cuda_use(prev);
+    return st;
+}
+
 /* Between two GPUs: on the destination's current stream, after the work
  * queued on the source's current stream, and before any later work there
- * (the source block may be reused in that stream's order).  The driver
- * uses the peer link where there is one and stages through the host where
- * there is not. */
+ * (the source block may be reused in that stream's order).  With peer
+ * access on (ck_cuda_peer_access) the copy goes over the GPUs' link;
+ * without it the driver stages it through pinned host memory. */
 ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, const void *src, size_t n)
 {
     int sd = src_dev.index, dd = dst_dev.index;
     ck_status s = ck_cuda_use(sd);
     if (s == CK_OK) s = ck_cuda_use(dd);
     if (s != CK_OK || n == 0) return s;
+    ck_cuda_peer_access(dd, sd);
+    ck_cuda_use(dd);
     CUresult r = stream_follow_peer(dd, sd);
     if (r == CUDA_SUCCESS)
         r = ck_cu.cuMemcpyPeerAsync((CUdeviceptr)(uintptr_t)dst, ck_cuda_dev(dd)->ctx, (CUdeviceptr)(uintptr_t)src,
