@@ -286,7 +286,10 @@ def test_captured_training_step_replays(device):
 
     def make():
         m = _mlp(device)
-        return m, ck.optim.Adam(m.parameters(), lr=1e-2)
+        # capturable: the step count on the device, so that each replay
+        # takes its own step's bias corrections (a host count would be frozen
+        # into the graph at the capture's value)
+        return m, ck.optim.Adam(m.parameters(), lr=1e-2, capturable=True)
 
     m1, o1 = make()
     eager = []

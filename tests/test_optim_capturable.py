@@ -217,7 +217,8 @@ def test_capturable_matches_torch(device, cfg):
     # float32 step with float32 tensor ops (1 - beta ** step), cudakit's
     # kernel in double: float64 parameters then agree to float32's rounding
     # of the corrections, not to float64's
-    rtol = 1e-6 if tdev == "cuda" else 1e-10
+    # (each step's update then carries float32's 6e-8, summed over the steps)
+    rtol, atol = (1e-5, 1e-6) if tdev == "cuda" else (1e-10, 1e-12)
     for p, tp in zip(params, tparams):
-        assert_same(p, tp.detach().cpu().numpy(), rtol=rtol, atol=1e-12)
+        assert_same(p, tp.detach().cpu().numpy(), rtol=rtol, atol=atol)
     assert float(opt.state[params[0]]["step"]) == float(topt.state[tparams[0]]["step"])
