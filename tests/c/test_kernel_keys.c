@@ -43,7 +43,7 @@ static void elementwise(void)
     static const int vecs[] = {1, 2, 4, 8};
     ck_cuda_ew_spec sp;
     memset(&sp, 0, sizeof sp);
-    sp.op = pickx(0, CK_KOP_IOTA);
+    sp.op = pickx(0, CK_KOP_LAST);
     sp.nops = pickx(1, 4);
     for (int k = 0; k < sp.nops; k++) {
         sp.types[k] = (ck_dtype)pickx(0, CK_NTYPES - 1);
