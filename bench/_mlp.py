@@ -119,7 +119,16 @@ def ck_seed_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, u
     optimizer = ck.optim.Adam(model.parameters())
     loader = DataLoader(TensorDataset(ck.asarray(x, device="cpu"), ck.asarray(y, device="cpu")),
                         batch_size=BATCH, shuffle=True, generator=ck.random.default_rng(seed))
+    epoch = seed_epoch(loader, model, criterion, optimizer, device)
+    if untimed:
+        return epoch, model
+    return timed(epoch, lambda: _sync(device), epochs, warmup_steps), model
 
+
+def seed_epoch(loader, model, criterion, optimizer, device):
+    """The seed's epoch as written, for cudakit's objects or PyTorch's: each
+    batch of the loader sent .to(device), then zero_grad, the loss, backward
+    and step.  Returns epoch(limit=None), which stops after `limit` batches."""
     def epoch(limit=None):
         for k, (data, target) in enumerate(loader):
             data, target = data.to(device), target.to(device)
@@ -131,9 +140,7 @@ def ck_seed_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, u
             if limit is not None and k + 1 >= limit:
                 break
 
-    if untimed:
-        return epoch, model
-    return _timed(epoch, device, epochs, warmup_steps), model
+    return epoch
 
 
 def ck_device_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0, staged=False, recipe=False):
@@ -169,7 +176,7 @@ def ck_device_loop(device, x, y, kind="seed", epochs=1, warmup_steps=20, seed=0,
             if limit is not None and k + 1 >= limit:
                 break
 
-    return _timed(epoch, device, epochs, warmup_steps), model
+    return timed(epoch, lambda: _sync(device), epochs, warmup_steps), model
 
 
 def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0, test=None):
@@ -232,7 +239,7 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0, test=None):
         static_loss = step(model, criterion, optimizer, idx)
     epoch_step_graph(record=True)        # the warm-up epoch
     first = float(losses[:50].mean())
-    out["step"] = _timed(lambda limit=None: epoch_step_graph(), device, epochs, warmup_steps=0)
+    out["step"] = timed(lambda limit=None: epoch_step_graph(), lambda: _sync(device), epochs, warmup_steps=0)
     epoch_step_graph(record=True)        # one more, for the last losses
     out["loss"] = {"step": (first, float(losses[-50:].mean()))}
     out["accuracy"] = {}
@@ -260,27 +267,27 @@ def ck_graph_loops(device, x, y, kind="seed", epochs=1, seed=0, test=None):
 
     epoch_graph()                        # the warm-up epoch
     first = mean_loss(elosses[:50])
-    out["epoch"] = _timed(lambda limit=None: epoch_graph(), device, epochs, warmup_steps=0)
+    out["epoch"] = timed(lambda limit=None: epoch_graph(), lambda: _sync(device), epochs, warmup_steps=0)
     out["loss"]["epoch"] = (first, mean_loss(elosses[-50:]))
     if test is not None:
         out["accuracy"]["epoch"] = ck_accuracy(model, test[0], test[1], device)
     return out
 
 
-def _timed(epoch, device, epochs, warmup_steps):
+def timed(epoch, sync, epochs, warmup_steps):
     """Seconds of each of `epochs` epochs, after warm-up steps (first calls
-    compile and allocate; None: a whole epoch), each between two
-    synchronizations."""
+    compile and allocate; None: a whole epoch), each between two sync()
+    calls (the library's wait for its device)."""
     if warmup_steps is None:
         epoch()
     elif warmup_steps:
         epoch(limit=warmup_steps)
     times = []
     for _ in range(epochs):
-        _sync(device)
+        sync()
         t0 = time.perf_counter()
         epoch()
-        _sync(device)
+        sync()
         times.append(time.perf_counter() - t0)
     return times
 

@@ -21,6 +21,30 @@ def per_call(f, number):
     return min(timeit.repeat(f, number=number, repeat=7)) / number
 
 
+def adam_style_update(P, M, V, sqrt):
+    """The step's update of each parameter from its gradient, in place (under
+    no_grad): cudakit's arrays or PyTorch's tensors, with that library's sqrt."""
+    for p, m, v in zip(P, M, V):
+        g = p.grad
+        m *= 0.9
+        m += 0.1 * g
+        v *= 0.999
+        v += 0.001 * (g * g)
+        p -= 1e-3 * m / (sqrt(v) + 1e-8)
+
+
+def seconds_per_step(step, steps, sync):
+    """Seconds a step takes, over `steps` after 5 warm-up steps, between two sync() calls."""
+    for _ in range(5):
+        step()
+    sync()
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    sync()
+    return (time.perf_counter() - t) / steps
+
+
 def mlp(device, steps, batch=64):
     rng = np.random.default_rng(0)
     shapes = [(128, 784), (128,), (10, 128), (10,)]
@@ -44,25 +68,10 @@ def mlp(device, steps, batch=64):
         loss = forward()
         loss.backward()
         with ck.no_grad():
-            for p, m, v in zip(P, M, V):
-                g = p.grad
-                m *= 0.9
-                m += 0.1 * g
-                v *= 0.999
-                v += 0.001 * (g * g)
-                p -= 1e-3 * m / (ck.sqrt(v) + 1e-8)
+            adam_style_update(P, M, V, ck.sqrt)
         return loss
 
-    for _ in range(5):
-        step()
-    if device != "cpu":
-        ck.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(steps):
-        step()
-    if device != "cpu":
-        ck.cuda.synchronize()
-    dt = (time.perf_counter() - t) / steps
+    dt = seconds_per_step(step, steps, ck.cuda.synchronize if device != "cpu" else lambda: None)
 
     def count(f):
         with ck.profiler.profile() as prof:
@@ -100,24 +109,9 @@ def torch_mlp(device, steps, batch=64):
         loss = -((logits - lse) * onehot).sum() * (1.0 / batch)
         loss.backward()
         with torch.no_grad():
-            for p, m_, v in zip(P, M, V):
-                gr = p.grad
-                m_ *= 0.9
-                m_ += 0.1 * gr
-                v *= 0.999
-                v += 0.001 * (gr * gr)
-                p -= 1e-3 * m_ / (torch.sqrt(v) + 1e-8)
+            adam_style_update(P, M, V, torch.sqrt)
 
-    for _ in range(5):
-        step()
-    if dev == "cuda":
-        torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(steps):
-        step()
-    if dev == "cuda":
-        torch.cuda.synchronize()
-    return (time.perf_counter() - t) / steps
+    return seconds_per_step(step, steps, torch.cuda.synchronize if dev == "cuda" else lambda: None)
 
 
 def main():

@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 
 import cudakit as ck  # noqa: E402
 from _mlp import (BATCH, RECIPE, RECIPE_LR, ck_accuracy, ck_device_loop, ck_graph_loops, ck_missing,  # noqa: E402
-                  ck_seed_loop, load_data, parse_args)
+                  ck_seed_loop, load_data, parse_args, seed_epoch, timed)
 from _report import write_results  # noqa: E402
 
 try:
@@ -96,16 +96,7 @@ def torch_model(kind, dev):
 
 
 def torch_timed(epoch, epochs, warmup=True):
-    if warmup:
-        epoch(limit=20)
-    ts = []
-    for _ in range(epochs):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        epoch()
-        torch.cuda.synchronize()
-        ts.append(time.perf_counter() - t0)
-    return ts
+    return timed(epoch, torch.cuda.synchronize, epochs, 20 if warmup else 0)
 
 
 def torch_seed_loop(x, y, epochs, kind="seed", warmup=True):
@@ -117,19 +108,7 @@ def torch_seed_loop(x, y, epochs, kind="seed", warmup=True):
     optimizer = torch.optim.Adam(model.parameters())
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(y)),
                                          batch_size=BATCH, shuffle=True)
-
-    def epoch(limit=None):
-        for k, (data, target) in enumerate(loader):
-            data, target = data.to(dev), target.to(dev)
-            optimizer.zero_grad()
-            output = model(data)
-            loss = criterion(output, target)
-            loss.backward()
-            optimizer.step()
-            if limit and k + 1 >= limit:
-                break
-
-    return torch_timed(epoch, epochs, warmup), model
+    return torch_timed(seed_epoch(loader, model, criterion, optimizer, dev), epochs, warmup), model
 
 
 def torch_device_loop(x, y, epochs, kind="seed", warmup=True, recipe=False, seed=0):

@@ -27,7 +27,7 @@
  *
  * The rule table
  * --------------
- * A rule is a row { name, backward, flags } (ck_ag_rule).  Rows live in
+ * A rule is a row { name, backward, flags[, data] } (ck_ag_rule).  Rows live in
  * per-family arrays, each ended by a row with a NULL name, listed once in
  * src/autograd/rules.c (ck_ag_rule_families); a family of rules in its own
  * file adds its array there and nowhere else.  Element-wise rows are named
@@ -63,6 +63,7 @@ typedef struct ck_ag_rule {
     const char *name;           /* the op's name ("multiply", "sum", "matmul") */
     ck_ag_backward_fn backward;
     unsigned flags;             /* CK_AG_SAVE_* */
+    const void *data;           /* (optional) the row's constants, for a backward several rows share */
 } ck_ag_rule;
 
 /* The rule of an op by name, or NULL (the table is built on first use). */

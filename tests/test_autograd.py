@@ -3,6 +3,8 @@ accumulation, broadcasting, retain_graph, the version counter, grad mode,
 detach, leaves, autograd.grad/backward/Function, subclasses; and the rules
 of the element-wise ops, reductions, layout ops and matmul against central
 finite differences in float64, on both devices."""
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -361,24 +363,27 @@ def test_function(device):
         Bad.apply(x).sum().backward()
 
 
+def docstring_example(obj, **names):
+    """The namespace of the code block of obj's docstring (the lines after
+    its '::'), run with ck and names defined."""
+    lines = obj.__doc__.split("::\n", 1)[1].split("\n")
+    block = []
+    for line in lines:
+        if line.strip() and len(line) - len(line.lstrip()) <= 4:
+            break                      # the paragraph after the block
+        block.append(line)
+    ns = {"ck": ck, **names}
+    exec(textwrap.dedent("\n".join(block)), ns)
+    return ns
+
+
 def test_function_saving_its_output_is_freed(device):
+    """The Exp of autograd.Function's docstring, as written there."""
     import gc
     import weakref
 
-    class Exp(ck.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            y = ck.exp(x)
-            ctx.save_for_backward(y)
-            return y
-
-        @staticmethod
-        def backward(ctx, g):
-            (y,) = ctx.saved_tensors
-            return g * y
-
     x = arr([0.0, 1.0], device, requires_grad=True)
-    y = Exp.apply(x)
+    y = docstring_example(ck.autograd.Function, x=x).pop("y")
     y.sum().backward()
     np.testing.assert_allclose(npy(x.grad), np.exp([0.0, 1.0]))
     r = weakref.ref(y)

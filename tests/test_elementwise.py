@@ -1097,18 +1097,58 @@ def test_clip_float_specials(device, data):
     with np.errstate(invalid="ignore"):
         # scalar bounds: NumPy keeps a on ties, so zero signs agree too
         _assert_clip_same(ck.clip(ca, lo, hi), np.clip(a, lo, hi))
-        # array bounds, some NaN: NumPy's per-element loop there keeps the
+        # array bounds, some NaN: NumPy's per-element loop there takes the
         # bound on a tie of zeros for float32/float64 (its scalar-bounds loop
-        # keeps a), so zero signs are not compared
+        # keeps a), and so does cudakit's
         blo = _specials_at(data, (rng.standard_normal(n) - 1).astype(dtype), specials)
         bhi = _specials_at(data, (rng.standard_normal(n) + 1).astype(dtype), specials)
         _assert_clip_same(ck.clip(ca, ck.asarray(blo, device=device), ck.asarray(bhi, device=device)),
-                          np.clip(a, blo, bhi), zero_sign=False)
+                          np.clip(a, blo, bhi))
         # strided input and out=
         out = ck.empty((n + 1) // 2, dtype=dtype, device=device)
         r = ck.clip(ca[::2], lo, hi, out=out)
         assert r is out
         _assert_clip_same(out, np.clip(a[::2], lo, hi))
+
+
+@hsettings(80)
+@given(data=st.data())
+def test_clip_zeros_and_nans_by_bound_form(device, data):
+    """a and the bounds of +-0, NaN and +-1, each bound a Python float, a 0-d
+    or one-element array (broadcast: NumPy's constant-bounds loop, where a
+    tie keeps a and a NaN bound fills), or an array of a's shape (its
+    per-element loop, where a tie takes the bound): values, NaNs and zero
+    signs as NumPy's, with float and complex dtypes."""
+    dtype = np.dtype(data.draw(st.sampled_from(FLOAT_DTYPES + ["complex64", "complex128"])))
+    n = data.draw(st.sampled_from([2, 7, 33, 1000]))
+    values = [0.0, -0.0, np.nan, 1.0, -1.0]
+    if dtype.kind == "c":            # ordered parts only: NumPy's and cudakit's NaN-imaginary orders differ
+        values = [complex(r, i) for r in (0.0, -0.0, 1.0, -1.0) for i in (0.0, -0.0)] + [complex(np.nan, 0.0)]
+
+    def array():
+        return np.array(data.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n)), dtype=dtype)
+
+    def bound():
+        form = data.draw(st.sampled_from(["python", "0-d", "one", "full"]))
+        if form == "full":
+            return array()
+        v = data.draw(st.sampled_from(values))
+        if form == "python":
+            return v
+        return np.array(v if form == "0-d" else [v], dtype=dtype)
+
+    a, lo, hi = array(), bound(), bound()
+    with np.errstate(invalid="ignore"):
+        want = np.clip(a, lo, hi)
+    got = ck.asnumpy(ck.clip(ck.asarray(a, device=device),
+                             *[ck.asarray(b, device=device) if isinstance(b, np.ndarray) else b for b in (lo, hi)]))
+    assert got.dtype == want.dtype
+    parts = (want.real, want.imag, got.real, got.imag) if dtype.kind == "c" else (want, np.zeros(n), got, np.zeros(n))
+    for w, g in ((parts[0], parts[2]), (parts[1], parts[3])):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        ok = ~np.isnan(w)
+        np.testing.assert_array_equal(g[ok], w[ok])
+        np.testing.assert_array_equal(np.signbit(g[ok]), np.signbit(w[ok]))
 
 
 @hsettings(40)

@@ -464,9 +464,23 @@ def test_scatter_add(device, dt):
         _core._scatter_add(t, ck.asarray(idx, device=device), ck.asarray(vals[:2], device=device))
     with pytest.raises(TypeError):
         _core._scatter_add(t, ck.asarray(vals, device=device), ck.asarray(vals, device=device))
-    if device == "cpu":
-        with pytest.raises(IndexError, match="out of bounds"):
-            _core._scatter_add(t, ck.asarray([20], device=device), ck.asarray([1.0], device=device))
+
+
+@pytest.mark.parametrize("bad", [20, -21, 1 << 40])
+def test_scatter_add_out_of_range(device, bad):
+    """Every device raises the CPU's IndexError, naming the first bad index,
+    and leaves the target as it was (np.add.at's)."""
+    target = np.arange(20, dtype=np.float32)
+    idx = np.array([3, 5, bad, 7, 25, 3])
+    t = ck.array(target, device=device)
+    with pytest.raises(IndexError, match=f"^index {bad} is out of bounds for size 20$"):
+        _core._scatter_add(t, ck.asarray(idx, device=device), ck.asarray(np.ones(6, np.float32), device=device))
+    np.testing.assert_array_equal(ck.asnumpy(t), target)
+    # and a good call after it adds as usual
+    _core._scatter_add(t, ck.asarray([19, -20, 19], device=device), ck.asarray([1.0, 2.0, 3.0], device=device))
+    want = target.copy()
+    np.add.at(want, [19, -20, 19], [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(ck.asnumpy(t), want)
 
 
 def test_adam_step_from_a_device_array(device):

@@ -1102,19 +1102,24 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 # ------------------------------------------------------------- numerics
 
-@_public
-def convolve(a, v, mode="full"):
-    """The discrete linear convolution of two 1-d arrays ('full', 'same' or 'valid')."""
+def _nonempty_1d(a, v):
+    """a and v as 1-d arrays (a 0-d one as one element), v on a's device;
+    NumPy's ValueError for an empty one (convolve's and correlate's checks)."""
     a = asarray(a)
     v = _as(v, a.device)
-    if a.ndim == 0:
-        a = a.reshape(1)
-    if v.ndim == 0:
-        v = v.reshape(1)
+    a = a.reshape(1) if a.ndim == 0 else a
+    v = v.reshape(1) if v.ndim == 0 else v
     if a.size == 0:
         raise ValueError("a cannot be empty")
     if v.size == 0:
         raise ValueError("v cannot be empty")
+    return a, v
+
+
+@_public
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-d arrays ('full', 'same' or 'valid')."""
+    a, v = _nonempty_1d(a, v)
     if v.shape[0] > a.shape[0]:
         a, v = v, a
     return _correlate_full(a, v[::-1], mode, conj=False)
@@ -1123,16 +1128,7 @@ def convolve(a, v, mode="full"):
 @_public
 def correlate(a, v, mode="valid"):
     """The cross-correlation of two 1-d arrays: c[k] = sum_n a[n+k] * conj(v[n])."""
-    a = asarray(a)
-    v = _as(v, a.device)
-    if a.ndim == 0:
-        a = a.reshape(1)
-    if v.ndim == 0:
-        v = v.reshape(1)
-    if a.size == 0:
-        raise ValueError("a cannot be empty")
-    if v.size == 0:
-        raise ValueError("v cannot be empty")
+    a, v = _nonempty_1d(a, v)
     if v.shape[0] > a.shape[0]:
         return _correlate_full(v, a.conj() if a.dtype.kind == "c" else a, mode, conj=False, reverse_conj=True)
     return _correlate_full(a, v, mode, conj=True)

@@ -57,13 +57,18 @@ def polyval(p, x):
     return y
 
 
+def _coeffs_1d(a1, a2):
+    """The coefficients of two polynomials as 1-d arrays (a scalar as one),
+    the second on the first's device."""
+    a1 = _coeffs(a1)
+    a2 = _coeffs(a2, a1.device)
+    return (a1.reshape(-1) if a1.ndim == 0 else a1), (a2.reshape(-1) if a2.ndim == 0 else a2)
+
+
 def _aligned(a1, a2):
     """The coefficients of two polynomials as 1-d arrays of one length (the
     shorter padded with leading zeros), the second on the first's device."""
-    a1 = _coeffs(a1)
-    a2 = _coeffs(a2, a1.device)
-    a1 = a1.reshape(-1) if a1.ndim == 0 else a1
-    a2 = a2.reshape(-1) if a2.ndim == 0 else a2
+    a1, a2 = _coeffs_1d(a1, a2)
     d = a2.shape[0] - a1.shape[0]
     if d > 0:
         a1 = _core.concatenate((_core.zeros((d,), dtype=a1.dtype, device=a1.device), a1))
@@ -137,10 +142,7 @@ def polyint(p, m=1, k=None):
 def polydiv(u, v):
     """Quotient and remainder of the division of polynomial u by v."""
     truepoly = isinstance(u, poly1d) or isinstance(v, poly1d)
-    u = _coeffs(u)
-    v = _coeffs(v, u.device)
-    u = u.reshape(-1) if u.ndim == 0 else u
-    v = v.reshape(-1) if v.ndim == 0 else v
+    u, v = _coeffs_1d(u, v)
     dt = _core.result_type(u, v, 1.0)
     u = u.astype(dt)
     v = v.astype(dt)

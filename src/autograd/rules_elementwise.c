@@ -113,18 +113,6 @@ static ck_status absolute_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
     return s;
 }
 
-static ck_status square_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
-{
-    ck_status s;
-    tmps T = {.n = 0};
-    ck_array *d = tnew(&T);
-    TRY(ck_ag_bin(CK_OP_MULTIPLY, X, NUM(2.0), d));
-    TRY(gmul(&gin[0], G, ARR(d)));
-done:
-    tfree(&T);
-    return s;
-}
-
 static ck_status reciprocal_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
 {
     ck_status s;
@@ -132,18 +120,6 @@ static ck_status reciprocal_bw(ck_ag_node *n, const ck_array *gout, ck_array *gi
     ck_array *y2 = tnew(&T), *d = tnew(&T);
     TRY(ck_ag_bin(CK_OP_MULTIPLY, OUT, OUT, y2));
     TRY(ck_ag_un(CK_OP_NEGATIVE, ARR(y2), d));
-    TRY(gmul(&gin[0], G, ARR(d)));
-done:
-    tfree(&T);
-    return s;
-}
-
-static ck_status sqrt_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
-{
-    ck_status s;
-    tmps T = {.n = 0};
-    ck_array *d = tnew(&T);
-    TRY(ck_ag_bin(CK_OP_TRUE_DIVIDE, NUM(0.5), OUT, d));
     TRY(gmul(&gin[0], G, ARR(d)));
 done:
     tfree(&T);
@@ -165,54 +141,28 @@ done:
 
 static ck_status exp_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin) { return gmul(&gin[0], G, OUT); }
 
-/* g * conj(src op c), or g / conj(src op c) when divide: the chain rule
- * through one step with a constant */
-static ck_status chain_const(const ck_array *gout, ck_array *gin, ck_operand src, ck_op op, double c, int divide)
-{
-    ck_array d;
-    CK_AG_TRY(ck_ag_bin(op, src, NUM(c), &d));
-    ck_status s = divide ? gdiv(&gin[0], G, ARR(&d)) : gmul(&gin[0], G, ARR(&d));
-    ck_array_release(&d);
-    return s;
-}
-
-/* g * conj(y op c) */
-static ck_status out_times(ck_ag_node *n, const ck_array *gout, ck_array *gin, ck_op op, double c)
-{
-    return chain_const(gout, gin, OUT, op, c, 0);
-}
-
-static ck_status exp2_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
-{
-    return out_times(n, gout, gin, CK_OP_MULTIPLY, M_LN2);
-}
-
-static ck_status expm1_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
-{
-    return out_times(n, gout, gin, CK_OP_ADD, 1.0);
-}
-
 static ck_status log_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin) { return gdiv(&gin[0], G, X); }
 
-/* g / conj(x op c) */
-static ck_status over_x(ck_ag_node *n, const ck_array *gout, ck_array *gin, ck_op op, double c)
-{
-    return chain_const(gout, gin, X, op, c, 1);
-}
+/* The rows whose derivative is one op with a constant: gin = g * conj(d),
+ * or g / conj(d) when divide, d = src op c (c op src when c_first), src
+ * the output y when the row saves it, else the input x. */
+typedef struct one_step {
+    ck_op op;
+    double c;
+    int c_first, divide;
+} one_step;
 
-static ck_status log2_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
-{
-    return over_x(n, gout, gin, CK_OP_MULTIPLY, M_LN2);
-}
+#define STEP(op, c, c_first, divide) (&(const one_step){op, c, c_first, divide})
 
-static ck_status log10_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
+static ck_status one_step_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
 {
-    return over_x(n, gout, gin, CK_OP_MULTIPLY, M_LN10);
-}
-
-static ck_status log1p_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
-{
-    return over_x(n, gout, gin, CK_OP_ADD, 1.0);
+    const one_step *st = n->rule->data;
+    ck_operand src = n->rule->flags & CK_AG_SAVE_OUTPUT ? OUT : X, c = NUM(st->c);
+    ck_array d;
+    CK_AG_TRY(st->c_first ? ck_ag_bin(st->op, c, src, &d) : ck_ag_bin(st->op, src, c, &d));
+    ck_status s = st->divide ? gdiv(&gin[0], G, ARR(&d)) : gmul(&gin[0], G, ARR(&d));
+    ck_array_release(&d);
+    return s;
 }
 
 /* g * conj(f(x)), negated when neg */
@@ -546,17 +496,17 @@ const ck_ag_rule ck_ag_rules_elementwise[] = {
     {"absolute", absolute_bw, IN},
     {"sign", zero_bw, 0},
     {"conjugate", conjugate_bw, 0},
-    {"square", square_bw, IN},
+    {"square", one_step_bw, IN, STEP(CK_OP_MULTIPLY, 2.0, 0, 0)},            /* g * 2x */
     {"reciprocal", reciprocal_bw, OU},
-    {"sqrt", sqrt_bw, OU},
+    {"sqrt", one_step_bw, OU, STEP(CK_OP_TRUE_DIVIDE, 0.5, 1, 0)},          /* g * (0.5 / y) */
     {"cbrt", cbrt_bw, OU},
     {"exp", exp_bw, OU},
-    {"exp2", exp2_bw, OU},
-    {"expm1", expm1_bw, OU},
+    {"exp2", one_step_bw, OU, STEP(CK_OP_MULTIPLY, M_LN2, 0, 0)},           /* g * (y ln 2) */
+    {"expm1", one_step_bw, OU, STEP(CK_OP_ADD, 1.0, 0, 0)},                 /* g * (y + 1) */
     {"log", log_bw, IN},
-    {"log2", log2_bw, IN},
-    {"log10", log10_bw, IN},
-    {"log1p", log1p_bw, IN},
+    {"log2", one_step_bw, IN, STEP(CK_OP_MULTIPLY, M_LN2, 0, 1)},           /* g / (x ln 2) */
+    {"log10", one_step_bw, IN, STEP(CK_OP_MULTIPLY, M_LN10, 0, 1)},         /* g / (x ln 10) */
+    {"log1p", one_step_bw, IN, STEP(CK_OP_ADD, 1.0, 0, 1)},                 /* g / (x + 1) */
     {"sin", sin_bw, IN},
     {"cos", cos_bw, IN},
     {"tan", tan_bw, OU},

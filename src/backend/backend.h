@@ -340,8 +340,8 @@ typedef struct ck_linear_desc {
 
 /* target[idx[i]] += src[i] for i < m (target n elements, all contiguous
  * of type): repeated indices add up, in any order.  idx may hold values
- * outside [-n, n) (the user's): the CPU fails with CK_ERR_INDEX, a GPU
- * skips them. */
+ * outside [-n, n) (the user's): every device then fails with CK_ERR_INDEX
+ * naming the first, as np.add.at, and leaves the target untouched. */
 typedef struct ck_scatter_add_desc {
     ck_device dev;
     ck_dtype type;

@@ -47,7 +47,7 @@ void ck_sbuf_prelude(ck_sbuf *b)
 
 /* A key holds an op (the kernel ops after the table's) in 8 bits and a
  * dtype in 4, 0xF marking an operand the kernel does not have. */
-_Static_assert(CK_KOP_IOTA < 256, "more ops than an element-wise kernel key holds");
+_Static_assert(CK_KOP_LAST < 256, "more ops than an element-wise kernel key holds");
 _Static_assert(CK_NTYPES < 16, "more dtypes than an element-wise kernel key holds");
 
 uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
@@ -85,6 +85,9 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
         return;
     case CK_OP_WHERE:
         ck_sbuf_printf(b, "(v1 ? v2 : v3)");
+        return;
+    case CK_KOP_CLIP_CONST:
+        ck_sbuf_printf(b, "(%s)(CK_X_CLIP_CONST(%s, %s, %s, v1, v2, v3))", ot, dtname_[in], kind_[in], compute_[in]);
         return;
     default: break;
     }

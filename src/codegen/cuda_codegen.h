@@ -18,6 +18,8 @@
 #define CK_KOP_CAST (CK_OP_COUNT + 0)     /* types[1] -> types[0] */
 #define CK_KOP_FILL (CK_OP_COUNT + 1)     /* value operand (scalar) -> out */
 #define CK_KOP_IOTA (CK_OP_COUNT + 2)     /* out[i] = start + i * step, two double scalars */
+#define CK_KOP_CLIP_CONST (CK_OP_COUNT + 3) /* clip with bounds of stride 0 innermost (CK_X_CLIP_CONST) */
+#define CK_KOP_LAST CK_KOP_CLIP_CONST
 
 typedef enum ck_opnd_kind {
     CK_OPND_CONTIG = 0,   /* p[i] */

@@ -5,7 +5,8 @@
 
 uint64_t ck_cuda_gemm_int_key(const ck_cuda_gemm_int_spec *sp)
 {
-    return ck_kernel_key(CK_KFAM_GEMM, (1ull << 8) | (uint64_t)sp->t);
+    /* the low byte stays 0: a module's i-th function is kept at key + i */
+    return ck_kernel_key(CK_KFAM_GEMM, (1ull << 16) | ((uint64_t)sp->t << 8));
 }
 
 char *ck_cuda_gemm_int_source(const ck_cuda_gemm_int_spec *sp)

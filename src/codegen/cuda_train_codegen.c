@@ -20,7 +20,10 @@ int ck_cuda_train_names(const ck_cuda_train_spec *sp, const char **names)
         names[1] = "ck_xent_total";
         return 2;
     case CK_TRK_OPTIM: names[0] = "ck_optim"; return 1;
-    case CK_TRK_SCATTER_ADD: names[0] = "ck_scatter_add"; return 1;
+    case CK_TRK_SCATTER_ADD:
+        names[0] = "ck_scatter_add";
+        names[1] = "ck_scatter_add_check";
+        return 2;
     default: names[0] = "ck_bias_act"; return 1;
     }
 }
@@ -333,14 +336,29 @@ static const char scatter_add_[] =
     "        old = atomicCAS(w, assumed, nw);\n"
     "    } while (assumed != old);\n"
     "}\n"
-    "extern \"C\" __global__ void ck_scatter_add(long long n, long long m, T *target, const long long *idx, const T *src)\n"
+    /* the first bad position (the CPU's) lowers the error word, ~0 when none */
+    "extern \"C\" __global__ void ck_scatter_add_check(long long n, long long m, const long long *idx,\n"
+    "                                                 unsigned long long *err)\n"
     "{\n"
     "    CK_PDL_ENTRY();   /* launched by ck_cuda_launch_pdl */\n"
     "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m;\n"
     "         i += (long long)gridDim.x * blockDim.x) {\n"
     "        long long k = idx[i];\n"
     "        if (k < 0) k += n;\n"
-    "        if (k >= 0 && k < n) ck_atomic_add(&target[k], (A)src[i]);\n"
+    "        if (k < 0 || k >= n) atomicMin(err, (unsigned long long)i);\n"
+    "    }\n"
+    "}\n"
+    /* nothing at all once the check found a bad index: the target stays as it was */
+    "extern \"C\" __global__ void ck_scatter_add(long long n, long long m, T *target, const long long *idx, const T *src,\n"
+    "                                           const unsigned long long *err)\n"
+    "{\n"
+    "    CK_PDL_ENTRY();   /* launched by ck_cuda_launch_pdl: the check's word is written */\n"
+    "    if (*err != ~0ull) return;\n"
+    "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m;\n"
+    "         i += (long long)gridDim.x * blockDim.x) {\n"
+    "        long long k = idx[i];\n"
+    "        if (k < 0) k += n;\n"
+    "        ck_atomic_add(&target[k], (A)src[i]);\n"
     "    }\n"
     "}\n";
 

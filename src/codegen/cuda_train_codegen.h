@@ -18,7 +18,7 @@ typedef enum ck_cuda_train_kind {
     CK_TRK_ROWS,       /* "ck_rows" and "ck_xent_total" (op: ck_row_op) */
     CK_TRK_OPTIM,      /* "ck_optim" (op: ck_optim_kind) */
     CK_TRK_BIAS_ACT,   /* "ck_bias_act" (op: ck_act; warp: the backward) */
-    CK_TRK_SCATTER_ADD, /* "ck_scatter_add" */
+    CK_TRK_SCATTER_ADD, /* "ck_scatter_add" and "ck_scatter_add_check" */
 } ck_cuda_train_kind;
 
 typedef struct ck_cuda_train_spec {

@@ -2,7 +2,11 @@
  * kernel_keys.h - the families of the 64-bit keys that the GPU backend's
  * kernel table is indexed by: the top byte names the family (which
  * generator made the kernel), the low 56 bits are that family's packing
- * of its spec.  Every key builder goes through ck_kernel_key with its
+ * of its spec.  The low byte of a module's key is its function index
+ * (the kernel table keeps a module's i-th function at key + i), so a
+ * family whose modules hold several functions, or may, leaves it 0 (sort,
+ * GEMM, training; tests/c/test_kernel_keys.c checks them).  Every key
+ * builder goes through ck_kernel_key with its
  * family, so kernels of two generators never share a key; a family
  * whose byte another already has does not build (two equal case labels
  * in ck_kernel_family_known).

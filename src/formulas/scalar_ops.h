@@ -62,10 +62,25 @@ CK_FN T ck_logaddexp2_##T(T a, T b) {                                    \
     return d;                                                                    \
 }                                                                                \
 CK_FN T ck_sign_##T(T a) { return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a; }   \
-/* clip: minimum(maximum(a, lo), hi), each keeping its first operand on ties  \
- * and NaN (the first NaN operand wins), as a chain of plain selects: GCC    \
- * vectorises those, not the || of the two-step form */                      \
+/* clip's float32/float64 paths (CK_X_CLIP below says which runs where),   \
+ * as chains of plain selects: GCC vectorises those, not the || of the      \
+ * two-step form.  ck_clip: minimum(maximum(a, lo), hi), a tie taking the   \
+ * bound, a NaN propagating (a's, then lo's, then hi's).  ck_clip_const:    \
+ * a clamped (a tie keeps a), a NaN bound filling (lo's first).             \
+ * ck_clip_first: each step keeping its first operand on ties and NaN. */   \
 CK_FN T ck_clip_##T(T a, T lo, T hi) {                                           \
+    T m = a > lo ? a : lo;                                                       \
+    m = a != a ? a : m;                                                          \
+    T r = m < hi ? m : hi;                                                       \
+    return m != m ? m : r;                                                       \
+}                                                                                \
+CK_FN T ck_clip_const_##T(T a, T lo, T hi) {                                     \
+    T x = a < lo ? lo : a;                                                       \
+    x = x > hi ? hi : x;                                                         \
+    x = hi != hi ? hi : x;                                                       \
+    return lo != lo ? lo : x;                                                    \
+}                                                                                \
+CK_FN T ck_clip_first_##T(T a, T lo, T hi) {                                     \
     T m = a < lo ? lo : a;                                                       \
     m = lo != lo ? lo : m;                                                       \
     m = a != a ? a : m;                                                          \
@@ -706,16 +721,38 @@ CK_CSPECIAL_WRAPS_(double, CK_CDOUBLE)
 #define CK_UABS_U(a) ((uint64_t)(a))
 
 /* ============================================================== ternary */
-/* NumPy's clip keeps a where it equals a bound (clip(-0.0, 0.0, 1.0) is
- * -0.0), and a NaN bound gives NaN: the first-wins pair, for every dtype
- * (floats through ck_clip_<C> above, the same results in vectorisable form) */
-#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_CLIP_##K(C, a, lo, hi)
-#define CK_X_CLIP_(K, a, lo, hi) CK_X_MINIMUM_##K(CK_FIRST, CK_X_MAXIMUM_##K(CK_FIRST, a, lo), hi)
-#define CK_X_CLIP_B(T, a, lo, hi) CK_X_CLIP_(B, a, lo, hi)
-#define CK_X_CLIP_I(T, a, lo, hi) CK_X_CLIP_(I, a, lo, hi)
-#define CK_X_CLIP_U(T, a, lo, hi) CK_X_CLIP_(U, a, lo, hi)
-#define CK_X_CLIP_F(T, a, lo, hi) ck_clip_##T(a, lo, hi)
-#define CK_X_CLIP_C(T, a, lo, hi) CK_X_CLIP_(C, a, lo, hi)
+/* NumPy's clip has two loops, which differ only on ties (the sign of a zero)
+ * and in which NaN fills.  Where both bounds are constant along the loop
+ * (steps of 0: scalars, bounds broadcast along the innermost dimension),
+ * CK_X_CLIP_CONST: float32/float64 keep a where it equals a bound
+ * (clip(-0.0, 0.0, 1.0) is -0.0) and a NaN bound fills.  Elsewhere,
+ * CK_X_CLIP: a tie takes the bound (clip([-0.0], [0.0], [1.0]) is [0.0]).
+ * float16 keeps a on ties, complex takes the bound, in both; integers and
+ * bool cannot tell.  Both devices test the merged iteration's innermost
+ * strides, as NumPy tests its loop's steps (its iterator may buffer a
+ * partly broadcast bound, and so take the other loop for some shapes). */
+#define CK_X_CLIP(DT, K, C, a, lo, hi) CK_X_CLIP_##K(DT, C, a, lo, hi)
+#define CK_X_CLIP_CONST(DT, K, C, a, lo, hi) CK_X_CLIP_CONST_##K(DT, C, a, lo, hi)
+#define CK_X_CLIP_FIRST_(K, a, lo, hi) CK_X_MINIMUM_##K(CK_FIRST, CK_X_MAXIMUM_##K(CK_FIRST, a, lo), hi)
+#define CK_X_CLIP_B(DT, C, a, lo, hi) CK_X_CLIP_FIRST_(B, a, lo, hi)
+#define CK_X_CLIP_I(DT, C, a, lo, hi) CK_X_CLIP_FIRST_(I, a, lo, hi)
+#define CK_X_CLIP_U(DT, C, a, lo, hi) CK_X_CLIP_FIRST_(U, a, lo, hi)
+#define CK_X_CLIP_F(DT, C, a, lo, hi) CK_CLIP_##DT(C, a, lo, hi)
+#define CK_X_CLIP_C(DT, C, a, lo, hi) CK_CLIP_MIN_C_(CK_CLIP_MAX_C_(a, lo), hi)
+#define CK_X_CLIP_CONST_B(DT, C, a, lo, hi) CK_X_CLIP_B(DT, C, a, lo, hi)
+#define CK_X_CLIP_CONST_I(DT, C, a, lo, hi) CK_X_CLIP_I(DT, C, a, lo, hi)
+#define CK_X_CLIP_CONST_U(DT, C, a, lo, hi) CK_X_CLIP_U(DT, C, a, lo, hi)
+#define CK_X_CLIP_CONST_F(DT, C, a, lo, hi) CK_CLIP_CONST_##DT(C, a, lo, hi)
+#define CK_X_CLIP_CONST_C(DT, C, a, lo, hi) CK_X_CLIP_C(DT, C, a, lo, hi)
+#define CK_CLIP_FLOAT16(C, a, lo, hi) ck_clip_first_##C(a, lo, hi)
+#define CK_CLIP_FLOAT32(C, a, lo, hi) ck_clip_##C(a, lo, hi)
+#define CK_CLIP_FLOAT64(C, a, lo, hi) ck_clip_##C(a, lo, hi)
+#define CK_CLIP_CONST_FLOAT16(C, a, lo, hi) ck_clip_first_##C(a, lo, hi)
+#define CK_CLIP_CONST_FLOAT32(C, a, lo, hi) ck_clip_const_##C(a, lo, hi)
+#define CK_CLIP_CONST_FLOAT64(C, a, lo, hi) ck_clip_const_##C(a, lo, hi)
+/* complex: a NaN a stays, a tie (or an unordered bound) takes the bound */
+#define CK_CLIP_MAX_C_(a, b) ((CK_CLT(b, a) || CK_CNAN(a)) ? (a) : (b))
+#define CK_CLIP_MIN_C_(a, b) ((CK_CLT(a, b) || CK_CNAN(a)) ? (a) : (b))
 
 /* ================================================================ casts */
 /* Conversion of one value from compute type CF (kind KF) to storage ST of

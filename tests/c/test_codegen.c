@@ -75,6 +75,21 @@ int main(void)
             }
         }
     }
+    /* clip's constant-bounds kernel (scalar bounds) of every dtype */
+    for (int t = 0; t < CK_NTYPES; t++) {
+        ck_cuda_ew_spec sp;
+        memset(&sp, 0, sizeof sp);
+        sp.op = CK_KOP_CLIP_CONST;
+        sp.nops = 4;
+        for (int k = 0; k < 4; k++) sp.types[k] = (ck_dtype)t;
+        sp.kinds[2] = sp.kinds[3] = CK_OPND_SCALAR;
+        sp.ndim = 1;
+        sp.vec = 1;
+        char what[64];
+        snprintf(what, sizeof what, "clip_const_%s", ck_dtype_get_info((ck_dtype)t)->name);
+        compile_one(what, ck_cuda_ew_source(&sp));
+        n++;
+    }
     /* casts, fills, iota of every dtype pair */
     for (int a = 0; a < CK_NTYPES; a++) {
         for (int b = 0; b < CK_NTYPES; b++) {

@@ -11,6 +11,7 @@
 #include "../../src/codegen/cuda_sort_codegen.h"
 #include "../../src/codegen/cuda_random_codegen.h"
 #include "../../src/codegen/cuda_gemm_codegen.h"
+#include "../../src/codegen/cuda_train_codegen.h"
 
 #include <string.h>
 
@@ -43,7 +44,7 @@ static void elementwise(void)
     static const int vecs[] = {1, 2, 4, 8};
     ck_cuda_ew_spec sp;
     memset(&sp, 0, sizeof sp);
-    sp.op = pickx(0, CK_KOP_IOTA);
+    sp.op = pickx(0, CK_KOP_LAST);
     sp.nops = pickx(1, 4);
     for (int k = 0; k < sp.nops; k++) {
         sp.types[k] = (ck_dtype)pickx(0, CK_NTYPES - 1);
@@ -124,17 +125,40 @@ int main(void)
         scan();
         random_fill();
     }
-    /* sort modules and their entry points at consecutive keys; the GEMM of each dtype */
+    /* sort modules and their entry points at consecutive keys; the GEMM of
+     * each dtype; the training modules (one or two functions) of each kind,
+     * op and float dtype: each module's key with its low byte 0, the byte
+     * of its functions (key + i) */
+    int low_byte = 0;
     for (int t = 0; t < CK_NTYPES; t++) {
         ck_cuda_sort_spec ss = {(ck_dtype)t};
+        uint64_t key = ck_cuda_sort_key(&ss);
+        low_byte += (key & 0xFF) != 0;
         for (int k = 0; k < ck_cuda_sort_nkernels(&ss); k++) {
             int f[] = {t, k};
-            add(CK_KFAM_SORT, ck_cuda_sort_key(&ss) + (uint64_t)k, f, 2);
+            add(CK_KFAM_SORT, key + (uint64_t)k, f, 2);
         }
         ck_cuda_gemm_int_spec gs = {(ck_dtype)t};
+        key = ck_cuda_gemm_int_key(&gs);
+        CHECK((key & 0xFF) == 0, "the GEMM key of dtype %d has low byte 0x%02x", t, (unsigned)(key & 0xFF));
         int f[] = {t};
-        add(CK_KFAM_GEMM, ck_cuda_gemm_int_key(&gs), f, 1);
+        add(CK_KFAM_GEMM, key, f, 1);
     }
+    static const ck_dtype floats[] = {CK_FLOAT16, CK_FLOAT32, CK_FLOAT64};
+    for (int kind = CK_TRK_ROWS; kind <= CK_TRK_SCATTER_ADD; kind++)
+        for (int op = 0; op < 8; op++)
+            for (int t = 0; t < 3; t++)
+                for (int warp = 0; warp < 2; warp++) {
+                    ck_cuda_train_spec sp = {.kind = kind, .op = op, .t = floats[t], .warp = warp};
+                    const char *names[2];
+                    uint64_t key = ck_cuda_train_key(&sp);
+                    low_byte += (key & 0xFF) != 0;
+                    for (int k = 0; k < ck_cuda_train_names(&sp, names); k++) {
+                        int f[] = {kind, op, t, warp, k};
+                        add(CK_KFAM_TRAIN, key + (uint64_t)k, f, 5);
+                    }
+                }
+    CHECK(low_byte == 0, "%d sort or training module keys have a low byte that is not 0", low_byte);
     int wrong_family = 0, shared = 0;
     for (int i = 0; i < nents_; i++) {
         const entry *e = &ents_[i];
@@ -153,6 +177,6 @@ int main(void)
                   (unsigned long long)a->key);
     }
     CHECK(!ck_kernel_family_known(0), "0 is a family");
-    printf("%d keys of %d families: %d of the wrong family, %d shared\n", nents_, 8, wrong_family, shared);
+    printf("%d keys of %d families: %d of the wrong family, %d shared\n", nents_, 9, wrong_family, shared);
     return failures ? 1 : 0;
 }

@@ -116,21 +116,23 @@ static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st) 
 
 /* -------------------------------------------------------------- ternary */
 /* clip(a, lo, hi): contiguous paths for three arrays and for one array
- * with two scalars (the bounds, as clip is mostly called) */
+ * with two scalars (the bounds, as clip is mostly called); bounds of step
+ * 0 take NumPy's constant-bounds formula, CK_X_<ID>_CONST (scalar_ops.h) */
 #define CK_LOOP3_(ID, DT, K, S, C, O)                                             \
 CK_LOOP_ATTR                                                                      \
 static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st)   \
 {                                                                                 \
     char *op = args[0];                                                           \
     const char *ap = args[1], *bp = args[2], *cp = args[3];                       \
+    const int cb = st[2] == 0 && st[3] == 0;                                      \
     if (st[0] == (int64_t)sizeof(O) && st[1] == (int64_t)sizeof(S)) {             \
         O *o = (O *)op;                                                           \
         const S *x = (const S *)ap;                                               \
-        if (st[2] == 0 && st[3] == 0) {                                           \
+        if (cb) {                                                                 \
             const C b = (C)*(const S *)bp, c = (C)*(const S *)cp;                 \
             for (int64_t i = 0; i < n; i++) {                                     \
                 C a = (C)x[i];                                                    \
-                o[i] = (O)(CK_X_##ID(DT, K, C, a, b, c));                         \
+                o[i] = (O)(CK_X_##ID##_CONST(DT, K, C, a, b, c));                 \
             }                                                                     \
             return CK_OK;                                                         \
         }                                                                         \
@@ -145,7 +147,7 @@ static ck_status ck_loop_##ID##_##DT(char **args, int64_t n, const int64_t *st) 
     }                                                                             \
     for (int64_t i = 0; i < n; i++, op += st[0], ap += st[1], bp += st[2], cp += st[3]) { \
         C a = (C)*(const S *)ap, b = (C)*(const S *)bp, c = (C)*(const S *)cp;    \
-        *(O *)op = (O)(CK_X_##ID(DT, K, C, a, b, c));                             \
+        *(O *)op = (O)(cb ? CK_X_##ID##_CONST(DT, K, C, a, b, c) : CK_X_##ID(DT, K, C, a, b, c)); \
     }                                                                             \
     return CK_OK;                                                                 \
 }

@@ -357,17 +357,15 @@ ck_status ck_cpu_bias_act(const ck_bias_act_desc *d)
 /* ----------------------------------------------------------- scatter add */
 
 #define DEF_SCATTER_ADD_(SUF, T)                                                                       \
-    static int64_t scatter_add_##SUF(const ck_scatter_add_desc *d)                                     \
+    static void scatter_add_##SUF(const ck_scatter_add_desc *d)                                        \
     {                                                                                                  \
         T *t = (T *)d->target;                                                                         \
         const T *v = (const T *)d->src;                                                                \
         for (int64_t i = 0; i < d->m; i++) {                                                           \
             int64_t k = d->idx[i];                                                                     \
             if (k < 0) k += d->n;                                                                      \
-            if (k < 0 || k >= d->n) return i;                                                          \
             t[k] = (T)(t[k] + v[i]);                                                                   \
         }                                                                                              \
-        return -1;                                                                                     \
     }
 
 DEF_SCATTER_ADD_(f16, _Float16)
@@ -376,10 +374,13 @@ DEF_SCATTER_ADD_(f64, double)
 
 ck_status ck_cpu_scatter_add(const ck_scatter_add_desc *d)
 {
-    int64_t bad = d->type == CK_FLOAT16 ? scatter_add_f16(d) : d->type == CK_FLOAT32 ? scatter_add_f32(d)
-                                                                                    : scatter_add_f64(d);
-    if (bad >= 0)
-        return ck_error_set(CK_ERR_INDEX, "index %lld is out of bounds for size %lld", (long long)d->idx[bad],
-                            (long long)d->n);
+    /* every index first, so a bad one leaves the target untouched (NumPy's add.at, the GPU's) */
+    for (int64_t i = 0; i < d->m; i++)
+        if (d->idx[i] < -d->n || d->idx[i] >= d->n)
+            return ck_error_set(CK_ERR_INDEX, "index %lld is out of bounds for size %lld", (long long)d->idx[i],
+                                (long long)d->n);
+    if (d->type == CK_FLOAT16) scatter_add_f16(d);
+    else if (d->type == CK_FLOAT32) scatter_add_f32(d);
+    else scatter_add_f64(d);
     return CK_OK;
 }

@@ -178,6 +178,8 @@ ck_status ck_cuda_elementwise(const ck_ew_desc *d)
     ck_cuda_ew_spec sp;
     memset(&sp, 0, sizeof sp);
     sp.op = d->op;
+    /* the CPU loop's test: both bounds of step 0 along the innermost dimension */
+    if (d->op == CK_OP_CLIP && d->it.strides[2][0] == 0 && d->it.strides[3][0] == 0) sp.op = CK_KOP_CLIP_CONST;
     sp.nops = d->it.nops;
     for (int k = 0; k < sp.nops; k++) sp.types[k] = d->types[k];
     ck_cuda_nd nd;

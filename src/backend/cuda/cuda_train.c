@@ -7,10 +7,17 @@
  * parameter (nothing to copy, so a CUDA graph captures it as it is; the
  * step may be read from device memory, so that each replay has its own); the
  * matmul epilogue as one element-wise pass after the product; scatter-add
- * by atomics (float16's by a compare-and-swap of the word holding it).
+ * by atomics (float16's by a compare-and-swap of the word holding it),
+ * after a check of the indices that lowers an error word to the first bad
+ * position (atomicMin, as cuda_index.c's checks): the adds do nothing when
+ * it is set, and the word is read back once (the op's one wait), so a bad
+ * index raises the CPU's IndexError with the target untouched.  In a graph
+ * capture the word cannot be read: a replay that meets a bad index leaves
+ * the target as it was, without an error.
  */
 #include "cuda_internal.h"
 #include "../../codegen/cuda_train_codegen.h"
+#include "cudakit_graph.h"
 
 #include <math.h>
 #include <string.h>
@@ -122,6 +129,20 @@ ck_status ck_cuda_bias_act(const ck_bias_act_desc *d)
     return ck_cuda_launch_pdl(dev, f, ck_cuda_grid_for(dev, total, 256), 256, 0, args);
 }
 
+/* The check's word: on a bad index, the CPU's message for it. */
+static ck_status scatter_add_report(const ck_scatter_add_desc *d, const unsigned long long *err)
+{
+    ck_status s = ck_sync_span_begin(d->dev, "the bounds check of scatter_add's indices");
+    unsigned long long e = ~0ull;
+    long long v = 0;
+    if (s == CK_OK) s = ck_cuda_copy_to_host(d->dev, &e, err, sizeof e);
+    if (s == CK_OK && e != ~0ull && e < (unsigned long long)d->m)
+        s = ck_cuda_copy_to_host(d->dev, &v, d->idx + e, sizeof v);
+    ck_sync_span_end();
+    if (s != CK_OK || e == ~0ull) return s;
+    return ck_error_set(CK_ERR_INDEX, "index %lld is out of bounds for size %lld", v, (long long)d->n);
+}
+
 ck_status ck_cuda_scatter_add(const ck_scatter_add_desc *d)
 {
     if (d->m <= 0) return CK_OK;
@@ -129,12 +150,22 @@ ck_status ck_cuda_scatter_add(const ck_scatter_add_desc *d)
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
     ck_cuda_train_spec sp = {.kind = CK_TRK_SCATTER_ADD, .t = d->type};
-    CUfunction f;
-    if ((s = train_kernels(dev, &sp, &f)) != CK_OK) return s;
+    CUfunction f[2];
+    if ((s = train_kernels(dev, &sp, f)) != CK_OK) return s;
+    unsigned long long *err = ck_cuda_alloc(d->dev, sizeof *err);
+    if (!err) return ck_error_status();
     long long n = d->n, m = d->m;
     char *target = d->target;
     const int64_t *idx = d->idx;
     const char *src = d->src;
-    void *args[] = {&n, &m, &target, &idx, &src};
-    return ck_cuda_launch_pdl(dev, f, ck_cuda_grid_for(dev, m, 256), 256, 0, args);
+    unsigned grid = ck_cuda_grid_for(dev, m, 256);
+    CUresult r = ck_cu.cuMemsetD32Async((CUdeviceptr)(uintptr_t)err, 0xFFFFFFFFu, 2, ck_cuda_current_stream(dev));
+    if (r != CUDA_SUCCESS) s = ck_cu_fail(r, "cuMemsetD32Async", __func__, __FILE__, __LINE__);
+    void *check_args[] = {&n, &m, &idx, &err};
+    if (s == CK_OK) s = ck_cuda_launch_pdl(dev, f[1], grid, 256, 0, check_args);
+    void *args[] = {&n, &m, &target, &idx, &src, &err};
+    if (s == CK_OK) s = ck_cuda_launch_pdl(dev, f[0], grid, 256, 0, args);
+    if (s == CK_OK && !ck_graph_capturing(d->dev)) s = scatter_add_report(d, err);
+    ck_cuda_free(d->dev, err, sizeof *err);
+    return s;
 }
