@@ -309,8 +309,9 @@ def test_fuzz_never_crashes(device, seed, tmp_path):
     script = tmp_path / "fuzz.py"
     script.write_text(_FUZZ)
     env = dict(os.environ, CUDAKIT_DEVICE="cpu", PYTHONFAULTHANDLER="1")
+    # in tmp_path: the random calls include save/tofile with names like "x"
     r = subprocess.run([sys.executable, str(script), device, str(seed), "4000"], capture_output=True, text=True,
-                       env=env, timeout=300)
+                       env=env, timeout=300, cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "fuzz done" in r.stdout
 
@@ -376,7 +377,8 @@ def test_hostile_keys_shapes_and_sequences_never_crash(device, tmp_path):
     script = tmp_path / "hostile.py"
     script.write_text(_HOSTILE)
     env = dict(os.environ, CUDAKIT_DEVICE="cpu", PYTHONFAULTHANDLER="1")
-    r = subprocess.run([sys.executable, str(script), device], capture_output=True, text=True, env=env, timeout=300)
+    r = subprocess.run([sys.executable, str(script), device], capture_output=True, text=True, env=env, timeout=300,
+                       cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip().endswith("ok")
 
