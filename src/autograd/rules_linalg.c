@@ -126,6 +126,6 @@ static ck_status matmul_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
 }
 
 const ck_ag_rule ck_ag_rules_linalg[] = {
-    {"matmul", matmul_bw, 0},
-    {NULL, NULL, 0},
+    {"matmul", matmul_bw, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

@@ -18,8 +18,8 @@ static ck_status linear_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
 }
 
 const ck_ag_rule ck_ag_rules_linear[] = {
-    {"linear", linear_bw, 0},
-    {NULL, NULL, 0},
+    {"linear", linear_bw, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };
 
 const char *ck_ag_linear_rule_name(int i)

@@ -21,7 +21,7 @@ static ck_status mean_bw(ck_ag_node *n, const ck_array *gout, ck_array *gin)
 }
 
 const ck_ag_rule ck_ag_rules_reduce[] = {
-    {"sum", sum_bw, 0},
-    {"mean", mean_bw, 0},
-    {NULL, NULL, 0},
+    {"sum", sum_bw, 0, NULL},
+    {"mean", mean_bw, 0, NULL},
+    {NULL, NULL, 0, NULL},
 };

@@ -251,8 +251,8 @@ static ck_status check_ptr(ck_comm *c, const char *what, const char *role, const
 ck_status ck_comm_all_reduce_raw(ck_comm *c, const void *send, void *recv, size_t count, ck_dtype dt, ck_comm_op op,
                                  ck_stream s)
 {
-    ck_dtype as;
-    size_t per;
+    ck_dtype as = CK_DTYPE_INVALID;
+    size_t per = 1;
     CK_COMM_TRY_(check_call(c, "all_reduce", dt, &s));
     CK_COMM_TRY_(reduce_as("all_reduce", dt, op, &as, &per));
     CK_COMM_TRY_(check_ptr(c, "all_reduce", "send", send, count));
@@ -263,8 +263,8 @@ ck_status ck_comm_all_reduce_raw(ck_comm *c, const void *send, void *recv, size_
 ck_status ck_comm_reduce_raw(ck_comm *c, const void *send, void *recv, size_t count, ck_dtype dt, ck_comm_op op,
                              int root, ck_stream s)
 {
-    ck_dtype as;
-    size_t per;
+    ck_dtype as = CK_DTYPE_INVALID;
+    size_t per = 1;
     CK_COMM_TRY_(check_call(c, "reduce", dt, &s));
     CK_COMM_TRY_(reduce_as("reduce", dt, op, &as, &per));
     CK_COMM_TRY_(check_rank(c, "reduce", "root", root));
@@ -294,8 +294,8 @@ ck_status ck_comm_all_gather_raw(ck_comm *c, const void *send, void *recv, size_
 ck_status ck_comm_reduce_scatter_raw(ck_comm *c, const void *send, void *recv, size_t recvcount, ck_dtype dt,
                                      ck_comm_op op, ck_stream s)
 {
-    ck_dtype as;
-    size_t per;
+    ck_dtype as = CK_DTYPE_INVALID;
+    size_t per = 1;
     CK_COMM_TRY_(check_call(c, "reduce_scatter", dt, &s));
     CK_COMM_TRY_(reduce_as("reduce_scatter", dt, op, &as, &per));
     CK_COMM_TRY_(check_ptr(c, "reduce_scatter", "send", send, recvcount));

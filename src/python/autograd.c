@@ -45,7 +45,7 @@ static PyTypeObject CkNode_Type;
 
 /* The rule of autograd.Function nodes, and what such a node keeps. */
 static ck_status function_backward(ck_ag_node *n, const ck_array *gout, ck_array *gin);
-static const ck_ag_rule function_rule = {"function", function_backward, 0};
+static const ck_ag_rule function_rule = {"function", function_backward, 0, NULL};
 
 typedef struct {
     PyObject *cls;       /* the Function subclass (its backward, its name) */

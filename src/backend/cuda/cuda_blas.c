@@ -76,11 +76,17 @@ static void *stream_workspace(ck_device dev, size_t wsz)
     ck_blas_ws *w, *spare = NULL;
     for (w = ws_[d]; w; w = w->next) {
         if (w->stream == s && w->ptr && w->size == wsz) break;
-        if (!spare && !w->stream && !w->captured && w->size == wsz) spare = w;
+        /* while capturing, only one whose stream's work is done: a
+         * capturing stream may not wait for an event recorded outside the
+         * capture (the wait would invalidate it: the next launch fails) */
+        if (!spare && !w->stream && !w->captured && w->size == wsz &&
+            (!capturing || !w->gone || ck_cu.cuEventQuery(w->gone) == CUDA_SUCCESS))
+            spare = w;
     }
     if (!w && spare) {
-        /* a gone stream's: this stream's products follow its last ones */
-        if (spare->gone && ck_cu.cuStreamWaitEvent(s, spare->gone, 0) != CUDA_SUCCESS) {
+        /* a gone stream's: this stream's products follow its last ones
+         * (when capturing, they are done already) */
+        if (spare->gone && !capturing && ck_cu.cuStreamWaitEvent(s, spare->gone, 0) != CUDA_SUCCESS) {
             ck_cuda_wait_event(d, spare->gone, "cuBLAS workspace");
             ck_error_clear();
         }
