@@ -56,7 +56,15 @@ demo: install
 
 comma := ,
 test test-c: CK_BUILD_TESTS = ON
-test: install check-layers test-c test-python
+# The C tests run beside the Python tests (their NVRTC batches leave a core
+# idle for half their time), their log shown when both are done.
+test: install check-layers
+	@echo "running the C tests (ctest, log in $(PYBUILD)/ctest.log) beside the Python tests"
+	@$(MAKE) --no-print-directory test-c > $(PYBUILD)/ctest.log 2>&1 & c_pid=$$!; \
+	$(MAKE) --no-print-directory test-python; py=$$?; \
+	wait $$c_pid; c=$$?; cat $(PYBUILD)/ctest.log; \
+	echo "make test: C tests $$([ $$c = 0 ] && echo passed || echo FAILED), Python tests $$([ $$py = 0 ] && echo passed || echo FAILED)"; \
+	[ $$c = 0 ] && [ $$py = 0 ]
 
 # Every #include points down the layer order of docs/layout.md.
 check-layers:
