@@ -446,6 +446,19 @@ def test_upcast_reductions(device, name, data):
         np.testing.assert_allclose(g[fin].astype(np.float64), want[fin].astype(np.float64), rtol=tol["rtol"],
                                    atol=max(tol["atol"], worst))
         return
+    if name in ("sum", "mean") and want.dtype == np.float16 and a.size:
+        # NumPy adds float16 in float16, in order along a strided axis, so
+        # its error grows with the partial sums (710 threes: 2156, not
+        # 2130); cudakit accumulates in float32.  Either NumPy's value or
+        # the float64 sum rounded to float16 is right.
+        exact = np.asarray(getattr(np, name)(a.astype(np.float64), **{k: v for k, v in kw.items() if k != "dtype"}))
+        try:
+            with np.errstate(all="ignore"):
+                assert_same(got, want, **tol)
+        except AssertionError:
+            with np.errstate(all="ignore"):
+                assert_same(got, exact.astype(np.float16), **tol)
+        return
     with np.errstate(all="ignore"):   # products may overflow to inf in both
         assert_same(got, want, **tol)
 
