@@ -793,6 +793,19 @@ def test_comparison_with_incompatible_object(device):
         a < None
 
 
+def test_comparison_with_a_dtype_cudakit_lacks(device):
+    """np.longdouble: == all False, != all True (NumPy compares the values;
+    cudakit has no such dtype), never a crash: in NumPy 2.5 the fallback
+    through the 0-d array's own == recursed until the C stack overflowed."""
+    if not hasattr(np, "longdouble") or np.dtype(np.longdouble).itemsize == 8:
+        pytest.skip("longdouble is double here")
+    a = ck.arange(3, device=device)
+    for other in (np.longdouble(1), np.array(1, dtype=np.longdouble)):
+        for got, want in ((a == other, False), (a != other, True), (other == a, False), (other != a, True)):
+            assert_same(got, np.full(3, want))
+            assert got.device == a.device
+
+
 # ------------------------------------------------------ out=
 
 @SETTINGS

@@ -816,7 +816,15 @@ static PyObject *m_array_ufunc(PyObject *self, PyObject *args, PyObject *kw)
             Py_XDECREF(et);
             Py_XDECREF(ev);
             Py_XDECREF(tb);
-            r = PyObject_RichCompare(self, other, cmp);
+            /* self's shape (other is 0-d), all unequal, made here: not
+             * PyObject_RichCompare(self, other), which comes back through
+             * the 0-d array's own == (NumPy 2.5: a recursion that overflowed
+             * the C stack, a == np.longdouble(1) on the H200) */
+            PyObject *fa = Py_BuildValue("(O)", cmp == Py_NE ? Py_True : Py_False);
+            PyObject *fk = fa ? Py_BuildValue("{s:s}", "dtype", "bool") : NULL;
+            r = fk ? call_module("full_like", self, fa, fk) : NULL;
+            Py_XDECREF(fa);
+            Py_XDECREF(fk);
         } else {
             PyErr_Restore(et, ev, tb);
         }
