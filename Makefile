@@ -7,7 +7,7 @@ PIP := $(VPY) -m pip
 OUT ?= build/out
 
 SHELL := /bin/bash
-.PHONY: demo test install check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index bench-gpu-multi sanitize soak clean
+.PHONY: demo test install gpu-wheels check-layers test-python test-c test-gpu test-array-api bench bench-gpu bench-gpu-graphs bench-gpu-pykernels bench-gpu-blas bench-gpu-index bench-gpu-multi sanitize soak clean
 
 $(VENV)/.deps: pyproject.toml Makefile
 	@echo "creating $(VENV) and installing what the build, the tests and the demo use (pip's lines follow)"
@@ -116,14 +116,28 @@ bench: install
 	$(VPY) bench/bench_cpu_mlp.py
 
 # On the GPU machine (no network): build with the tools already there.
-test-gpu:
+# Wheels carried in .whl (Dask and distributed for tests/test_dask.py, the
+# array API suite's ndindex and pytest-json-report: `pip download -d .whl
+# --python-version 3.12 --only-binary=:all: ...` here) are unpacked into
+# build/site, put on PYTHONPATH for the runs below.
+GPU_WHEELS ?= .whl
+GPU_SITE := $(abspath build/site)
+gpu-wheels:
+	@if ls $(GPU_WHEELS)/*.whl > /dev/null 2>&1; then \
+	    echo "installing the carried wheels of $(GPU_WHEELS) into $(GPU_SITE)"; \
+	    python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target $(GPU_SITE) $(GPU_WHEELS)/*.whl; \
+	else mkdir -p $(GPU_SITE); fi
+
+test-gpu: export PYTHONPATH := $(GPU_SITE)$(if $(PYTHONPATH),:$(PYTHONPATH))
+test-gpu: gpu-wheels
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 -m pytest tests -q -p no:cacheprovider -n 8 2>&1 | tee $(OUT)/test-gpu.log
 	$(if $(AAT_SRC),set -o pipefail; ($(call run_array_api_tests,python3,cuda)) 2>&1 | tee $(OUT)/test-array-api.log,@echo "test-array-api: no copy of array-api-tests (carry one as .aat); skipped")
 
 # Each library's bench runs even when an earlier one fails (make says "Error ... (ignored)").
-bench-gpu:
+bench-gpu: export PYTHONPATH := $(GPU_SITE)$(if $(PYTHONPATH),:$(PYTHONPATH))
+bench-gpu: gpu-wheels
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
