@@ -636,6 +636,7 @@ _LAZY_FUNCTIONS = {
 from ._numpy_names import LAZY as _NUMPY_LAZY  # noqa: E402
 _LAZY_FUNCTIONS.update(_NUMPY_LAZY)
 from . import _ndarray_methods  # noqa: E402,F401  (ndarray's and ufunc's Python methods)
+from . import _help  # noqa: E402,F401  (the ufuncs' and dtypes' signatures and docstrings)
 
 
 # NumPy's exception classes (python/cudakit/_exceptions.py), made on first

@@ -224,6 +224,9 @@ class RawModule:
         self._module.compile(device)
 
     def get_function(self, name):
+        """The RawKernel of the module's kernel name (an extern "C" name, or one of the
+        name_expressions), made once.
+        """
         with self._lock:
             k = self._functions.get(name)
             if k is None:
@@ -232,6 +235,9 @@ class RawModule:
             return k
 
     def get_global(self, name, dtype=None, shape=None, device=None):
+        """An array on the memory of the module's __device__ or __constant__ variable name (dtype and
+        shape read from its declaration when they are plain, else give them) on device.
+        """
         if dtype is None:
             m = None
             for g in _GLOBAL_DECL.finditer(_strip_comments(self.code)):
@@ -281,6 +287,9 @@ class SourceModule(RawModule):
         super().__init__(code=source, options=tuple(opts))
 
     def get_function(self, name):
+        """The kernel name with PyCUDA's calling convention: f(*args, block=(x, y, z), grid=(x, y),
+        shared=0, stream=None).
+        """
         return _SourceFunction(super().get_function(name))
 
 

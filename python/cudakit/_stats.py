@@ -192,18 +192,22 @@ UniqueInverseResult = _collections.namedtuple("UniqueInverseResult", ["values", 
 
 
 def unique_all(x):
+    """The array API's unique_all(x): (values, indices, inverse_indices, counts) of the flattened x's unique values."""
     return UniqueAllResult(*_unique1d(_arr(x), True, True, True, False))
 
 
 def unique_counts(x):
+    """The array API's unique_counts(x): (values, counts) of the unique values."""
     return UniqueCountsResult(*_unique1d(_arr(x), False, False, True, False))
 
 
 def unique_inverse(x):
+    """The array API's unique_inverse(x): (values, inverse_indices), inverse_indices of x's shape."""
     return UniqueInverseResult(*_unique1d(_arr(x), False, True, False, False))
 
 
 def unique_values(x):
+    """The array API's unique_values(x): the sorted unique values of the flattened x."""
     return _unique1d(_arr(x), False, False, False, False)[0]
 
 
@@ -226,21 +230,27 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 
 
 def in1d(ar1, ar2, assume_unique=False, invert=False):
+    """Whether each element of the flattened ar1 is in ar2 (a 1-d bool array; invert: is not)."""
     return isin(_arr(ar1).ravel(), ar2, assume_unique, invert)
 
 
 def union1d(ar1, ar2):
+    """The sorted unique values of the two arrays together (flattened)."""
     a = _arr(ar1, _dev_of(ar1, ar2))
     return unique(_core.concatenate((a.ravel(), _arr(ar2, a.device).ravel())))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted unique values of ar1 that are not in ar2 (ar1 flattened as it is when assume_unique)."""
     a = _arr(ar1, _dev_of(ar1, ar2))
     a = a.ravel() if assume_unique else unique(a)
     return a[isin(a, _arr(ar2, a.device), invert=True)]
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted unique values in both arrays; with return_indices also the indices of their first
+    occurrences in the flattened ar1 and ar2.
+    """
     a1 = _arr(ar1, _dev_of(ar1, ar2))
     a2 = _arr(ar2, a1.device)
     if return_indices:
@@ -531,6 +541,7 @@ def _finish_reduction(r, a, red_axes, keepdims, out, lead=()):
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
                interpolation=None):
+    """The q-th percentiles (q in [0, 100]) along axis: quantile(a, q / 100) by the same methods."""
     qs = q.tolist() if isinstance(q, _core.ndarray) else q
     if isinstance(qs, (list, tuple)):
         qa = _core.asarray(qs, dtype=_core.float64)
@@ -576,6 +587,9 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 # ------------------------------------------------------------ averages etc.
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """The weighted average along axis (the mean when weights is None); with returned, also the sum
+    of the weights.
+    """
     a = _arr(a)
     if axis is not None:   # NumPy's normalize_axis_tuple: a list, a bool are axes
         axes = tuple(_norm_axis(x, a.ndim) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
@@ -613,6 +627,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """The covariance matrix of the variables in the rows of m (columns when not rowvar), with y's
+    variables after them; normalised by N - 1 (N with bias, N - ddof when given), with integer
+    frequency weights fweights and observation weights aweights.
+    """
     m = _arr(m)
     if m.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -682,6 +700,7 @@ def _cov_weights(fweights, aweights, n, device):
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """The Pearson correlation coefficients: cov(x, y, rowvar) normalised by the standard deviations."""
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c
@@ -701,6 +720,7 @@ def _nanfill(a, value):
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The sum along axis with NaNs taken as zero."""
     a = _arr(a)
     return _core.sum(_nanfill(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
@@ -717,6 +737,7 @@ def _check_out(out, shape, inexact=False):
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The mean along axis of the values that are not NaN (NaN where all are)."""
     a = _arr(a)
     if a.dtype.kind not in "fc":
         return _core.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
@@ -746,10 +767,12 @@ def _nan_extreme(a, axis, out, keepdims, fn, fill):
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):
+    """The maximum along axis ignoring NaNs (NaN where all are)."""
     return _nan_extreme(a, axis, out, keepdims, _core.max, float("-inf"))
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
+    """The minimum along axis ignoring NaNs (NaN where all are)."""
     return _nan_extreme(a, axis, out, keepdims, _core.min, float("inf"))
 
 
@@ -764,16 +787,21 @@ def _nan_arg(a, axis, out, keepdims, fn, fill):
 
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """The index of the maximum ignoring NaNs (ValueError for a slice of NaNs only)."""
     return _nan_arg(a, axis, out, keepdims, _core.argmax, float("-inf"))
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """The index of the minimum ignoring NaNs (ValueError for a slice of NaNs only)."""
     return _nan_arg(a, axis, out, keepdims, _core.argmin, float("inf"))
 
 
 # ------------------------------------------------------------- comparison
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether a and b are equal within |a - b| <= atol + rtol * |b|, element-wise (NaNs equal with
+    equal_nan).
+    """
     dev = _dev_of(a, b)
     x = a if isinstance(a, (int, float, complex)) else _arr(a, dev)
     y = b if isinstance(b, (int, float, complex)) else _arr(b, dev)
@@ -796,10 +824,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of a and b is close (isclose), as a Python bool."""
     return bool(_core.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 def array_equal(a1, a2, equal_nan=False):
+    """Whether the two arrays have the same shape and elements (NaNs equal with equal_nan)."""
     dev = _dev_of(a1, a2)
     try:
         x, y = _arr(a1, dev), _arr(a2, dev)

@@ -50,6 +50,7 @@ class _GradMode:
         return wrapper
 
     def clone(self):
+        """A new context manager of the same kind and mode."""
         return type(self)()
 
 
@@ -83,6 +84,7 @@ class set_grad_enabled(_GradMode):
         return self
 
     def clone(self):
+        """A new context manager of the same kind and mode."""
         return type(self)(self._mode)
 
 
@@ -120,6 +122,9 @@ class FunctionCtx:
         self._non_differentiable = ()
 
     def save_for_backward(self, *tensors):
+        """Keep tensors for backward (read back as ctx.saved_tensors, which checks that none was
+        modified in place since).
+        """
         # detached views: a saved output would otherwise hold its own node
         # (output -> node -> ctx -> output), a cycle through C that Python's
         # collector cannot see; higher-order gradients, which would need the
@@ -138,12 +143,15 @@ class FunctionCtx:
         return self._saved
 
     def mark_non_differentiable(self, *tensors):
+        """Outputs among tensors carry no gradient (they come out detached)."""
         self._non_differentiable = tensors
 
     def mark_dirty(self, *tensors):
+        """PyTorch's note that forward modified tensors in place; accepted, nothing is done with it."""
         pass
 
     def set_materialize_grads(self, value):
+        """Set ctx.materialize_grads (PyTorch's switch between zeros and None for outputs without a gradient)."""
         self.materialize_grads = bool(value)
 
 
@@ -177,14 +185,20 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """The op: forward(ctx, *args) -> outputs, run with grad mode off (a subclass defines it)."""
         raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """The op's backward: backward(ctx, *grad_outputs) -> one gradient per forward argument (None
+        for those that need none); a subclass defines it."""
         raise NotImplementedError("a Function subclass must define backward(ctx, ...) to be differentiated")
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run forward(ctx, *args, **kwargs) and, when grad mode is on, record a node whose backward is
+        this class's.
+        """
         ctx = cls._ctx_class()
         ctx.needs_input_grad = tuple(isinstance(a, _core.ndarray) and a.requires_grad for a in args)
         prev = _core._set_grad_enabled(False)

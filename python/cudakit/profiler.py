@@ -231,6 +231,7 @@ class profile:
         self._running = False
 
     def start(self):
+        """Start recording (what entering the with block does); returns the profile."""
         global _owner
         if not self.enabled:
             return self
@@ -243,6 +244,7 @@ class profile:
         return self
 
     def stop(self):
+        """Stop recording (what leaving the with block does): waits for the devices and gathers the records."""
         if not self._running:
             return
         self._running = False
@@ -276,6 +278,7 @@ class profile:
         return EventList(self._averages[bool(group_by_input_shape)])
 
     def table(self, **kw):
+        """key_averages().table(**kw): the records grouped by name, as a printable table."""
         return self.key_averages().table(**kw)
 
     def export_chrome_trace(self, path):

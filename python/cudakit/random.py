@@ -542,11 +542,19 @@ def _grad_kw(f):
     """f with PyTorch's requires_grad= keyword (the result is a leaf)."""
     import functools
 
+    import inspect
+
     @functools.wraps(f)
     def g(*args, requires_grad=False, **kwargs):
         r = f(*args, **kwargs)
         return r.requires_grad_() if requires_grad else r
 
+    # what inspect.signature and help() show: f's parameters and requires_grad
+    sig = inspect.signature(f)
+    params = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]
+    params.append(inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False))
+    params += [p for p in sig.parameters.values() if p.kind == p.VAR_KEYWORD]
+    g.__signature__ = sig.replace(parameters=params)
     return g
 
 
@@ -587,10 +595,12 @@ def seed(seed=None):
 
 
 def get_state():
+    """The state of the generator behind the module's functions (its key and counter), as a dict."""
     return dict(_global.state)
 
 
 def set_state(state):
+    """Restore a state that get_state returned."""
     _global.state = state
 
 
@@ -622,58 +632,73 @@ random_sample = sample = ranf = random
 
 @_grad_kw
 def uniform(low=0.0, high=1.0, size=None, *, device=None):
+    """Floats uniform in [low, high) (the module's generator: Generator.uniform)."""
     return _global.uniform(low, high, size, device=device)
 
 
 @_grad_kw
 def normal(loc=0.0, scale=1.0, size=None, *, device=None):
+    """Normal floats of mean loc and standard deviation scale (Generator.normal)."""
     return _global.normal(loc, scale, size, device=device)
 
 
 @_grad_kw
 def standard_normal(size=None, *, device=None):
+    """Normal floats of mean 0 and standard deviation 1 (Generator.standard_normal)."""
     return _global.standard_normal(size, device=device)
 
 
 @_grad_kw
 def exponential(scale=1.0, size=None, *, device=None):
+    """Exponential floats of the given scale, 1 / rate (Generator.exponential)."""
     return _global.exponential(scale, size, device=device)
 
 
 @_grad_kw
 def standard_exponential(size=None, *, device=None):
+    """Exponential floats of scale 1 (Generator.standard_exponential)."""
     return _global.standard_exponential(size, device=device)
 
 
 def integers(low, high=None, size=None, dtype=_np.int64, endpoint=False, *, device=None):
+    """Integers in [low, high) ([low, high] with endpoint; [0, low) when high is None) (Generator.integers)."""
     return _global.integers(low, high, size, dtype, endpoint, device=device)
 
 
 def choice(a, size=None, replace=True, p=None, *, device=None):
+    """A random sample of a (an array, or range(a) for an int), with or without replacement, with
+    probabilities p (Generator.choice).
+    """
     return _global.choice(a, size, replace, p, device=device)
 
 
 def shuffle(x):
+    """Shuffle the array x in place along its first axis (Generator.shuffle)."""
     return _global.shuffle(x)
 
 
 def permutation(x, *, device=None):
+    """A shuffled copy of x, or of arange(x) for an int (Generator.permutation)."""
     return _global.permutation(x, device=device)
 
 
 def binomial(n, p, size=None, *, device=None):
+    """Binomial counts of n trials of probability p (Generator.binomial)."""
     return _global.binomial(n, p, size, device=device)
 
 
 def poisson(lam=1.0, size=None, *, device=None):
+    """Poisson counts of mean lam (Generator.poisson)."""
     return _global.poisson(lam, size, device=device)
 
 
 @_grad_kw
 def gamma(shape, scale=1.0, size=None, *, device=None):
+    """Gamma floats of the given shape and scale (Generator.gamma)."""
     return _global.gamma(shape, scale, size, device=device)
 
 
 @_grad_kw
 def beta(a, b, size=None, *, device=None):
+    """Beta floats of parameters a and b (Generator.beta)."""
     return _global.beta(a, b, size, device=device)

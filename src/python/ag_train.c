@@ -130,8 +130,7 @@ static PyObject *py_rule_names(PyObject *m, PyObject *unused)
 }
 
 PyMethodDef ck_py_ag_train_functions[] = {
-    {"_ag_train_rule_names", py_rule_names, METH_NOARGS,
-     "_ag_train_rule_names(): the names of the gradient rules in src/autograd/rules_train.c and rules_linear.c"
-     " (private, for tests)."},
+    CK_DEF_NOARGS(_ag_train_rule_names, py_rule_names, "()",
+                  "The names of the gradient rules in src/autograd/rules_train.c and rules_linear.c (private, for tests)."),
     {NULL, NULL, 0, NULL},
 };

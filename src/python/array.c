@@ -882,34 +882,43 @@ static PyObject *m_array_namespace(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 static PyMethodDef array_methods[] = {
-    {"astype", (PyCFunction)(void (*)(void))m_astype, METH_VARARGS | METH_KEYWORDS, "Copy of the array cast to a dtype."},
-    {"copy", (PyCFunction)(void (*)(void))m_copy, METH_VARARGS | METH_KEYWORDS, "A copy of the array."},
-    {"view", (PyCFunction)(void (*)(void))m_view, METH_VARARGS | METH_KEYWORDS, "A view with the same memory, possibly another dtype."},
-    {"to_device", (PyCFunction)(void (*)(void))m_to_device, METH_VARARGS | METH_KEYWORDS, "Copy to a device."},
-    {"to", (PyCFunction)(void (*)(void))ck_py_array_to, METH_VARARGS | METH_KEYWORDS,
-     "to(device=None, dtype=None): PyTorch's spelling of to_device and astype (src/python/array_to.c)."},
-    {"copy_to_host", (PyCFunction)(void (*)(void))m_copy_to_host, METH_VARARGS | METH_KEYWORDS,
-     "copy_to_host(ary=None, stream=None)\n--\n\nA NumPy array with a copy of the values (into ary when given), "
-     "as Numba's device arrays have.  With a stream and ary a cudakit CPU array in pinned memory, the copy is "
-     "queued on the stream and returns at once (ary is returned; read it after the stream is done)."},
-    {"record_stream", ck_py_array_record_stream, METH_O,
-     "record_stream(stream)\n--\n\nAs PyTorch's: the array's memory is used by work queued on stream too, so "
-     "that, freed, it is not reused before stream is past that work (copies on a stream note it themselves)."},
-    {"reshape", (PyCFunction)(void (*)(void))m_reshape, METH_VARARGS | METH_KEYWORDS, "A view (or copy) with a new shape."},
-    {"transpose", m_transpose, METH_VARARGS, "View with axes permuted."},
-    {"swapaxes", m_swapaxes, METH_VARARGS, "View with two axes exchanged."},
-    {"ravel", (PyCFunction)(void (*)(void))m_ravel, METH_VARARGS | METH_KEYWORDS, "Flattened view when possible."},
-    {"flatten", (PyCFunction)(void (*)(void))m_flatten, METH_VARARGS | METH_KEYWORDS, "Flattened copy."},
-    {"fill", m_fill, METH_O, "Set every element to a value."},
-    {"conj", m_conj, METH_NOARGS, "Complex conjugate."},
-    {"conjugate", m_conj, METH_NOARGS, "Complex conjugate."},
-    {"clip", (PyCFunction)(void (*)(void))m_clip, METH_VARARGS | METH_KEYWORDS, "Values limited to [min, max]."},
-    {"__array_namespace__", (PyCFunction)(void (*)(void))m_array_namespace, METH_VARARGS | METH_KEYWORDS, "The cudakit module."},
-    {"__array_ufunc__", (PyCFunction)(void (*)(void))m_array_ufunc, METH_VARARGS | METH_KEYWORDS, "NumPy ufuncs run as cudakit's."},
-    {"__array_function__", (PyCFunction)(void (*)(void))m_array_function, METH_VARARGS | METH_KEYWORDS,
-     "NumPy's functions run as cudakit's (NEP 18)."},
-    {"sort", (PyCFunction)(void (*)(void))m_sort, METH_VARARGS | METH_KEYWORDS, "Sort in place along an axis (the last by default)."},
-    {"argsort", (PyCFunction)(void (*)(void))m_argsort, METH_VARARGS | METH_KEYWORDS, "Indices that sort along an axis (the last by default)."},
+    CK_DEF_KW(astype, m_astype, "($self, /, dtype, order=None, casting=None, subok=True, copy=True, device=None)",
+              "A copy of the array cast to dtype (the array itself when copy is false and nothing changes); casting "
+              "None: any cast."),
+    CK_DEF_KW(copy, m_copy, "($self, /, order=None)", "A copy of the array."),
+    CK_DEF_KW(view, m_view, "($self, /, dtype=None, type=None)", "A view of the same memory, possibly as another dtype."),
+    CK_DEF_KW(to_device, m_to_device, "($self, /, device, *, stream=None)",
+              "The array on device (itself when it is there already)."),
+    CK_DEF_KW(to, ck_py_array_to, "($self, /, device=None, dtype=None, *, non_blocking=False, copy=False, memory_format=None)",
+              "PyTorch's spelling of to_device and astype: to('cuda'), to(ck.float32), to('cpu', 'float64')."),
+    CK_DEF_KW(copy_to_host, m_copy_to_host, "($self, /, ary=None, stream=None)",
+              "A NumPy array with a copy of the values (into ary when given), as Numba's device arrays have.  With a "
+              "stream and ary a cudakit CPU array in pinned memory, the copy is queued on the stream and returns at "
+              "once (ary is returned; read it after the stream is done)."),
+    CK_DEF_O(record_stream, ck_py_array_record_stream, "($self, stream, /)",
+             "As PyTorch's: the array's memory is used by work queued on stream too, so that, freed, it is not "
+             "reused before stream is past that work (copies on a stream note it themselves)."),
+    CK_DEF_KW(reshape, m_reshape, "($self, /, *shape, order=None, copy=None)",
+              "A view (or copy) with a new shape: a.reshape(2, 3), a.reshape((2, 3)) or a.reshape(shape=(2, 3))."),
+    CK_DEF_VARARGS(transpose, m_transpose, "($self, /, *axes)",
+                   "A view with axes permuted: a.transpose(), a.transpose(1, 0), a.transpose((1, 0))."),
+    CK_DEF_VARARGS(swapaxes, m_swapaxes, "($self, axis1, axis2, /)", "A view with two axes exchanged."),
+    CK_DEF_KW(ravel, m_ravel, "($self, /, order=None)", "Flattened, a view when possible."),
+    CK_DEF_KW(flatten, m_flatten, "($self, /, order=None)", "A flattened copy."),
+    CK_DEF_O(fill, m_fill, "($self, value, /)", "Set every element to value, in place."),
+    CK_DEF_NOARGS(conj, m_conj, "($self, /)", "The complex conjugate."),
+    CK_DEF_NOARGS(conjugate, m_conj, "($self, /)", "The complex conjugate."),
+    CK_DEF_KW(clip, m_clip, "($self, /, min=None, max=None, out=None)", "Values limited to [min, max]."),
+    CK_DEF_KW(__array_namespace__, m_array_namespace, "($self, /, *, api_version=None)",
+              "The cudakit module (the array API standard's namespace)."),
+    CK_DEF_KW(__array_ufunc__, m_array_ufunc, "($self, ufunc, method, /, *inputs, **kwargs)",
+              "NumPy ufuncs run as cudakit's."),
+    CK_DEF_KW(__array_function__, m_array_function, "($self, func, types, args, kwargs, /)",
+              "NumPy's functions run as cudakit's (NEP 18)."),
+    CK_DEF_KW(sort, m_sort, "($self, /, axis=-1, kind=None, order=None, *, stable=None, descending=False)",
+              "Sort in place along an axis (the last by default)."),
+    CK_DEF_KW(argsort, m_argsort, "($self, /, axis=-1, kind=None, order=None, *, stable=None, descending=False)",
+              "The indices that sort the array along an axis (the last by default)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -1376,10 +1385,10 @@ int ck_py_array_type_init(void)
     for (size_t l = 0; l < nlists; l++)
         for (const PyMethodDef *m = lists[l]; m->ml_name; m++) n++;
     static PyMethodDef extra[] = {
-        {"__complex__", m_complex, METH_NOARGS, NULL},
-        {"__format__", m_format, METH_O, "Format a 0-d array as its scalar (f\"{x.mean():.2f}\")."},
-        {"__round__", (PyCFunction)(void (*)(void))m_round, METH_VARARGS | METH_KEYWORDS,
-         "round(x) of a 0-d array: a Python int; round(x, n): an array of x's dtype."},
+        CK_DEF_NOARGS(__complex__, m_complex, "($self, /)", "complex(x) of an array of one element."),
+        CK_DEF_O(__format__, m_format, "($self, format_spec, /)", "Format a 0-d array as its scalar (f\"{x.mean():.2f}\")."),
+        CK_DEF_KW(__round__, m_round, "($self, /, ndigits=None)",
+                  "round(x) of a 0-d array: a Python int; round(x, n): an array of x's dtype."),
         {NULL, NULL, 0, NULL},
     };
     const size_t nextra = sizeof extra / sizeof *extra - 1;
@@ -1422,5 +1431,7 @@ PyTypeObject CkArray_Type = {
     .tp_iter = array_iter,
     .tp_new = array_new,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "An n-dimensional array on a device (the CPU or a GPU), NumPy compatible.",
+    .tp_doc = "ndarray(shape, dtype=None, device=None)\n--\n\n"
+              "An n-dimensional array on a device (the CPU or a GPU), NumPy compatible; made uninitialised by the "
+              "constructor, as NumPy's (dtype None: float64).",
 };

@@ -133,7 +133,7 @@ static PyObject *node_next_functions(PyObject *self, void *c)
 }
 
 static PyMethodDef node_methods[] = {
-    {"name", node_name, METH_NOARGS, "The node's name (MulBackward0, AccumulateGrad...)."},
+    CK_DEF_NOARGS(name, node_name, "($self, /)", "The node's name (MulBackward0, AccumulateGrad...)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -151,7 +151,8 @@ static PyTypeObject CkNode_Type = {
     .tp_methods = node_methods,
     .tp_getset = node_getset,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A node of the autograd graph: the backward of one op call (x.grad_fn).",
+    .tp_doc = "A node of the autograd graph: the backward of one op call (x.grad_fn); made by the ops, not by a "
+              "constructor.",
 };
 
 /* ------------------------------------------------------------ properties */
@@ -492,15 +493,14 @@ static PyObject *m_backward(PyObject *self, PyObject *args, PyObject *kw)
 }
 
 PyMethodDef ck_py_autograd_methods[] = {
-    {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS,
-     "requires_grad_(requires_grad=True)\n--\n\nSet requires_grad of a leaf in place; returns the array."},
-    {"backward", (PyCFunction)(void (*)(void))m_backward, METH_VARARGS | METH_KEYWORDS,
-     "backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)\n--\n\n"
-     "Accumulate the gradient of this array into the leaves' .grad (gradient: d(out)/d(this), needed unless "
-     "the array has one element)."},
-    {"detach", m_detach, METH_NOARGS, "A view of the same memory that is not part of the graph."},
-    {"detach_", m_detach_, METH_NOARGS, "Take this array out of the graph (it becomes a leaf)."},
-    {"retain_grad", m_retain_grad, METH_NOARGS, "Keep this non-leaf's .grad during backward."},
+    CK_DEF_KW(requires_grad_, m_requires_grad_, "($self, /, requires_grad=True)",
+              "Set requires_grad of a leaf in place; returns the array."),
+    CK_DEF_KW(backward, m_backward, "($self, /, gradient=None, retain_graph=None, create_graph=False, inputs=None)",
+              "Accumulate the gradient of this array into the leaves' .grad (gradient: d(out)/d(this), needed unless "
+              "the array has one element)."),
+    CK_DEF_NOARGS(detach, m_detach, "($self, /)", "A view of the same memory that is not part of the graph."),
+    CK_DEF_NOARGS(detach_, m_detach_, "($self, /)", "Take this array out of the graph (it becomes a leaf)."),
+    CK_DEF_NOARGS(retain_grad, m_retain_grad, "($self, /)", "Keep this non-leaf's .grad during backward."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -803,17 +803,21 @@ static ck_status function_backward(ck_ag_node *n, const ck_array *gout, ck_array
 }
 
 PyMethodDef ck_py_autograd_functions[] = {
-    {"_set_grad_enabled", py_set_grad_enabled, METH_O, "Turn grad mode on or off; returns the previous mode."},
-    {"is_grad_enabled", py_is_grad_enabled, METH_NOARGS, "Whether grad mode is on (ops record a graph)."},
-    {"_make_subclass", (PyCFunction)(void (*)(void))py_make_subclass, METH_VARARGS | METH_KEYWORDS,
-     "_make_subclass(cls, data, requires_grad=False)\n--\n\nAn instance of the ndarray subclass cls sharing data's memory."},
-    {"_autograd_grad", (PyCFunction)(void (*)(void))py_grad, METH_VARARGS | METH_KEYWORDS,
-     "The gradients of outputs with respect to inputs (cudakit.autograd.grad)."},
-    {"_autograd_backward", (PyCFunction)(void (*)(void))py_backward, METH_VARARGS | METH_KEYWORDS,
-     "Accumulate the gradients of tensors into the leaves (cudakit.autograd.backward)."},
-    {"_any_requires_grad", (PyCFunction)(void (*)(void))py_any_requires_grad, METH_FASTCALL,
-     "Whether grad mode is on and one of the arguments requires a gradient."},
-    {"_function_record", py_function_record, METH_VARARGS, "Record an autograd.Function call (private)."},
+    CK_DEF_O(_set_grad_enabled, py_set_grad_enabled, "(mode, /)", "Turn grad mode on or off; returns the previous mode."),
+    CK_DEF_NOARGS(is_grad_enabled, py_is_grad_enabled, "()", "Whether grad mode is on (ops record a graph)."),
+    CK_DEF_KW(_make_subclass, py_make_subclass, "(cls, data, requires_grad=False)",
+              "An instance of the ndarray subclass cls sharing data's memory."),
+    CK_DEF_KW(_autograd_grad, py_grad,
+              "(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None, "
+              "materialize_grads=False)",
+              "The gradients of outputs with respect to inputs (cudakit.autograd.grad)."),
+    CK_DEF_KW(_autograd_backward, py_backward,
+              "(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None)",
+              "Accumulate the gradients of tensors into the leaves (cudakit.autograd.backward)."),
+    CK_DEF_FAST(_any_requires_grad, py_any_requires_grad, "(*arrays)",
+                "Whether grad mode is on and one of the arguments requires a gradient."),
+    CK_DEF_VARARGS(_function_record, py_function_record, "(cls, ctx, args, outputs, /)",
+                   "Record an autograd.Function call (private)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -1067,9 +1071,9 @@ static PyObject *py_record_matmul(PyObject *m, PyObject *args)
 }
 
 static PyMethodDef record_functions[] = {
-    {"_record_missing", py_record_missing, METH_VARARGS,
-     "_record_missing(name, inputs, result): mark result as made by an op without a gradient rule (private)."},
-    {"_record_matmul", py_record_matmul, METH_VARARGS, "_record_matmul(a, b, result): record a @ b (private)."},
+    CK_DEF_VARARGS(_record_missing, py_record_missing, "(name, inputs, result, /)",
+                   "Mark result as made by an op without a gradient rule (private)."),
+    CK_DEF_VARARGS(_record_matmul, py_record_matmul, "(a, b, result, /)", "Record a @ b (private)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -1338,6 +1342,14 @@ static PyObject *agfunc_getattro(PyObject *self, PyObject *name)
 
 static PyObject *agfunc_repr(PyObject *self) { return PyObject_Repr(((CkAgFuncObject *)self)->fn); }
 
+/* Never bound (as a builtin function is not): this makes it a routine to
+ * inspect and pydoc, so that help(ck.zeros) shows its signature and doc. */
+static PyObject *agfunc_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    (void)obj; (void)type;
+    return Py_NewRef(self);
+}
+
 static PyTypeObject CkAgFunc_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "cudakit.builtin_function",
@@ -1347,6 +1359,7 @@ static PyTypeObject CkAgFunc_Type = {
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(CkAgFuncObject, vectorcall),
     .tp_getattro = agfunc_getattro,
+    .tp_descr_get = agfunc_descr_get,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_doc = "A function of cudakit's C core, as seen by autograd.",
 };

@@ -14,6 +14,27 @@
 #include "cudakit_autograd.h"
 #include <stdio.h>
 
+/* ------------------------------------------------------------- docstrings
+ *
+ * CPython's convention: a docstring that begins "name(sig)\n--\n\n" gives
+ * the builtin a __text_signature__ of "(sig)" (what inspect.signature and
+ * help() show) and a __doc__ of the text after it.  Methods start the
+ * signature with "$self" ("($self, /, axis=None)"), so that a bound method
+ * drops it.  Each entry states its signature once:
+ *
+ *     CK_DEF_KW(sum, fn_sum, "(a, axis=None, dtype=None)", "Sum of elements.")
+ *
+ * The signature must say what the argument parsing takes: its keyword
+ * names, "/" before positional-only ones, "*" before keyword-only ones,
+ * defaults that behave as the argument left out (tests/test_help.py). */
+#define CK_DOC(name, sig, text) #name sig "\n--\n\n" text
+#define CK_PYCFN(f) ((PyCFunction)(void (*)(void))(f))
+#define CK_DEF_KW(name, fn, sig, text) {#name, CK_PYCFN(fn), METH_VARARGS | METH_KEYWORDS, CK_DOC(name, sig, text)}
+#define CK_DEF_VARARGS(name, fn, sig, text) {#name, CK_PYCFN(fn), METH_VARARGS, CK_DOC(name, sig, text)}
+#define CK_DEF_O(name, fn, sig, text) {#name, CK_PYCFN(fn), METH_O, CK_DOC(name, sig, text)}
+#define CK_DEF_NOARGS(name, fn, sig, text) {#name, CK_PYCFN(fn), METH_NOARGS, CK_DOC(name, sig, text)}
+#define CK_DEF_FAST(name, fn, sig, text) {#name, CK_PYCFN(fn), METH_FASTCALL, CK_DOC(name, sig, text)}
+
 /* ------------------------------------------------------------- objects */
 
 typedef struct {

@@ -285,17 +285,23 @@ static PyObject *comm_get_backend(CkComm *self, void *c)
 static PyObject *comm_get_alive(CkComm *self, void *c) { (void)c; return PyBool_FromLong(self->c != NULL); }
 
 static PyMethodDef comm_methods[] = {
-    {"all_reduce", (PyCFunction)comm_all_reduce, METH_VARARGS, "all_reduce(send, recv, op, stream=None)"},
-    {"reduce", (PyCFunction)comm_reduce, METH_VARARGS, "reduce(send, recv, op, root, stream=None)"},
-    {"broadcast", (PyCFunction)comm_broadcast, METH_VARARGS, "broadcast(send, recv, root, stream=None)"},
-    {"all_gather", (PyCFunction)comm_all_gather, METH_VARARGS, "all_gather(send, recv, stream=None)"},
-    {"reduce_scatter", (PyCFunction)comm_reduce_scatter, METH_VARARGS, "reduce_scatter(send, recv, op, stream=None)"},
-    {"send", (PyCFunction)comm_send, METH_VARARGS, "send(array, peer, stream=None)"},
-    {"recv", (PyCFunction)comm_recv, METH_VARARGS, "recv(array, peer, stream=None)"},
-    {"barrier", (PyCFunction)comm_barrier, METH_NOARGS, "Wait for every rank."},
-    {"raw", (PyCFunction)comm_raw, METH_VARARGS, "raw(kind, send_ptr, recv_ptr, count, dtype, op, root, stream=None)"},
-    {"destroy", (PyCFunction)comm_destroy, METH_NOARGS, "Free the communicator."},
-    {"abort", (PyCFunction)comm_abort, METH_NOARGS, "Free the communicator now; the other ranks' calls fail."},
+    CK_DEF_VARARGS(all_reduce, comm_all_reduce, "($self, send, recv, op, stream=None, /)",
+                   "recv = the reduction (op, a ck_comm_op number) of every rank's send."),
+    CK_DEF_VARARGS(reduce, comm_reduce, "($self, send, recv, op, root, stream=None, /)",
+                   "The reduction of every rank's send into root's recv."),
+    CK_DEF_VARARGS(broadcast, comm_broadcast, "($self, send, recv, root, stream=None, /)",
+                   "root's send into every rank's recv."),
+    CK_DEF_VARARGS(all_gather, comm_all_gather, "($self, send, recv, stream=None, /)",
+                   "Every rank's send, in rank order, into each rank's recv."),
+    CK_DEF_VARARGS(reduce_scatter, comm_reduce_scatter, "($self, send, recv, op, stream=None, /)",
+                   "The reduction of every rank's send, each rank getting its block in recv."),
+    CK_DEF_VARARGS(send, comm_send, "($self, array, peer, stream=None, /)", "Send array to rank peer."),
+    CK_DEF_VARARGS(recv, comm_recv, "($self, array, peer, stream=None, /)", "Receive into array from rank peer."),
+    CK_DEF_NOARGS(barrier, comm_barrier, "($self, /)", "Wait for every rank."),
+    CK_DEF_VARARGS(raw, comm_raw, "($self, kind, send_ptr, recv_ptr, count, dtype, op, root, stream=None, /)",
+                   "A collective (kind its name) on raw device pointers, as NCCL's own calls."),
+    CK_DEF_NOARGS(destroy, comm_destroy, "($self, /)", "Free the communicator."),
+    CK_DEF_NOARGS(abort, comm_abort, "($self, /)", "Free the communicator now; the other ranks' calls fail."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -313,7 +319,8 @@ static PyTypeObject CkComm_Type = {
     .tp_name = "cudakit._core.Comm",
     .tp_basicsize = sizeof(CkComm),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Comm(n_ranks, unique_id, rank, device=None): one rank of a communicator (include/cudakit_comm.h).",
+    .tp_doc = "Comm(n_ranks, unique_id, rank, device=None)\n--\n\n"
+              "One rank of a communicator (include/cudakit_comm.h).",
     .tp_new = comm_new,
     .tp_dealloc = (destructor)comm_dealloc,
     .tp_methods = comm_methods,
@@ -445,14 +452,16 @@ static PyObject *f_can_access_peer(PyObject *m, PyObject *args)
 }
 
 PyMethodDef ck_py_comm_functions[] = {
-    {"_comm_unique_id", f_comm_unique_id, METH_O, "A new unique id (128 bytes) for a communicator on a device type."},
-    {"_comm_id_kind", f_comm_id_kind, METH_O, "'cpu' (shared memory) or 'cuda' (NCCL): what a unique id is for."},
-    {"_comm_init_all", f_comm_init_all, METH_O, "One communicator of len(devices) ranks in this process."},
-    {"_comm_group_start", f_comm_group_start, METH_NOARGS, "ncclGroupStart"},
-    {"_comm_group_end", f_comm_group_end, METH_NOARGS, "ncclGroupEnd"},
-    {"_comm_timeout", f_comm_timeout, METH_O, "Set the CPU communicators' timeout (None: only read it)."},
-    {"_nccl_version", f_nccl_version, METH_NOARGS, "The NCCL library's version code (loads it)."},
-    {"_device_can_access_peer", f_can_access_peer, METH_VARARGS, "Peer access between two devices (enabled)."},
+    CK_DEF_O(_comm_unique_id, f_comm_unique_id, "(device_type, /)",
+             "A new unique id (128 bytes) for a communicator on a device type."),
+    CK_DEF_O(_comm_id_kind, f_comm_id_kind, "(unique_id, /)",
+             "'cpu' (shared memory) or 'cuda' (NCCL): what a unique id is for."),
+    CK_DEF_O(_comm_init_all, f_comm_init_all, "(devices, /)", "One communicator of len(devices) ranks in this process."),
+    CK_DEF_NOARGS(_comm_group_start, f_comm_group_start, "()", "ncclGroupStart"),
+    CK_DEF_NOARGS(_comm_group_end, f_comm_group_end, "()", "ncclGroupEnd"),
+    CK_DEF_O(_comm_timeout, f_comm_timeout, "(seconds, /)", "Set the CPU communicators' timeout (None: only read it)."),
+    CK_DEF_NOARGS(_nccl_version, f_nccl_version, "()", "The NCCL library's version code (loads it)."),
+    CK_DEF_VARARGS(_device_can_access_peer, f_can_access_peer, "(a, b, /)", "Peer access between two devices (enabled)."),
     {NULL, NULL, 0, NULL},
 };
 

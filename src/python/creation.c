@@ -600,28 +600,44 @@ static PyObject *f_get_num_threads(PyObject *m, PyObject *unused)
 PyObject *ck_py_get_default_device(PyObject *m, PyObject *unused);
 PyObject *ck_py_set_default_device(PyObject *m, PyObject *arg);
 
-#define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
+/* requires_grad= is taken by the faces autograd.c puts on the creation
+ * functions (every public one: wrap_module_functions, F_CREATE). */
+#define CK_RG_ ", requires_grad=False"
+#define CK_FILL_SIG_ "(shape, dtype=None, order=None, *, device=None" CK_RG_ ")"
+#define CK_LIKE_SIG_ "dtype=None, order=None, subok=True, shape=None, *, device=None" CK_RG_ ")"
 PyMethodDef ck_py_creation_functions[] = {
-    {"asarray", CK_KW_(f_asarray), "asarray(obj, /, dtype=None, device=None, *, copy=None): an array from an array-like, without a copy when possible."},
-    {"array", CK_KW_(f_array), "array(object, dtype=None, *, copy=True, order=None, ndmin=0, device=None): a new array from an array-like."},
-    {"empty", CK_KW_(f_empty), "empty(shape, dtype=float64, order='C', *, device=None): an uninitialised array."},
-    {"zeros", CK_KW_(f_zeros), "zeros(shape, dtype=float64, order='C', *, device=None)"},
-    {"ones", CK_KW_(f_ones), "ones(shape, dtype=float64, order='C', *, device=None)"},
-    {"full", CK_KW_(f_full), "full(shape, fill_value, dtype=None, order='C', *, device=None)"},
-    {"empty_like", CK_KW_(f_empty_like), "empty_like(a, dtype=None, ..., *, device=None)"},
-    {"zeros_like", CK_KW_(f_zeros_like), "zeros_like(a, dtype=None, ..., *, device=None)"},
-    {"ones_like", CK_KW_(f_ones_like), "ones_like(a, dtype=None, ..., *, device=None)"},
-    {"full_like", CK_KW_(f_full_like), "full_like(a, fill_value, dtype=None, ..., *, device=None)"},
-    {"arange", CK_KW_(f_arange), "arange([start,] stop[, step], dtype=None, *, device=None)"},
-    {"linspace", CK_KW_(f_linspace), "linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None)"},
-    {"eye", CK_KW_(f_eye), "eye(N, M=None, k=0, dtype=float64, order='C', *, device=None)"},
-    {"asnumpy", CK_KW_(f_asnumpy), "asnumpy(a): the values as a NumPy array (zero copy for CPU arrays)."},
-    {"can_cast", CK_KW_(f_can_cast), "can_cast(from_, to, casting='safe')"},
-    {"result_type", f_result_type, METH_VARARGS, "result_type(*arrays_and_dtypes): NumPy 2's promotion (NEP 50)."},
-    {"set_num_threads", f_set_num_threads, METH_O, "Threads the CPU backend may use."},
-    {"get_num_threads", f_get_num_threads, METH_NOARGS, "Threads the CPU backend may use."},
-    {"get_default_device", ck_py_get_default_device, METH_NOARGS, "The device arrays are made on when none is named."},
-    {"set_default_device", ck_py_set_default_device, METH_O, "Choose the device arrays are made on when none is named."},
+    CK_DEF_KW(asarray, f_asarray, "(obj, dtype=None, device=None, *, copy=None, order=None" CK_RG_ ")",
+              "An array from an array-like, without a copy when possible (copy=True: always; False: never)."),
+    CK_DEF_KW(array, f_array, "(object, dtype=None, *, copy=True, order=None, ndmin=0, device=None" CK_RG_ ")",
+              "A new array from an array-like (a copy unless copy=False or None allows none)."),
+    CK_DEF_KW(empty, f_empty, CK_FILL_SIG_, "An uninitialised array (dtype None: float64)."),
+    CK_DEF_KW(zeros, f_zeros, CK_FILL_SIG_, "An array of zeros (dtype None: float64)."),
+    CK_DEF_KW(ones, f_ones, CK_FILL_SIG_, "An array of ones (dtype None: float64)."),
+    CK_DEF_KW(full, f_full, "(shape, fill_value, dtype=None, order=None, *, device=None" CK_RG_ ")",
+              "An array filled with fill_value (dtype None: fill_value's)."),
+    CK_DEF_KW(empty_like, f_empty_like, "(a, " CK_LIKE_SIG_,
+              "An uninitialised array of a's shape, dtype and device unless given."),
+    CK_DEF_KW(zeros_like, f_zeros_like, "(a, " CK_LIKE_SIG_, "Zeros of a's shape, dtype and device unless given."),
+    CK_DEF_KW(ones_like, f_ones_like, "(a, " CK_LIKE_SIG_, "Ones of a's shape, dtype and device unless given."),
+    CK_DEF_KW(full_like, f_full_like, "(a, fill_value, " CK_LIKE_SIG_,
+              "fill_value in an array of a's shape, dtype and device unless given."),
+    CK_DEF_KW(arange, f_arange, "(start, stop=None, step=None, dtype=None, *, device=None, like=None" CK_RG_ ")",
+              "Evenly spaced values in [start, stop): arange(stop), arange(start, stop[, step]) (step None: 1)."),
+    CK_DEF_KW(linspace, f_linspace,
+              "(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None" CK_RG_ ")",
+              "num evenly spaced numbers from start to stop (stop included when endpoint)."),
+    CK_DEF_KW(eye, f_eye, "(N, M=None, k=0, dtype=None, order=None, *, device=None" CK_RG_ ")",
+              "An N x M array with ones on the k-th diagonal (dtype None: float64)."),
+    CK_DEF_KW(asnumpy, f_asnumpy, "(a, stream=None, order=None, *, out=None)",
+              "The values as a NumPy array (zero copy for CPU arrays; into out when given)."),
+    CK_DEF_KW(can_cast, f_can_cast, "(from_, to, casting='safe')",
+              "Whether a cast from the dtype (or array) from_ to to is allowed by the casting rule."),
+    CK_DEF_VARARGS(result_type, f_result_type, "(*arrays_and_dtypes)", "NumPy 2's promotion (NEP 50) of the arguments."),
+    CK_DEF_O(set_num_threads, f_set_num_threads, "(n, /)", "Set the number of threads the CPU backend may use."),
+    CK_DEF_NOARGS(get_num_threads, f_get_num_threads, "()", "The number of threads the CPU backend may use."),
+    CK_DEF_NOARGS(get_default_device, ck_py_get_default_device, "()", "The device arrays are made on when none is named."),
+    CK_DEF_O(set_default_device, ck_py_set_default_device, "(device, /)",
+             "Choose the device arrays are made on when none is named."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -169,7 +169,7 @@ static PyGetSetDef device_getset[] = {
 };
 
 static PyMethodDef device_methods[] = {
-    {"__reduce__", device_reduce, METH_NOARGS, NULL},
+    CK_DEF_NOARGS(__reduce__, device_reduce, "($self, /)", "Pickling: the device by its name."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -185,7 +185,9 @@ PyTypeObject CkDevice_Type = {
     .tp_methods = device_methods,
     .tp_new = device_new,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Device('cpu'), Device('cuda', 0) or Device('cuda:0'): where an array lives.",
+    .tp_doc = "Device(type, index=None)\n--\n\n"
+              "Where an array lives: Device('cpu'), Device('cuda', 0) or Device('cuda:0') (also from another "
+              "Device, a cudakit.cuda.Device or a GPU ordinal).",
 };
 
 /* ------------------------------------------------------------ default */

@@ -621,10 +621,10 @@ placed:
 
 PyMethodDef ck_py_dlpack_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))arr_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n--\n\n"
      "Export the array as a DLPack capsule."},
     {"__dlpack_device__", arr_dlpack_device, METH_NOARGS,
-     "__dlpack_device__()\n--\n\n(device_type, device_id) of the array in DLPack's terms."},
+     "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) of the array in DLPack's terms."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -244,7 +244,7 @@ static PyObject *dtype_reduce(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef dtype_methods[] = {
-    {"__reduce__", dtype_reduce, METH_NOARGS, NULL},
+    CK_DEF_NOARGS(__reduce__, dtype_reduce, "($self, /)", "Pickling: the dtype by its name in cudakit."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -267,7 +267,8 @@ PyTypeObject CkDType_Type = {
     .tp_getset = dtype_getset,
     .tp_methods = dtype_methods,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "The type of an array's elements; equal to NumPy's dtype of the same name.",
+    .tp_doc = "The type of an array's elements; equal to NumPy's dtype of the same name.  Called, "
+              "ck.float32(value=0) is a 0-d array of value on the default device.",
 };
 
 /* cudakit._core._dtype_table: the dtype table, a record per dtype in the

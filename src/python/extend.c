@@ -4,15 +4,19 @@
  * are ordinary attribute look-ups, not a __getattr__ fallback. */
 #include "ck_python.h"
 
-/* _extend_type(type, members): set each of members' items on one of
- * cudakit's types that is not already defined there by C. */
+/* _extend_type(type, members, replace=False): set each of members' items
+ * on one of cudakit's types that is not already defined there by C (with
+ * replace, also those that are: the per-object __doc__ and __signature__
+ * of ufuncs and dtypes, python/cudakit/_help.py). */
 static PyObject *extend_type(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *type_obj, *members;
-    if (!PyArg_ParseTuple(args, "O!O!:_extend_type", &PyType_Type, &type_obj, &PyDict_Type, &members)) return NULL;
+    int replace = 0;
+    if (!PyArg_ParseTuple(args, "O!O!|p:_extend_type", &PyType_Type, &type_obj, &PyDict_Type, &members, &replace))
+        return NULL;
     PyTypeObject *type = (PyTypeObject *)type_obj;
-    if (type != &CkArray_Type && type != &CkUFunc_Type) {
+    if (type != &CkArray_Type && type != &CkUFunc_Type && type != &CkDType_Type) {
         PyErr_Format(PyExc_TypeError, "_extend_type: %s is not one of cudakit's C types", type->tp_name);
         return NULL;
     }
@@ -21,7 +25,7 @@ static PyObject *extend_type(PyObject *self, PyObject *args)
     while (PyDict_Next(members, &pos, &key, &value)) {
         int has = PyDict_Contains(type->tp_dict, key);
         if (has < 0) return NULL;
-        if (has) continue;
+        if (has && !replace) continue;
         if (PyDict_SetItem(type->tp_dict, key, value) < 0) return NULL;
     }
     PyType_Modified(type);
@@ -106,8 +110,9 @@ static PyObject *array_rebind(PyObject *self, PyObject *args)
 }
 
 PyMethodDef ck_py_extend_functions[] = {
-    {"_extend_type", extend_type, METH_VARARGS, "_extend_type(type, members): add Python members to ndarray or ufunc."},
-    {"_set_fp_checks", set_fp_checks, METH_O, "_set_fp_checks(on): whether ufuncs on the CPU call the seterr check."},
-    {"_array_rebind", array_rebind, METH_VARARGS, "_array_rebind(a, b): a takes b's memory and layout."},
+    CK_DEF_VARARGS(_extend_type, extend_type, "(type, members, replace=False, /)",
+                   "Add Python members to ndarray, ufunc or dtype (replace: also over the C type's own)."),
+    CK_DEF_O(_set_fp_checks, set_fp_checks, "(on, /)", "Whether ufuncs on the CPU call the seterr check."),
+    CK_DEF_VARARGS(_array_rebind, array_rebind, "(a, b, views=False, /)", "a takes b's memory and layout."),
     {NULL, NULL, 0, NULL},
 };

@@ -521,14 +521,15 @@ static PyObject *f_geev(PyObject *m_, PyObject *args)
 }
 
 PyMethodDef ck_py_fftsolver_functions[] = {
-    {"_cuda_fft", f_cuda_fft, METH_VARARGS, "cuFFT transform over the last rank axes (private)."},
-    {"_cusolver_getrf", f_getrf, METH_O, "cuSOLVER LU factorisation (private)."},
-    {"_cusolver_getrs", f_getrs, METH_VARARGS, "cuSOLVER solve from an LU factorisation (private)."},
-    {"_cusolver_potrf", f_potrf, METH_VARARGS, "cuSOLVER Cholesky factorisation (private)."},
-    {"_cusolver_geqrf", f_geqrf, METH_O, "cuSOLVER QR factorisation (private)."},
-    {"_cusolver_orgqr", f_orgqr, METH_VARARGS, "cuSOLVER Q of a QR factorisation (private)."},
-    {"_cusolver_gesvd", f_gesvd, METH_VARARGS, "cuSOLVER singular value decomposition (private)."},
-    {"_cusolver_syevd", f_syevd, METH_VARARGS, "cuSOLVER Hermitian eigen-decomposition (private)."},
-    {"_cusolver_geev", f_geev, METH_VARARGS, "cuSOLVER general eigen-decomposition (private)."},
+    CK_DEF_VARARGS(_cuda_fft, f_cuda_fft, "(x, rank, kind, forward, n_last, disposable=False, /)",
+                   "cuFFT transform over the last rank axes (private)."),
+    CK_DEF_O(_cusolver_getrf, f_getrf, "(a, /)", "cuSOLVER LU factorisation (private)."),
+    CK_DEF_VARARGS(_cusolver_getrs, f_getrs, "(lu, pivots, b, trans, /)", "cuSOLVER solve from an LU factorisation (private)."),
+    CK_DEF_VARARGS(_cusolver_potrf, f_potrf, "(a, upper, /)", "cuSOLVER Cholesky factorisation (private)."),
+    CK_DEF_O(_cusolver_geqrf, f_geqrf, "(a, /)", "cuSOLVER QR factorisation (private)."),
+    CK_DEF_VARARGS(_cusolver_orgqr, f_orgqr, "(q, tau, /)", "cuSOLVER Q of a QR factorisation (private)."),
+    CK_DEF_VARARGS(_cusolver_gesvd, f_gesvd, "(a, job, /)", "cuSOLVER singular value decomposition (private)."),
+    CK_DEF_VARARGS(_cusolver_syevd, f_syevd, "(a, vectors, upper, /)", "cuSOLVER Hermitian eigen-decomposition (private)."),
+    CK_DEF_VARARGS(_cusolver_geev, f_geev, "(a, vectors, /)", "cuSOLVER general eigen-decomposition (private)."),
     {NULL, NULL, 0, NULL},
 };

@@ -139,12 +139,13 @@ static PyObject *graph_get_device(CkGraph *self, void *c)
 }
 
 static PyMethodDef graph_methods[] = {
-    {"capture_begin", (PyCFunction)(void (*)(void))graph_capture_begin, METH_VARARGS | METH_KEYWORDS,
-     "capture_begin(stream=None, pool=None): capture this thread's work on the graph's device."},
-    {"capture_end", (PyCFunction)graph_capture_end, METH_NOARGS, "End the capture; the graph is ready to replay."},
-    {"replay", (PyCFunction)graph_replay, METH_NOARGS, "Run the captured work once, on the current stream."},
-    {"reset", (PyCFunction)graph_reset, METH_NOARGS, "Drop the capture and its memory."},
-    {"_keep", (PyCFunction)graph_keep, METH_O, "Keep an object alive as long as the capture."},
+    CK_DEF_KW(capture_begin, graph_capture_begin, "($self, /, stream=None, pool=None)",
+              "Capture this thread's work on the graph's device (on stream, None: the current one; pool: another "
+              "graph's pool handle to share)."),
+    CK_DEF_NOARGS(capture_end, graph_capture_end, "($self, /)", "End the capture; the graph is ready to replay."),
+    CK_DEF_NOARGS(replay, graph_replay, "($self, /)", "Run the captured work once, on the current stream."),
+    CK_DEF_NOARGS(reset, graph_reset, "($self, /)", "Drop the capture and its memory."),
+    CK_DEF_O(_keep, graph_keep, "($self, obj, /)", "Keep an object alive as long as the capture."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -160,7 +161,7 @@ static PyTypeObject CkGraph_Type = {
     .tp_name = "cudakit._core.Graph",
     .tp_basicsize = sizeof(CkGraph),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A captured sequence of work on one device (include/cudakit_graph.h).",
+    .tp_doc = "Graph(device=None)\n--\n\nA captured sequence of work on one device (include/cudakit_graph.h).",
     .tp_new = graph_new,
     .tp_dealloc = (destructor)graph_dealloc,
     .tp_methods = graph_methods,
@@ -222,7 +223,7 @@ static PyObject *f_copy_async(PyObject *m, PyObject *args)
 }
 
 PyMethodDef ck_py_graph_functions[] = {
-    {"_graph_capturing", f_graph_capturing, METH_O, NULL},
-    {"_copy_async", f_copy_async, METH_VARARGS, NULL},
+    CK_DEF_O(_graph_capturing, f_graph_capturing, "(device, /)", "Whether this thread captures work for device."),
+    CK_DEF_VARARGS(_copy_async, f_copy_async, "(dst, src, stream=None, /)", "ck_array_copy_async of two arrays."),
     {NULL, NULL, 0, NULL},
 };

@@ -420,14 +420,15 @@ out:
 }
 
 PyMethodDef ck_py_kernelgen_functions[] = {
-    {"_ukernel_ew_args", (PyCFunction)(void (*)(void))f_ew_args, METH_FASTCALL, NULL},
-    {"_ukernel_red_args", (PyCFunction)(void (*)(void))f_red_args, METH_FASTCALL, NULL},
-    {"_ukernel_ew_source", f_ew_source, METH_VARARGS, NULL},
-    {"_ukernel_red_source", f_red_source, METH_VARARGS, NULL},
-    {"_ukernel_ctype", f_ctype, METH_O, NULL},
-    {"_ukernel_dtype_of_ctype", f_dtype_of_ctype, METH_O, NULL},
-    {"_fuse_ops", f_fuse_ops, METH_NOARGS, NULL},
-    {"_fuse_reduction", f_fuse_reduction, METH_O, NULL},
-    {"_fuse_source", f_fuse_source, METH_VARARGS, NULL},
+    CK_DEF_FAST(_ukernel_ew_args, f_ew_args, "(*args)", "An ElementwiseKernel call's launch arguments (private)."),
+    CK_DEF_FAST(_ukernel_red_args, f_red_args, "(*args)", "A ReductionKernel call's launch arguments (private)."),
+    CK_DEF_VARARGS(_ukernel_ew_source, f_ew_source, "(*args)", "An ElementwiseKernel's CUDA C source (private)."),
+    CK_DEF_VARARGS(_ukernel_red_source, f_red_source, "(*args)", "A ReductionKernel's CUDA C source (private)."),
+    CK_DEF_O(_ukernel_ctype, f_ctype, "(dtype, /)", "The C type a generated kernel names a dtype by (private)."),
+    CK_DEF_O(_ukernel_dtype_of_ctype, f_dtype_of_ctype, "(ctype, /)", "The dtype of a C type name (private)."),
+    CK_DEF_NOARGS(_fuse_ops, f_fuse_ops, "()", "The ops fuse can put in a kernel (private)."),
+    CK_DEF_O(_fuse_reduction, f_fuse_reduction, "(name, /)", "A reduction fuse can end a kernel with (private)."),
+    CK_DEF_VARARGS(_fuse_source, f_fuse_source, "(inputs, steps, results, result_types, reduce, /)",
+                   "A fused kernel's CUDA C source (private)."),
     {NULL, NULL, 0, NULL},
 };

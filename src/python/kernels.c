@@ -223,8 +223,10 @@ static PyObject *module_get_global(CkModuleObject *m, PyObject *args)
 }
 
 static PyMethodDef module_methods[] = {
-    {"compile", (PyCFunction)module_compile, METH_VARARGS, "compile(device=None): compile (or load) for a device now."},
-    {"_get_global", (PyCFunction)module_get_global, METH_VARARGS, NULL},
+    CK_DEF_VARARGS(compile, module_compile, "($self, device=None, /)",
+                   "Compile (or load from the cache) for a device now (None: the default device)."),
+    CK_DEF_VARARGS(_get_global, module_get_global, "($self, name, device=None, dtype=None, shape=None, /)",
+                   "A __device__ variable of the module as an array on its memory."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -241,7 +243,8 @@ PyTypeObject CkModule_Type = {
     .tp_basicsize = sizeof(CkModuleObject),
     .tp_dealloc = (destructor)module_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "_Module(source, options=(), name_expressions=(), name='kernel.cu'): CUDA C compiled per device on first use.",
+    .tp_doc = "_Module(source, options=(), name_expressions=(), name='kernel.cu')\n--\n\n"
+              "CUDA C compiled per device on first use.",
     .tp_methods = module_methods,
     .tp_getset = module_getset,
     .tp_new = module_new,
@@ -889,12 +892,17 @@ static PyObject *kernel_compile(CkKernelObject *k, PyObject *args)
 }
 
 static PyMethodDef kernel_methods[] = {
-    {"_setup", (PyCFunction)kernel_setup, METH_VARARGS, NULL},
-    {"_launch", (PyCFunction)kernel_launch_meth, METH_VARARGS, NULL},
-    {"_attributes", (PyCFunction)kernel_attributes, METH_VARARGS, NULL},
-    {"_set_max_dynamic_shared", (PyCFunction)kernel_set_max_dyn_shared, METH_VARARGS, NULL},
-    {"_suggest_block", (PyCFunction)kernel_suggest_block, METH_VARARGS, NULL},
-    {"compile", (PyCFunction)kernel_compile, METH_VARARGS, "compile(device=None): compile (or load) for a device now."},
+    CK_DEF_VARARGS(_setup, kernel_setup, "($self, module, name, /)", "Bind the kernel to a function of a _Module."),
+    CK_DEF_VARARGS(_launch, kernel_launch_meth, "($self, grid, block, args, shared_mem=None, stream=None, /)",
+                   "Launch with the arguments as a tuple."),
+    CK_DEF_VARARGS(_attributes, kernel_attributes, "($self, device=None, /)",
+                   "The function's attributes on a device, as a dict."),
+    CK_DEF_VARARGS(_set_max_dynamic_shared, kernel_set_max_dyn_shared, "($self, device, bytes, /)",
+                   "Let launches on device use up to bytes of dynamic shared memory."),
+    CK_DEF_VARARGS(_suggest_block, kernel_suggest_block, "($self, device, shared_mem=0, limit=0, /)",
+                   "The occupancy calculator's (grid, block) for device."),
+    CK_DEF_VARARGS(compile, kernel_compile, "($self, device=None, /)",
+                   "Compile (or load from the cache) for a device now (None: the default device)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -1001,9 +1009,12 @@ static PyObject *c_cpu_bounds(PyObject *m, PyObject *args)
 }
 
 PyMethodDef ck_py_kernel_functions[] = {
-    {"_cpu_kernels_available", c_cpu_kernels_available, METH_NOARGS, NULL},
-    {"_kernel_signature", c_kernel_signature, METH_VARARGS, NULL},
-    {"_cpu_bounds_mode", c_cpu_bounds, METH_VARARGS, NULL},
+    CK_DEF_NOARGS(_cpu_kernels_available, c_cpu_kernels_available, "()",
+                  "Whether the CPU target can run kernels (a C++ compiler is there)."),
+    CK_DEF_VARARGS(_kernel_signature, c_kernel_signature, "(source, name, options=None, /)",
+                   "The parameter types of a kernel of a source (private)."),
+    CK_DEF_VARARGS(_cpu_bounds_mode, c_cpu_bounds, "(on=-1, /)",
+                   "The CPU kernels' bounds mode (-1: only read it); returns the previous one."),
     {NULL, NULL, 0, NULL},
 };
 

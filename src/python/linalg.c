@@ -87,9 +87,9 @@ static PyObject *py_get_allow_tf32(PyObject *self, PyObject *unused)
 }
 
 PyMethodDef ck_py_linalg_functions[] = {
-    {"_matmul", (PyCFunction)(void (*)(void))py_matmul, METH_VARARGS | METH_KEYWORDS,
-     "_matmul(x1, x2, out=None): the product of arrays on a device with a backend matmul (cuBLAS on CUDA)."},
-    {"_set_allow_tf32", py_set_allow_tf32, METH_O, "Let float32/complex64 GPU products use TF32 (True) or not."},
-    {"_get_allow_tf32", py_get_allow_tf32, METH_NOARGS, "Whether float32/complex64 GPU products may use TF32."},
+    CK_DEF_KW(_matmul, py_matmul, "(x1, x2, out=None)",
+              "The product of arrays on a device with a backend matmul (cuBLAS on CUDA)."),
+    CK_DEF_O(_set_allow_tf32, py_set_allow_tf32, "(allow, /)", "Let float32/complex64 GPU products use TF32 (True) or not."),
+    CK_DEF_NOARGS(_get_allow_tf32, py_get_allow_tf32, "()", "Whether float32/complex64 GPU products may use TF32."),
     {NULL, NULL, 0, NULL},
 };

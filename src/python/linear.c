@@ -196,11 +196,11 @@ static PyObject *f_linear_backward(PyObject *self, PyObject *args, PyObject *kw)
 #define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 
 PyMethodDef ck_py_linear_functions[] = {
-    {"_linear", CK_KW_(f_linear),
-     "_linear(input, weight, bias=None, act='none'): act(input @ weight.T + bias) in one fused op (act 'none', "
-     "'relu', 'gelu', 'gelu_tanh'); recorded by autograd as one node."},
-    {"_linear_backward", CK_KW_(f_linear_backward),
-     "_linear_backward(grad, input, weight, saved=None, act='none', has_bias=True) -> (grad_input, grad_weight, "
-     "grad_bias): the gradients of _linear (saved: the output for relu, the pre-activation for gelu)."},
+    CK_DEF_KW(_linear, f_linear, "(input, weight, bias=None, act='none')",
+              "act(input @ weight.T + bias) in one fused op (act 'none', 'relu', 'gelu', 'gelu_tanh'); recorded by "
+              "autograd as one node."),
+    CK_DEF_KW(_linear_backward, f_linear_backward, "(grad, input, weight, saved=None, act='none', has_bias=True)",
+              "(grad_input, grad_weight, grad_bias): the gradients of _linear (saved: the output for relu, the "
+              "pre-activation for gelu)."),
     {NULL, NULL, 0, NULL},
 };

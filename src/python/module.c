@@ -75,7 +75,7 @@ static PyObject *core_getattr(PyObject *m, PyObject *name)
 }
 
 static PyMethodDef core_functions[] = {
-    {"__getattr__", core_getattr, METH_O, NULL},
+    CK_DEF_O(__getattr__, core_getattr, "(name, /)", "The module's public names made on first access (PEP 562)."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -485,22 +485,21 @@ static PyObject *arr_item(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------ tables */
 
 PyMethodDef ck_py_interop_methods[] = {
-    {"__array__", (PyCFunction)(void (*)(void))arr_array, METH_VARARGS | METH_KEYWORDS,
-     "__array__(dtype=None, copy=None)\n--\n\nA NumPy array sharing this array's memory (CPU arrays only)."},
-    {"__reduce__", arr_reduce, METH_NOARGS, NULL},
-    {"__copy__", arr_copy, METH_NOARGS, NULL},
-    {"__deepcopy__", arr_deepcopy, METH_O, NULL},
-    {"get", (PyCFunction)(void (*)(void))arr_get, METH_VARARGS | METH_KEYWORDS,
-     "get(stream=None, order='C', out=None, blocking=True)\n--\n\nA NumPy array with a copy of the data (from any "
-     "device); with out a cudakit CPU array in pinned memory, the copy goes into it on the stream, waiting for it "
-     "only when blocking."},
-    {"set", (PyCFunction)(void (*)(void))arr_set, METH_VARARGS | METH_KEYWORDS,
-     "set(arr, stream=None)\n--\n\nCopy arr's values (same shape and dtype) into this array: on the stream "
-     "without waiting when arr is in pinned memory (cudakit.cuda.pinned_empty)."},
-    {"tolist", arr_tolist, METH_NOARGS,
-     "tolist()\n--\n\nThe array as nested lists of Python scalars."},
-    {"item", arr_item, METH_VARARGS,
-     "item(*args)\n--\n\nOne element as a Python scalar."},
+    CK_DEF_KW(__array__, arr_array, "($self, /, dtype=None, copy=None)",
+              "A NumPy array sharing this array's memory (CPU arrays only)."),
+    CK_DEF_NOARGS(__reduce__, arr_reduce, "($self, /)", "Pickling: the values, dtype, shape and device."),
+    CK_DEF_NOARGS(__copy__, arr_copy, "($self, /)", "copy.copy(a): a copy of the array."),
+    CK_DEF_O(__deepcopy__, arr_deepcopy, "($self, memo, /)", "copy.deepcopy(a): a copy of the array."),
+    CK_DEF_KW(get, arr_get, "($self, /, stream=None, order=None, out=None, blocking=True)",
+              "A NumPy array with a copy of the data (from any device; order is CuPy's and ignored: the copy is "
+              "C-contiguous); with out a cudakit CPU array in pinned memory, the copy goes into it on the stream, "
+              "waiting for it only when blocking."),
+    CK_DEF_KW(set, arr_set, "($self, /, arr, stream=None)",
+              "Copy arr's values (same shape and dtype) into this array: on the stream without waiting when arr is in "
+              "pinned memory (cudakit.cuda.pinned_empty)."),
+    CK_DEF_NOARGS(tolist, arr_tolist, "($self, /)", "The array as nested lists of Python scalars."),
+    CK_DEF_VARARGS(item, arr_item, "($self, /, *args)",
+                   "One element as a Python scalar: item() of a one-element array, item(flat_index), item(i, j, ...)."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -510,7 +509,6 @@ PyGetSetDef ck_py_interop_getset[] = {
 };
 
 PyMethodDef ck_py_interop_functions[] = {
-    {"_reconstruct", py_reconstruct, METH_VARARGS,
-     "_reconstruct(data, dtype, shape, device)\n--\n\nRebuild a pickled array."},
+    CK_DEF_VARARGS(_reconstruct, py_reconstruct, "(data, dtype, shape, device, /)", "Rebuild a pickled array."),
     {NULL, NULL, 0, NULL},
 };

@@ -855,8 +855,10 @@ static PyObject *f_max_cooperative_blocks(PyObject *m, PyObject *args)
 }
 
 PyMethodDef ck_py_pykernel_functions[] = {
-    {"_pyk_translate", f_translate, METH_VARARGS, NULL},
-    {"_pyk_max_cooperative_blocks", f_max_cooperative_blocks, METH_VARARGS, NULL},
+    CK_DEF_VARARGS(_pyk_translate, f_translate, "(tree, argtypes, options, /)",
+                   "A Python kernel's tree translated to CUDA C (private)."),
+    CK_DEF_VARARGS(_pyk_max_cooperative_blocks, f_max_cooperative_blocks, "(module, name, device, block, shared_mem, /)",
+                   "How many blocks of a cooperative launch fit on the device at once (private)."),
     {NULL, NULL, 0, NULL},
 };
 

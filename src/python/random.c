@@ -118,9 +118,8 @@ static PyObject *f_fill(PyObject *m, PyObject *args, PyObject *kw)
 }
 
 PyMethodDef ck_py_random_functions[] = {
-    {"_random_philox", f_philox, METH_VARARGS, "_random_philox(counter4, key2): the Philox4x32-10 block function."},
-    {"_random_fill", (PyCFunction)(void (*)(void))f_fill, METH_VARARGS | METH_KEYWORDS,
-     "_random_fill(out, dist, key, counter, a=0.0, b=0.0, low=0, range=0): fill a contiguous CPU array; "
-     "returns the counter values used."},
+    CK_DEF_VARARGS(_random_philox, f_philox, "(counter4, key2, /)", "The Philox4x32-10 block function."),
+    CK_DEF_KW(_random_fill, f_fill, "(out, dist, key, counter, a=0.0, b=0.0, low=0, range=0)",
+              "Fill a contiguous CPU array; returns the counter values used."),
     {NULL, NULL, 0, NULL},
 };

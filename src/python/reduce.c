@@ -256,26 +256,36 @@ done:
     return result;
 }
 
+/* Each row: the name, its kind, the op, the parameters after the array
+ * (the function's "a", the method's self) as the kind's keyword list above
+ * reads them, and the docstring.  initial=None and where=True are the
+ * plain reduction (anything else goes to _reduce_masked). */
+#define CK_RED_PLAIN_ "axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True"
+#define CK_RED_NODT_ "axis=None, out=None, keepdims=False, initial=None, where=True"
+#define CK_RED_ARG_ "axis=None, out=None, *, keepdims=False"
+#define CK_RED_VAR_ "axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, correction=None"
+#define CK_RED_SCAN_ "axis=None, dtype=None, out=None"
+#define CK_RED_COUNT_ "axis=None, *, keepdims=False"
 #define CK_REDUCTIONS(X) \
-    X(sum, R_PLAIN, CK_REDUCE_SUM, "Sum of elements over the given axes.") \
-    X(prod, R_PLAIN, CK_REDUCE_PROD, "Product of elements over the given axes.") \
-    X(min, R_NODTYPE, CK_REDUCE_MIN, "Minimum over the given axes (NaN propagates).") \
-    X(max, R_NODTYPE, CK_REDUCE_MAX, "Maximum over the given axes (NaN propagates).") \
-    X(all, R_NODTYPE, CK_REDUCE_ALL, "Whether all elements are true.") \
-    X(any, R_NODTYPE, CK_REDUCE_ANY, "Whether any element is true.") \
-    X(argmin, R_ARG, CK_REDUCE_ARGMIN, "Index of the minimum (flattened when axis is None).") \
-    X(argmax, R_ARG, CK_REDUCE_ARGMAX, "Index of the maximum (flattened when axis is None).") \
-    X(mean, R_MEAN, CK_REDUCE_SUM, "Arithmetic mean over the given axes.") \
-    X(var, R_VAR, CK_REDUCE_SUM, "Variance (ddof or correction) over the given axes.") \
-    X(std, R_STD, CK_REDUCE_SUM, "Standard deviation (ddof or correction) over the given axes.") \
-    X(cumsum, R_SCAN, CK_REDUCE_SUM, "Cumulative sum along an axis (flattened when axis is None).") \
-    X(cumprod, R_SCAN, CK_REDUCE_PROD, "Cumulative product along an axis (flattened when axis is None).") \
-    X(count_nonzero, R_COUNT, CK_REDUCE_COUNT_NONZERO, "Number of non-zero elements over the given axes.")
+    X(sum, R_PLAIN, CK_REDUCE_SUM, CK_RED_PLAIN_, "Sum of elements over the given axes.") \
+    X(prod, R_PLAIN, CK_REDUCE_PROD, CK_RED_PLAIN_, "Product of elements over the given axes.") \
+    X(min, R_NODTYPE, CK_REDUCE_MIN, CK_RED_NODT_, "Minimum over the given axes (NaN propagates).") \
+    X(max, R_NODTYPE, CK_REDUCE_MAX, CK_RED_NODT_, "Maximum over the given axes (NaN propagates).") \
+    X(all, R_NODTYPE, CK_REDUCE_ALL, CK_RED_NODT_, "Whether all elements are true.") \
+    X(any, R_NODTYPE, CK_REDUCE_ANY, CK_RED_NODT_, "Whether any element is true.") \
+    X(argmin, R_ARG, CK_REDUCE_ARGMIN, CK_RED_ARG_, "Index of the minimum (flattened when axis is None).") \
+    X(argmax, R_ARG, CK_REDUCE_ARGMAX, CK_RED_ARG_, "Index of the maximum (flattened when axis is None).") \
+    X(mean, R_MEAN, CK_REDUCE_SUM, CK_RED_PLAIN_, "Arithmetic mean over the given axes.") \
+    X(var, R_VAR, CK_REDUCE_SUM, CK_RED_VAR_, "Variance (ddof or correction) over the given axes.") \
+    X(std, R_STD, CK_REDUCE_SUM, CK_RED_VAR_, "Standard deviation (ddof or correction) over the given axes.") \
+    X(cumsum, R_SCAN, CK_REDUCE_SUM, CK_RED_SCAN_, "Cumulative sum along an axis (flattened when axis is None).") \
+    X(cumprod, R_SCAN, CK_REDUCE_PROD, CK_RED_SCAN_, "Cumulative product along an axis (flattened when axis is None).") \
+    X(count_nonzero, R_COUNT, CK_REDUCE_COUNT_NONZERO, CK_RED_COUNT_, "Number of non-zero elements over the given axes.")
 
-#define CK_RED_SPEC_(name, kind, op, doc) static const red_spec spec_##name = {#name, kind, op};
+#define CK_RED_SPEC_(name, kind, op, params, doc) static const red_spec spec_##name = {#name, kind, op};
 CK_REDUCTIONS(CK_RED_SPEC_)
 
-#define CK_RED_FN_(name, kind, op, doc)                                               \
+#define CK_RED_FN_(name, kind, op, params, doc)                                               \
 static PyObject *fn_##name(PyObject *m, PyObject *args, PyObject *kw)                 \
 {                                                                                     \
     (void)m;                                                                          \
@@ -287,10 +297,8 @@ static PyObject *meth_##name(PyObject *self, PyObject *args, PyObject *kw)      
 }
 CK_REDUCTIONS(CK_RED_FN_)
 
-#define CK_RED_FN_ENTRY_(name, kind, op, doc) \
-    {#name, (PyCFunction)(void (*)(void))fn_##name, METH_VARARGS | METH_KEYWORDS, doc},
-#define CK_RED_METH_ENTRY_(name, kind, op, doc) \
-    {#name, (PyCFunction)(void (*)(void))meth_##name, METH_VARARGS | METH_KEYWORDS, doc},
+#define CK_RED_FN_ENTRY_(name, kind, op, params, doc) CK_DEF_KW(name, fn_##name, "(a, " params ")", doc),
+#define CK_RED_METH_ENTRY_(name, kind, op, params, doc) CK_DEF_KW(name, meth_##name, "($self, /, " params ")", doc),
 
 PyMethodDef ck_py_reduce_functions[] = {
     CK_REDUCTIONS(CK_RED_FN_ENTRY_)

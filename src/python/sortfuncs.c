@@ -225,16 +225,19 @@ static PyObject *f_histogram(PyObject *m, PyObject *args, PyObject *kw)
     return s == CK_OK ? ck_py_wrap(&out, NULL) : ck_py_raise(s);
 }
 
-#define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
-
 PyMethodDef ck_py_sort_functions[] = {
-    {"sort", CK_KW_(f_sort), "sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False): a sorted copy (NaNs last)."},
-    {"argsort", CK_KW_(f_argsort), "argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False): indices that sort a."},
-    {"partition", CK_KW_(f_partition), "partition(a, kth, axis=-1, kind='introselect', order=None)"},
-    {"argpartition", CK_KW_(f_argpartition), "argpartition(a, kth, axis=-1, kind='introselect', order=None)"},
-    {"searchsorted", CK_KW_(f_searchsorted), "searchsorted(a, v, side='left', sorter=None): insertion points of v into sorted a."},
-    {"_histogram", CK_KW_(f_histogram),
-     "_histogram(x, nbins, weights=None, edges=None, uniform=False): int64 counts (float64 sums of weights) of x's "
-     "values in nbins bins: x's integers themselves (bincount) or NumPy's histogram bins of the edges."},
+    CK_DEF_KW(sort, f_sort, "(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)",
+              "A sorted copy along axis (flattened when axis is None), NaNs last."),
+    CK_DEF_KW(argsort, f_argsort, "(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)",
+              "The indices that sort a along axis (flattened when axis is None)."),
+    CK_DEF_KW(partition, f_partition, "(a, kth, axis=-1, kind=None, order=None)",
+              "A copy with the kth element where sorting puts it, smaller ones before and larger after."),
+    CK_DEF_KW(argpartition, f_argpartition, "(a, kth, axis=-1, kind=None, order=None)",
+              "The indices that partition a (as partition)."),
+    CK_DEF_KW(searchsorted, f_searchsorted, "(a, v, side='left', sorter=None)",
+              "The insertion points of v into the sorted 1-d a."),
+    CK_DEF_KW(_histogram, f_histogram, "(x, nbins, weights=None, edges=None, uniform=False)",
+              "int64 counts (float64 sums of weights) of x's values in nbins bins: x's integers themselves (bincount) "
+              "or NumPy's histogram bins of the edges."),
     {NULL, NULL, 0, NULL},
 };

@@ -420,36 +420,37 @@ static PyObject *f_scatter_add(PyObject *self, PyObject *args, PyObject *kw)
     return t;
 }
 
-#define CK_KW_(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
-
 PyMethodDef ck_py_train_functions[] = {
-    {"softmax", CK_KW_(f_softmax), "softmax(x, axis=-1): exp(x) / sum(exp(x)) along axis, shifted by the row's maximum."},
-    {"log_softmax", CK_KW_(f_log_softmax), "log_softmax(x, axis=-1): x - logsumexp(x) along axis."},
-    {"_softmax_backward", CK_KW_(f_softmax_backward),
-     "_softmax_backward(grad, y, axis=-1, *, log=False): the input's gradient of softmax (log_softmax) from its output y."},
-    {"logsumexp", CK_KW_(f_logsumexp), "logsumexp(a, axis=None, keepdims=False): log(sum(exp(a))) computed stably, as scipy.special.logsumexp."},
-    {"softmax_cross_entropy", CK_KW_(f_xent),
-     "softmax_cross_entropy(logits, target, *, axis=None, ignore_index=-100, label_smoothing=0.0, reduction='mean')"
-     " -> (loss, lse, total): PyTorch's cross_entropy (class indices or probabilities), with what the backward needs."},
-    {"softmax_cross_entropy_backward", CK_KW_(f_xent_backward),
-     "softmax_cross_entropy_backward(grad, logits, target, lse, total, *, axis=None, ignore_index=-100,"
-     " label_smoothing=0.0, reduction='mean'): the logits' gradient."},
-    {"_adam_step", CK_KW_(f_adam_step),
-     "_adam_step(params, grads, exp_avgs, exp_avg_sqs, step, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,"
-     " weight_decay=0.0, decoupled=False, maximize=False, increment_step=False): one Adam (AdamW: decoupled) step"
-     " in place over lists; a None gradient skips its parameter; step an int (the step being taken) or a 0-d array"
-     " on the parameters' device (read by the kernel, so that a captured CUDA graph uses each replay's step;"
-     " increment_step: the array is the count of steps taken, incremented there first)."},
-    {"_sgd_step", CK_KW_(f_sgd_step),
-     "_sgd_step(params, grads, momentum_buffers, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False,"
-     " first=False, maximize=False): one SGD step in place (first: the buffers' first step)."},
-    {"_bias_act", CK_KW_(f_bias_act),
-     "_bias_act(y, bias=None, act='none', save_pre=False): y = act(y + bias) in place ('relu', 'gelu', 'gelu_tanh');"
-     " (y, pre-activation) with save_pre."},
-    {"_bias_act_backward", CK_KW_(f_bias_act_backward),
-     "_bias_act_backward(grad, saved, act): grad * act'(saved) (saved: the pre-activation, or the output for relu)."},
-    {"_scatter_add", CK_KW_(f_scatter_add),
-     "_scatter_add(target, indices, values): target.flat[indices] += values in place, repeated indices adding up"
-     " (np.add.at on the flat target); returns target."},
+    CK_DEF_KW(softmax, f_softmax, "(x, axis=-1)", "exp(x) / sum(exp(x)) along axis, shifted by the row's maximum."),
+    CK_DEF_KW(log_softmax, f_log_softmax, "(x, axis=-1)", "x - logsumexp(x) along axis."),
+    CK_DEF_KW(_softmax_backward, f_softmax_backward, "(grad, y, axis=-1, *, log=False)",
+              "The input's gradient of softmax (log_softmax) from its output y."),
+    CK_DEF_KW(logsumexp, f_logsumexp, "(a, axis=None, keepdims=False)",
+              "log(sum(exp(a))) computed stably, as scipy.special.logsumexp."),
+    CK_DEF_KW(softmax_cross_entropy, f_xent,
+              "(logits, target, *, axis=None, ignore_index=-100, label_smoothing=0.0, reduction='mean')",
+              "(loss, lse, total): PyTorch's cross_entropy (target class indices or probabilities; the classes along "
+              "axis, None: axis 1, or 0 for 1-d logits), with what the backward needs."),
+    CK_DEF_KW(softmax_cross_entropy_backward, f_xent_backward,
+              "(grad, logits, target, lse, total, *, axis=None, ignore_index=-100, label_smoothing=0.0, reduction='mean')",
+              "The logits' gradient of softmax_cross_entropy."),
+    CK_DEF_KW(_adam_step, f_adam_step,
+              "(params, grads, exp_avgs, exp_avg_sqs, step, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-08, "
+              "weight_decay=0.0, decoupled=False, maximize=False, increment_step=False)",
+              "One Adam (AdamW: decoupled) step in place over lists; a None gradient skips its parameter; step an int "
+              "(the step being taken) or a 0-d array on the parameters' device (read by the kernel, so that a captured "
+              "CUDA graph uses each replay's step; increment_step: the array is the count of steps taken, incremented "
+              "there first)."),
+    CK_DEF_KW(_sgd_step, f_sgd_step,
+              "(params, grads, momentum_buffers, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, "
+              "first=False, maximize=False)",
+              "One SGD step in place (first: the buffers' first step)."),
+    CK_DEF_KW(_bias_act, f_bias_act, "(y, bias=None, act='none', save_pre=False)",
+              "y = act(y + bias) in place ('relu', 'gelu', 'gelu_tanh'); (y, pre-activation) with save_pre."),
+    CK_DEF_KW(_bias_act_backward, f_bias_act_backward, "(grad, saved, act='none')",
+              "grad * act'(saved) (saved: the pre-activation, or the output for relu)."),
+    CK_DEF_KW(_scatter_add, f_scatter_add, "(target, indices, values)",
+              "target.flat[indices] += values in place, repeated indices adding up (np.add.at on the flat target); "
+              "returns target."),
     {NULL, NULL, 0, NULL},
 };

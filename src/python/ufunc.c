@@ -508,7 +508,7 @@ static PyObject *ufunc_reduce(PyObject *self, PyObject *unused)
 }
 
 static PyMethodDef ufunc_methods[] = {
-    {"__reduce__", ufunc_reduce, METH_NOARGS, NULL},
+    CK_DEF_NOARGS(__reduce__, ufunc_reduce, "($self, /)", "Pickling: the ufunc by its name in cudakit."),
     {NULL, NULL, 0, NULL},
 };
 

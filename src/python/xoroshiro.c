@@ -35,8 +35,7 @@ static PyObject *f_init(PyObject *m, PyObject *args)
 }
 
 PyMethodDef ck_py_xoroshiro_functions[] = {
-    {"_xoroshiro128p_init", f_init, METH_VARARGS,
-     "_xoroshiro128p_init(states, seed, subsequence_start): fill an (n, 2) uint64 array of any device with "
-     "xoroshiro128+ states."},
+    CK_DEF_VARARGS(_xoroshiro128p_init, f_init, "(states, seed, subsequence_start, /)",
+                   "Fill an (n, 2) uint64 array of any device with xoroshiro128+ states."),
     {NULL, NULL, 0, NULL},
 };

@@ -132,6 +132,7 @@ class Device:
         self._prev = []
 
     def use(self):
+        """Make this GPU the current one (until another is made current); returns the Device."""
         _core._cuda_set_device(self.id)
         return self
 
@@ -144,6 +145,7 @@ class Device:
         _core._cuda_set_device(self._prev.pop())
 
     def synchronize(self):
+        """Wait for all the work queued on this GPU."""
         _core._device_synchronize(_core.Device("cuda", self.id))
 
     @property
@@ -300,6 +302,7 @@ class Stream:
         _core._stream_set_current(self.device, self._prev.pop())
 
     def synchronize(self):
+        """Wait for the work queued on the stream."""
         _core._stream_synchronize(self.device, self.handle)
 
     def query(self):
@@ -323,6 +326,7 @@ class Stream:
         self.wait_event(stream.record())
 
     def record(self, event=None):
+        """Record an event (a new one when None) at this point of the stream; returns it."""
         event = Event(self.device) if event is None else event
         event.record(self)
         return event
@@ -390,10 +394,12 @@ class Event:
         self.handle = _core._event_create(self.device, enable_timing)
 
     def record(self, stream=None):
+        """Record the event on stream (None: the current stream of its device); returns the event."""
         _core._event_record(self.device, self.handle, _stream_handle(stream, self.device))
         return self
 
     def synchronize(self):
+        """Wait until the work before the event is done."""
         _core._event_synchronize(self.device, self.handle)
 
     def wait(self, stream=None):
@@ -404,6 +410,7 @@ class Event:
         _core._stream_wait_event(self.device, _stream_handle(stream, self.device), self.handle)
 
     def query(self):
+        """True when the work before the event is done."""
         return _core._event_query(self.device, self.handle)
 
     def elapsed_time(self, end):
@@ -423,6 +430,7 @@ def memory_stats(device=None):
 
 
 def memory_allocated(device=None):
+    """The bytes of the device's arrays now (memory_stats' allocated_bytes)."""
     return memory_stats(device)["allocated_bytes"]
 
 
@@ -437,6 +445,7 @@ def set_memory_limit(limit, device=None):
 
 
 def reset_peak_memory_stats(device=None):
+    """Start the peak figures of memory_stats again from now."""
     _core._memory_reset_peak(_device(device))
 
 

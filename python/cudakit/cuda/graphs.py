@@ -113,9 +113,11 @@ class CUDAGraph:
         return self._need()
 
     def enable_debug_mode(self):
+        """PyTorch's graph dump switch: NotImplementedError (cudakit keeps no graph for dumping)."""
         raise NotImplementedError("CUDAGraph.enable_debug_mode: cudakit keeps no graph for dumping")
 
     def debug_dump(self, debug_path):
+        """PyTorch's graph dump: NotImplementedError (cudakit keeps no graph for dumping)."""
         raise NotImplementedError("CUDAGraph.debug_dump: cudakit keeps no graph for dumping")
 
     @property

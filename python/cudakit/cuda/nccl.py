@@ -172,12 +172,15 @@ class NcclCommunicator:
         return self._c.backend
 
     def rank_id(self):
+        """This rank's number in the communicator."""
         return self._c.rank
 
     def size(self):
+        """The number of ranks."""
         return self._c.size
 
     def device_id(self):
+        """The ordinal of this rank's GPU (0 for the CPU's communicators)."""
         return self._c.device.index or 0
 
     def destroy(self):
@@ -189,6 +192,7 @@ class NcclCommunicator:
         self._c.abort()
 
     def check_async_error(self):
+        """RuntimeError when the communicator was destroyed or aborted."""
         if not self._c.alive:
             raise RuntimeError("the communicator was destroyed (or aborted)")
 
@@ -281,19 +285,30 @@ class NcclCommunicator:
         self._c.raw(kind, send, recv, int(count), _dtype(datatype), 0, int(root), self._stream(stream))
 
     def allReduce(self, sendbuf, recvbuf, count, datatype, op, stream=None):
+        """CuPy's allReduce on raw device pointers: recvbuf = the reduction op of every rank's sendbuf
+        (count elements of datatype).
+        """
         self._c.raw("all_reduce", sendbuf, recvbuf, int(count), _dtype(datatype), _op(op), 0, self._stream(stream))
 
     def reduce_raw(self, sendbuf, recvbuf, count, datatype, op, root, stream=None):
+        """CuPy's reduce on raw device pointers: the reduction op of every rank's sendbuf into root's recvbuf."""
         self._c.raw("reduce", sendbuf, recvbuf, int(count), _dtype(datatype), _op(op), int(root), self._stream(stream))
 
     def bcast(self, buff, count, datatype, root, stream=None):
+        """CuPy's bcast on a raw device pointer: root's buff into every rank's buff."""
         self._c.raw("broadcast", buff, buff, int(count), _dtype(datatype), 0, int(root), self._stream(stream))
 
     def reduceScatter(self, sendbuf, recvbuf, recvcount, datatype, op, stream=None):
+        """CuPy's reduceScatter on raw device pointers: the reduction of every rank's sendbuf, each rank
+        getting its recvcount elements in recvbuf.
+        """
         self._c.raw("reduce_scatter", sendbuf, recvbuf, int(recvcount), _dtype(datatype), _op(op), 0,
                     self._stream(stream))
 
     def allGather(self, sendbuf, recvbuf, count, datatype, stream=None):
+        """CuPy's allGather on raw device pointers: every rank's count elements, in rank order, into
+        each rank's recvbuf.
+        """
         self._c.raw("all_gather", sendbuf, recvbuf, int(count), _dtype(datatype), 0, 0, self._stream(stream))
 
     def __repr__(self):

@@ -30,6 +30,8 @@ class Type:
 
 
 class _NoneType(Type):
+    """Numba's void (none): the return type of a kernel's signature, void(float32[:], int32)."""
+
     def __repr__(self):
         return "none"
 

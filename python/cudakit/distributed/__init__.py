@@ -38,6 +38,9 @@ class ReduceOp:
 
 
 class Backend:
+    """The backend names: NCCL (GPUs), SHM (cudakit's shared memory between CPU processes), GLOO
+    (torch's name, taken as SHM)."""
+
     NCCL = "nccl"
     SHM = "shm"
     GLOO = "gloo"
@@ -47,6 +50,7 @@ _state = {"comm": None, "backend": None, "rank": -1, "world": -1}
 
 
 def is_available():
+    """True: the package can always be used (shared memory between CPU processes, NCCL between GPUs)."""
     return True
 
 
@@ -63,6 +67,7 @@ def is_nccl_available():
 
 
 def is_initialized():
+    """Whether init_process_group has made the default group."""
     return _state["comm"] is not None
 
 
@@ -184,6 +189,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 
 def destroy_process_group(group=None):
+    """Free the default group's communicator (group is accepted; there is only the default group)."""
     c = _state["comm"]
     _state.update(comm=None, backend=None, rank=-1, world=-1)
     if c is not None:
@@ -191,14 +197,17 @@ def destroy_process_group(group=None):
 
 
 def get_rank(group=None):
+    """This process's rank in the default group."""
     return _need().rank
 
 
 def get_world_size(group=None):
+    """The number of ranks of the default group."""
     return _need().size
 
 
 def get_backend(group=None):
+    """The default group's backend name ('nccl' or 'shm')."""
     _need()
     return _state["backend"]
 
@@ -276,11 +285,13 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
 
 
 def send(tensor, dst, group=None, tag=0):
+    """Send tensor to rank dst (group and tag are accepted; the default group is used)."""
     c = _need()
     c.send(tensor, int(dst), _stream(c))
 
 
 def recv(tensor, src, group=None, tag=0):
+    """Receive into tensor from rank src; returns src (group and tag are accepted; the default group is used)."""
     c = _need()
     c.recv(tensor, int(src), _stream(c))
     return src

@@ -84,9 +84,11 @@ class _Weights:
     trainable_weights = weights
 
     def get_weights(self):
+        """The weights as NumPy arrays (copies), in the order of parameters()."""
         return [_core.asnumpy(p.detach()) for p in self.parameters()]
 
     def set_weights(self, weights):
+        """Copy a list of arrays (same shapes, in the order of get_weights) into the weights."""
         ps = list(self.parameters())
         if len(ps) != len(weights):
             raise ValueError(f"{self.name} expects {len(ps)} weights, got {len(weights)}")
@@ -99,6 +101,7 @@ class _Weights:
                 p[...] = _core.asarray(w, device=p.device)
 
     def count_params(self):
+        """The number of weight elements."""
         return sum(p.size for p in self.parameters())
 
 

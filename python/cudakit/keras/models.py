@@ -36,6 +36,7 @@ class Sequential(_layers._Weights, Module):
     # ------------------------------------------------------------ structure
 
     def add(self, layer):
+        """Add a layer at the end (an InputLayer only sets the input shape)."""
         if isinstance(layer, _layers.InputLayer):
             self.__dict__["_input_shape"] = layer.input_shape
             return
@@ -47,6 +48,7 @@ class Sequential(_layers._Weights, Module):
             self.build(self._input_shape)
 
     def pop(self):
+        """Remove the last layer and return it."""
         if not self._layer_list:
             raise TypeError("There are no layers in the model.")
         layer = self._layer_list.pop()
@@ -101,6 +103,7 @@ class Sequential(_layers._Weights, Module):
         return self._layer_list[-1].logits(x)
 
     def summary(self, print_fn=None):
+        """Print a table of the layers, their output shapes and parameter counts (through print_fn)."""
         print_fn = print_fn or print
         rows = [("Layer (type)", "Output Shape", "Param #")]
         shape = self._input_shape
@@ -126,6 +129,7 @@ class Sequential(_layers._Weights, Module):
 
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
+        """Set the optimizer (a name or an object), the loss and the metrics for fit and evaluate."""
         self.__dict__["optimizer"] = _optimizers.get(optimizer)
         self.__dict__["loss"] = _losses.get(loss) if loss is not None else None
         self.__dict__["_metric_names"] = list(metrics or [])
@@ -170,6 +174,9 @@ class Sequential(_layers._Weights, Module):
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
             steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1, **kwargs):
+        """Train for epochs on x and y in batches of batch_size (32 by default), with validation data
+        or validation_split, callbacks and verbose output as Keras's; returns a History.
+        """
         self._check_compiled()
         if x is None or y is None:
             raise ValueError("fit needs x and y (arrays); generators and datasets are not supported")
@@ -308,13 +315,16 @@ class Sequential(_layers._Weights, Module):
         return _core.asnumpy(_core.concatenate(outs, axis=0))
 
     def predict_on_batch(self, x):
+        """predict(x) in one batch."""
         return self.predict(x, batch_size=len(x))
 
     def save_weights(self, filepath, overwrite=True):
+        """Save the weights to filepath with cudakit.save (safetensors, or .npz by the name)."""
         from ..serialization import save
         save({f"{i}": p.detach() for i, p in enumerate(self.parameters())}, filepath)
 
     def load_weights(self, filepath, skip_mismatch=False):
+        """Load weights that save_weights saved into the model."""
         from ..serialization import load
         d = load(filepath, map_location=self._device())
         self.set_weights([d[str(i)] for i in range(len(d))])

@@ -166,27 +166,35 @@ def _linear_relu(input, weight, bias=None):
 
 
 def relu(input, inplace=False):
+    """max(input, 0), as torch.nn.functional.relu (inplace is accepted; the result is a new array)."""
     return _maximum(input, 0)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """input where positive, else input * negative_slope (inplace is accepted; the result is a new array)."""
     return _maximum(input, input * negative_slope) if negative_slope <= 1 else _core.minimum(input, input * negative_slope)
 
 
 def sigmoid(input):
+    """1 / (1 + exp(-input)), computed through tanh (no overflow either way)."""
     # the tanh form is exact and has no overflow in either direction
     return _tanh(input * 0.5) * 0.5 + 0.5
 
 
 def tanh(input):
+    """tanh(input)."""
     return _tanh(input)
 
 
 def silu(input):
+    """input * sigmoid(input)."""
     return input * sigmoid(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * input)) / beta, computed stably (threshold is accepted: the stable form needs
+    no switch to the identity).
+    """
     x = input * beta if beta != 1 else input
     # log(1 + e^x) = max(x, 0) + log1p(e^-|x|); |x| = max(x, -x)
     y = _maximum(x, 0) + _core.log1p(_exp(-_maximum(x, -x)))
@@ -194,6 +202,9 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def gelu(input, approximate="none"):
+    """input * Phi(input), Phi the standard normal's distribution function; approximate='tanh' its
+    tanh approximation.
+    """
     if approximate == "tanh":
         c = math.sqrt(2.0 / math.pi)
         return input * 0.5 * (_tanh((input + input * input * input * 0.044715) * c) + 1.0)
@@ -222,6 +233,9 @@ def _dim(dim, ndim, fname):
 
 
 def softmax(input, dim=None, dtype=None):
+    """exp(input) / sum(exp(input)) along dim (in dtype when given); dim None is PyTorch's deprecated
+    implicit choice, with its warning.
+    """
     dim = _dim(dim, input.ndim, "softmax")
     if dtype is not None:
         input = input.astype(dtype)
@@ -234,6 +248,7 @@ def softmax(input, dim=None, dtype=None):
 
 
 def log_softmax(input, dim=None, dtype=None):
+    """input - logsumexp(input) along dim (in dtype when given); dim None as softmax's."""
     dim = _dim(dim, input.ndim, "log_softmax")
     if dtype is not None:
         input = input.astype(dtype)
@@ -244,6 +259,9 @@ def log_softmax(input, dim=None, dtype=None):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
+    """input with each element zeroed with probability p and the rest scaled by 1 / (1 - p) when
+    training, else input itself (inplace is accepted; the result is a new array).
+    """
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
@@ -259,6 +277,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 # ---------------------------------------------------------------- shapes
 
 def flatten(input, start_dim=0, end_dim=-1):
+    """A view of input with the axes start_dim to end_dim as one."""
     nd = input.ndim
     s = start_dim % nd if nd else 0
     e = end_dim % nd if nd else 0
@@ -270,6 +289,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def one_hot(tensor, num_classes=-1):
+    """int64 one-hot rows of the integer tensor (num_classes -1: its maximum + 1)."""
     if tensor.dtype.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor.")
     if num_classes < 0:
@@ -279,6 +299,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None):
+    """weight[input]: the rows of weight at the indices (max_norm is not supported)."""
     if max_norm is not None:
         raise NotImplementedError("embedding(max_norm=...) is not supported")
     return weight[input]
@@ -287,6 +308,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
 # ---------------------------------------------------------------- normalisation
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """input normalised over its last axes (normalized_shape) to mean 0 and variance 1, then * weight
+    + bias when given.
+    """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     k = len(normalized_shape)
@@ -447,6 +471,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """The mean over each kernel_size window of the last two axes (stride: kernel_size by default),
+    after zero padding (ceil_mode is not supported).
+    """
     if ceil_mode:
         raise NotImplementedError("avg_pool2d: ceil_mode is not supported")
     if padding and not count_include_pad and divisor_override is None:
@@ -471,16 +498,21 @@ def _reduce(loss, reduction):
 
 
 def mse_loss(input, target, reduction="mean"):
+    """(input - target) ** 2, reduced ('mean', 'sum' or 'none')."""
     d = input - target
     return _reduce(d * d, reduction)
 
 
 def l1_loss(input, target, reduction="mean"):
+    """|input - target|, reduced ('mean', 'sum' or 'none')."""
     d = input - target
     return _reduce(_maximum(d, -d), reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    """The binary cross-entropy of sigmoid(input) against target, computed from the logits stably
+    (weight scales each element, pos_weight the positive term), reduced.
+    """
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size ({list(input.shape)})")
     sp = softplus(-input)          # -log(sigmoid(x))
@@ -494,6 +526,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """-(target * log(input) + (1 - target) * log(1 - input)), the logs clamped to -100 as PyTorch's
+    (weight scales each element), reduced.
+    """
     # PyTorch clamps the log to -100
     lo = _maximum(_log(input), -100.0)
     l1 = _maximum(_log(1 - input), -100.0)

@@ -25,6 +25,9 @@ def _normal01(tensor):
 
 
 def calculate_gain(nonlinearity, param=None):
+    """PyTorch's recommended gain for a nonlinearity ('relu': sqrt(2), 'tanh': 5/3, 'leaky_relu':
+    sqrt(2 / (1 + param ** 2)), ...).
+    """
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
     if nonlinearity in linear or nonlinearity == "sigmoid":
         return 1
@@ -58,12 +61,14 @@ def _fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill tensor in place from U(a, b); returns it."""
     with _no_grad():
         tensor[...] = _uniform01(tensor) * (b - a) + a
     return tensor
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill tensor in place from N(mean, std ** 2); returns it."""
     with _no_grad():
         tensor[...] = _normal01(tensor) * std + mean
     return tensor
@@ -86,20 +91,24 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
+    """Fill tensor in place with val; returns it."""
     with _no_grad():
         tensor[...] = val
     return tensor
 
 
 def zeros_(tensor):
+    """Fill tensor in place with zeros; returns it."""
     return constant_(tensor, 0)
 
 
 def ones_(tensor):
+    """Fill tensor in place with ones; returns it."""
     return constant_(tensor, 1)
 
 
 def eye_(tensor):
+    """Fill the 2-d tensor in place with the identity matrix; returns it."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with _no_grad():
@@ -108,17 +117,22 @@ def eye_(tensor):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot's uniform initialisation in place: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
     return uniform_(tensor, -a, a)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot's normal initialisation in place: N(0, std ** 2), std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He's uniform initialisation in place: U(-b, b), b = gain * sqrt(3 / fan), gain from
+    calculate_gain(nonlinearity, a), fan by mode.
+    """
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
@@ -127,6 +141,9 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He's normal initialisation in place: N(0, std ** 2), std = gain / sqrt(fan), gain from
+    calculate_gain(nonlinearity, a), fan by mode.
+    """
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
@@ -134,6 +151,9 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
+    """Fill tensor in place with a (semi-)orthogonal matrix (the trailing axes flattened) times gain,
+    from the QR of a normal draw.
+    """
     import numpy as np
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")

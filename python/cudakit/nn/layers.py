@@ -26,6 +26,7 @@ class Identity(Module):
         super().__init__()
 
     def forward(self, input):
+        """input itself."""
         return input
 
 
@@ -42,15 +43,20 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Draw the parameters anew as PyTorch does: weight Kaiming-uniform, bias uniform in
+        [-1/sqrt(in_features), 1/sqrt(in_features)].
+        """
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        """The Linear layer applied to input, as torch.nn.Linear."""
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
@@ -78,6 +84,9 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Draw the parameters anew as PyTorch does: weight Kaiming-uniform, bias uniform in
+        [-1/sqrt(fan_in), 1/sqrt(fan_in)].
+        """
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
@@ -86,9 +95,11 @@ class Conv2d(Module):
                 init.uniform_(self.bias, -b, b)
 
     def forward(self, input):
+        """The Conv2d layer applied to input, as torch.nn.Conv2d."""
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding not in ((0, 0), "valid"):
             s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
@@ -110,10 +121,12 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
+        """The MaxPool2d layer applied to input, as torch.nn.MaxPool2d."""
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
@@ -130,10 +143,12 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
+        """The AvgPool2d layer applied to input, as torch.nn.AvgPool2d."""
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -144,9 +159,11 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input):
+        """The Flatten layer applied to input, as torch.nn.Flatten."""
         return F.flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
@@ -156,9 +173,11 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """The ReLU layer applied to input, as torch.nn.ReLU."""
         return _core.maximum(input, 0)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return "inplace=True" if self.inplace else ""
 
 
@@ -169,9 +188,11 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """The LeakyReLU layer applied to input, as torch.nn.LeakyReLU."""
         return F.leaky_relu(input, self.negative_slope)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"negative_slope={self.negative_slope}"
 
 
@@ -181,24 +202,29 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input):
+        """The GELU layer applied to input, as torch.nn.GELU."""
         return F.gelu(input, self.approximate)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"approximate={self.approximate!r}"
 
 
 class Sigmoid(Module):
     def forward(self, input):
+        """sigmoid(input) = 1 / (1 + exp(-input))."""
         return F.sigmoid(input)
 
 
 class Tanh(Module):
     def forward(self, input):
+        """tanh(input)."""
         return _core.tanh(input)
 
 
 class SiLU(Module):
     def forward(self, input):
+        """input * sigmoid(input)."""
         return F.silu(input)
 
 
@@ -209,6 +235,7 @@ class Softplus(Module):
         self.threshold = threshold
 
     def forward(self, input):
+        """The Softplus layer applied to input, as torch.nn.Softplus."""
         return F.softplus(input, self.beta, self.threshold)
 
 
@@ -218,9 +245,11 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
+        """The Softmax layer applied to input, as torch.nn.Softmax."""
         return F.softmax(input, self.dim)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"dim={self.dim}"
 
 
@@ -230,9 +259,11 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):
+        """The LogSoftmax layer applied to input, as torch.nn.LogSoftmax."""
         return F.log_softmax(input, self.dim)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"dim={self.dim}"
 
 
@@ -245,9 +276,11 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):
+        """The Dropout layer applied to input, as torch.nn.Dropout."""
         return F.dropout(input, self.p, self.training)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"p={self.p}, inplace={self.inplace}"
 
 
@@ -276,18 +309,21 @@ class _BatchNorm(Module):
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
     def reset_running_stats(self):
+        """running_mean 0, running_var 1, num_batches_tracked 0 (when the statistics are tracked)."""
         if self.track_running_stats:
             self.running_mean[...] = 0
             self.running_var[...] = 1
             self.num_batches_tracked[...] = 0
 
     def reset_parameters(self):
+        """reset_running_stats, then weight ones and bias zeros (when affine)."""
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
             init.zeros_(self.bias)
 
     def forward(self, input):
+        """The _BatchNorm layer applied to input, as torch.nn._BatchNorm."""
         if input.ndim not in self._ndims:
             raise ValueError(f"expected {' or '.join(f'{n}D' for n in self._ndims)} input (got {input.ndim}D input)")
         if input.shape[1] != self.num_features:
@@ -303,6 +339,7 @@ class _BatchNorm(Module):
         return F.batch_norm(input, rm, rv, self.weight, self.bias, use_batch, momentum or 0.0, self.eps)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"track_running_stats={self.track_running_stats}")
 
@@ -331,9 +368,11 @@ class LayerNorm(Module):
             self.weight = self.bias = None
 
     def forward(self, input):
+        """The LayerNorm layer applied to input, as torch.nn.LayerNorm."""
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
@@ -357,6 +396,7 @@ class Embedding(Module):
             self.weight = Parameter(_core.asarray(_weight), not _freeze)
 
     def reset_parameters(self):
+        """Draw the weight anew from N(0, 1) (the padding_idx row zero)."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             from .module import _no_grad
@@ -365,13 +405,16 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None):
+        """An Embedding whose weight is the 2-d embeddings (no gradient when freeze)."""
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx=padding_idx, _weight=embeddings, _freeze=freeze)
 
     def forward(self, input):
+        """The Embedding layer applied to input, as torch.nn.Embedding."""
         return F.embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
@@ -412,15 +455,18 @@ class _ModuleSequence(Module):
         self._reset(mods)
 
     def append(self, module):
+        """Add module at the end; returns self."""
         self.add_module(str(len(self._modules)), module)
         return self
 
     def extend(self, modules):
+        """Add each of modules at the end; returns self."""
         for m in modules:
             self.append(m)
         return self
 
     def insert(self, index, module):
+        """Insert module before index (the later ones renumbered); returns self."""
         mods = list(self._modules.values())
         mods.insert(index, module)
         self._reset(mods)
@@ -456,6 +502,7 @@ class Sequential(_ModuleSequence):
             self._forget_chain()
 
     def add_module(self, name, module):
+        """Add module as the submodule name (as Module.add_module)."""
         super().add_module(name, module)
         self._forget_chain()
 
@@ -493,6 +540,7 @@ class Sequential(_ModuleSequence):
         return steps
 
     def forward(self, input):
+        """input through each module in order."""
         for m, relu in self._plan():
             if relu is None:
                 input = m(input)
@@ -518,6 +566,7 @@ class ModuleList(_ModuleSequence):
         return ModuleList(list(self) + list(other))
 
     def forward(self, *args):
+        """A ModuleList has no forward (NotImplementedError): iterate over it in your module's forward."""
         raise NotImplementedError("ModuleList has no forward(): iterate over it in your module's forward")
 
 
@@ -547,15 +596,19 @@ class ModuleDict(Module):
         return key in self._modules
 
     def keys(self):
+        """The names of the modules."""
         return self._modules.keys()
 
     def values(self):
+        """The modules."""
         return self._modules.values()
 
     def items(self):
+        """(name, module) pairs."""
         return self._modules.items()
 
     def update(self, modules):
+        """Add the (name, module) pairs of a mapping or an iterable of pairs."""
         items = modules.items() if hasattr(modules, "items") else modules
         for k, m in items:
             self.add_module(k, m)

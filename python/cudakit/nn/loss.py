@@ -34,6 +34,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.__dict__["_checked"] = False
 
     def forward(self, input, target):
+        """The loss of input against target, reduced as the constructor's reduction says."""
         # the first call's checks read the device: not while a graph is
         # being captured (a replay could not repeat them); the first call
         # outside a capture makes them
@@ -44,6 +45,7 @@ class CrossEntropyLoss(_WeightedLoss):
         return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
 
     def extra_repr(self):
+        """The settings that the module's repr shows."""
         return f"label_smoothing={self.label_smoothing}" if self.label_smoothing else ""
 
 
@@ -53,6 +55,7 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
+        """The loss of input against target, reduced as the constructor's reduction says."""
         return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
 
 
@@ -61,6 +64,7 @@ class MSELoss(_Loss):
         super().__init__(reduction)
 
     def forward(self, input, target):
+        """The loss of input against target, reduced as the constructor's reduction says."""
         return F.mse_loss(input, target, self.reduction)
 
 
@@ -69,6 +73,7 @@ class L1Loss(_Loss):
         super().__init__(reduction)
 
     def forward(self, input, target):
+        """The loss of input against target, reduced as the constructor's reduction says."""
         return F.l1_loss(input, target, self.reduction)
 
 
@@ -79,6 +84,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
+        """The loss of input against target, reduced as the constructor's reduction says."""
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
 
 
@@ -87,4 +93,5 @@ class BCELoss(_WeightedLoss):
         super().__init__(weight, reduction)
 
     def forward(self, input, target):
+        """The loss of input against target, reduced as the constructor's reduction says."""
         return F.binary_cross_entropy(input, target, self.weight, self.reduction)

@@ -39,6 +39,7 @@ class Module:
         d["_modules"] = {}
 
     def forward(self, *args, **kwargs):
+        """The module's computation, called by module(*args, **kwargs); a subclass defines it."""
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
@@ -92,6 +93,7 @@ class Module:
         object.__delattr__(self, name)
 
     def register_parameter(self, name, param):
+        """Add param (a Parameter, or None) as the parameter name."""
         if "." in name or not name:
             raise KeyError(f"parameter name can't contain \".\" or be empty, got {name!r}")
         if param is not None and not isinstance(param, Parameter):
@@ -101,6 +103,9 @@ class Module:
         object.__setattr__(self, name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
+        """Add tensor (an array, or None) as the buffer name; a buffer that is not persistent stays out
+        of state_dict.
+        """
         if "." in name or not name:
             raise KeyError(f"buffer name can't contain \".\" or be empty, got {name!r}")
         if tensor is not None and not isinstance(tensor, _ndarray):
@@ -117,6 +122,7 @@ class Module:
         object.__setattr__(self, name, tensor)
 
     def add_module(self, name, module):
+        """Add module (or None) as the submodule name."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         if "." in name or not name:
@@ -127,6 +133,7 @@ class Module:
     register_module = add_module
 
     def get_submodule(self, target):
+        """The submodule of a dotted name ("0.fc"; "" is the module itself)."""
         m = self
         if target:
             for part in target.split("."):
@@ -136,6 +143,7 @@ class Module:
         return m
 
     def get_parameter(self, target):
+        """The parameter of a dotted name ("0.fc.weight")."""
         mod, _, name = target.rpartition(".")
         m = self.get_submodule(mod)
         if name not in m._parameters:
@@ -145,6 +153,9 @@ class Module:
     # ------------------------------------------------------------ walking
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(dotted name, module) of this module and every submodule, each once unless not
+        remove_duplicate.
+        """
         if memo is None:
             memo = set()
         if remove_duplicate:
@@ -158,10 +169,12 @@ class Module:
             yield from m.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     def modules(self):
+        """This module and every submodule, each once."""
         for _, m in self.named_modules():
             yield m
 
     def named_children(self):
+        """(name, module) of the direct submodules."""
         seen = set()
         for name, m in self._modules.items():
             if m is not None and id(m) not in seen:
@@ -169,6 +182,7 @@ class Module:
                 yield name, m
 
     def children(self):
+        """The direct submodules."""
         for _, m in self.named_children():
             yield m
 
@@ -183,20 +197,25 @@ class Module:
                 yield mprefix + ("." if mprefix else "") + name, v
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, parameter) of the parameters, with the submodules' when recurse."""
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
+        """The parameters, with the submodules' when recurse (what an optimizer takes)."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, buffer) of the buffers, with the submodules' when recurse."""
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
+        """The buffers, with the submodules' when recurse."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def apply(self, fn):
+        """fn(m) for every submodule m, then for this module; returns the module."""
         for m in self.children():
             m.apply(fn)
         fn(self)
@@ -205,6 +224,9 @@ class Module:
     # ------------------------------------------------------------ modes
 
     def train(self, mode=True):
+        """Set training mode (True) or evaluation mode (False) here and in every submodule; returns the
+        module.
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         for m in self.modules():
@@ -212,14 +234,17 @@ class Module:
         return self
 
     def eval(self):
+        """train(False): evaluation mode (Dropout passes through, BatchNorm uses its running statistics)."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Set requires_grad of every parameter; returns the module."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
+        """Clear every parameter's gradient: None (set_to_none), else zeros in place."""
         for p in self.parameters():
             g = p.grad
             if g is None:
@@ -275,21 +300,27 @@ class Module:
         return self._apply_arrays(move)
 
     def cuda(self, device=None):
+        """to("cuda") (or the GPU device names)."""
         return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
 
     def cpu(self):
+        """to("cpu")."""
         return self.to("cpu")
 
     def type(self, dst_type):
+        """to(dtype=dst_type)."""
         return self.to(dtype=dst_type)
 
     def float(self):
+        """to(dtype=float32) for the floating parameters and buffers."""
         return self.to(dtype=_core.float32)
 
     def double(self):
+        """to(dtype=float64) for the floating parameters and buffers."""
         return self.to(dtype=_core.float64)
 
     def half(self):
+        """to(dtype=float16) for the floating parameters and buffers."""
         return self.to(dtype=_core.float16)
 
     # ------------------------------------------------------------ state
@@ -358,6 +389,7 @@ class Module:
     # ------------------------------------------------------------ printing
 
     def extra_repr(self):
+        """The text inside the module's repr after its name (a subclass defines it; "" here)."""
         return ""
 
     def _get_name(self):

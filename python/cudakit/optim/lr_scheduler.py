@@ -5,6 +5,9 @@ import warnings
 
 
 class LRScheduler:
+    """The base of the schedules: sets each param group's lr from get_lr() at every step(), keeping
+    the groups' starting rates as initial_lr (base_lrs)."""
+
     def __init__(self, optimizer, last_epoch=-1):
         from .optimizer import Optimizer
         if not isinstance(optimizer, Optimizer):
@@ -23,12 +26,15 @@ class LRScheduler:
         self.step()
 
     def get_lr(self):
+        """The learning rates of the optimizer's groups at last_epoch (a subclass defines it)."""
         raise NotImplementedError
 
     def get_last_lr(self):
+        """The learning rates the last step set, one per group."""
         return self._last_lr
 
     def step(self, epoch=None):
+        """Advance one epoch (one batch for OneCycleLR) and set the groups' learning rates."""
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -42,9 +48,11 @@ class LRScheduler:
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
     def state_dict(self):
+        """The scheduler's state (everything but the optimizer)."""
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
+        """Restore a state_dict."""
         self.__dict__.update(state_dict)
 
 
@@ -60,6 +68,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """base_lr * gamma ** (last_epoch // step_size) for each group."""
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
 
 
@@ -72,6 +81,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        """eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2 for each group."""
         t = self.last_epoch
         return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * t / self.T_max)) / 2
                 for b in self.base_lrs]
@@ -153,6 +163,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self):
+        """The one-cycle rates at the step last_epoch: the warm-up to max_lr, then the annealing down."""
         step = self.last_epoch
         if step > self.total_steps:
             raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")

@@ -102,6 +102,9 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group):
+        """Add a group of parameters ({'params': [...], and hyper-parameters that override the
+        defaults}).
+        """
         g = dict(param_group)
         ps = g["params"]
         ps = [ps] if isinstance(ps, _core.ndarray) else list(ps)
@@ -122,6 +125,7 @@ class Optimizer:
         self.param_groups.append(g)
 
     def zero_grad(self, set_to_none=True):
+        """Clear the gradients of the parameters: None (set_to_none), else zeros in place."""
         for g in self.param_groups:
             for p in g["params"]:
                 if set_to_none:
@@ -140,6 +144,9 @@ class Optimizer:
         return _RemovableHandle(hooks, key)
 
     def step(self, closure=None):
+        """One update of every parameter that has a gradient; closure (re-evaluating the loss) is called
+        first with grad mode on, and its loss returned.
+        """
         loss = None
         if closure is not None:
             import cudakit
@@ -187,6 +194,9 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
+        """Restore a state_dict: the groups' hyper-parameters and the per-parameter state (moved to
+        the parameters' devices and dtypes).
+        """
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -418,11 +428,13 @@ class Adam(Optimizer):
             _sub(p, m / denom * step_size.astype(p.dtype), out=p)
 
     def load_state_dict(self, state_dict):
+        """Restore a state_dict (as Optimizer.load_state_dict)."""
         super().load_state_dict(state_dict)
         for g in self.param_groups:
             g.pop("_cache", None)
 
     def state_dict(self):
+        """The optimizer's state, as Optimizer.state_dict."""
         sd = super().state_dict()
         for g in sd["param_groups"]:
             g.pop("_cache", None)
