@@ -60,7 +60,7 @@ test test-c: CK_BUILD_TESTS = ON
 # idle for half their time), their log shown when both are done.
 test: install check-layers
 	@echo "running the C tests (ctest, log in $(PYBUILD)/ctest.log) beside the Python tests"
-	@$(MAKE) --no-print-directory test-c > $(PYBUILD)/ctest.log 2>&1 & c_pid=$$!; \
+	@$(CTEST) > $(PYBUILD)/ctest.log 2>&1 & c_pid=$$!; \
 	$(MAKE) --no-print-directory test-python; py=$$?; \
 	wait $$c_pid; c=$$?; cat $(PYBUILD)/ctest.log; \
 	echo "make test: C tests $$([ $$c = 0 ] && echo passed || echo FAILED), Python tests $$([ $$py = 0 ] && echo passed || echo FAILED)"; \
@@ -78,8 +78,11 @@ test-python:
 # The C tests of install's build tree, as many at once as there are cores
 # (test_codegen's NVRTC batches: the front end, every 16th batch on to PTX;
 # CK_TEST_NVRTC=ptx compiles every batch to PTX, tests/c/ck_nvrtc_batch.h).
+# (test runs $(CTEST) itself, not `make test-c`: test-c's install would
+# reinstall the package under the Python tests while they import it)
+CTEST = $(VENV)/bin/ctest --test-dir $(PYBUILD) --output-on-failure -j $(TEST_JOBS)
 test-c: install
-	$(VENV)/bin/ctest --test-dir $(PYBUILD) --output-on-failure -j $(TEST_JOBS)
+	$(CTEST)
 
 # The array API standard's own test suite (a snapshot in ../shared/array-api-tests,
 # HOW-TO-RUN.md there), copied first (CI's shared/ is read-only), with a bounded
