@@ -97,7 +97,7 @@ define run_array_api_tests
 $(1) -c "import hypothesis, ndindex, pytest_jsonreport" || { echo "the array API suite needs hypothesis>=6.151, ndindex and pytest-json-report (pip install them, or carry their wheels to a machine without a network)"; exit 1; } && \
 	rm -rf build/aat && mkdir -p build && cp -r $(AAT_SRC) build/aat && chmod -R u+w build/aat && cd build/aat && \
 	CUDAKIT_DEVICE=$(2) ARRAY_API_TESTS_MODULE=cudakit $(1) -m pytest array_api_tests -q -p no:cacheprovider \
-	--rootdir=. --max-examples $(AAT_EXAMPLES) --disable-deadline --xfails-file=$(abspath tools/array_api_xfails.txt) -rxX
+	--rootdir=. --max-examples $(AAT_EXAMPLES) --disable-deadline --xfails-file=$(abspath tools/array_api_xfails.txt) -rfxX
 endef
 # The suite is not part of this repository: where no copy is found (a
 # checkout without the shared folder beside it) the target says so and passes.

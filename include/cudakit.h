@@ -105,6 +105,20 @@ ck_dtype ck_dtype_promote_many(int n, const ck_dtype *types);
 /* casting == "safe": every value of a is a value of b. */
 int ck_dtype_can_cast_safe(ck_dtype from, ck_dtype to);
 int ck_dtype_can_cast_same_kind(ck_dtype from, ck_dtype to);
+/* NumPy's casting rules, weakest last ('no' and 'equiv' are one here:
+ * cudakit's dtypes are all native byte order). */
+typedef enum {
+    CK_CASTING_NO,
+    CK_CASTING_EQUIV,
+    CK_CASTING_SAFE,
+    CK_CASTING_SAME_KIND,
+    CK_CASTING_UNSAFE,
+} ck_casting;
+int ck_dtype_can_cast(ck_dtype from, ck_dtype to, ck_casting casting);
+/* "no", "equiv", "safe", "same_kind", "unsafe"; ck_casting_from_name
+ * gives -1 for any other name. */
+const char *ck_casting_name(ck_casting casting);
+int ck_casting_from_name(const char *name);
 /* The real dtype of a complex one (itself otherwise). */
 ck_dtype ck_dtype_real(ck_dtype t);
 ck_dtype ck_dtype_complex_of(ck_dtype real);
@@ -262,9 +276,15 @@ typedef struct ck_operand {
 
 ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *loop_in, ck_dtype *loop_out);
 /* The loop of op when the output dtype is fixed (dtype=): NumPy's rules,
- * casting='same_kind'; TypeError when there is none. */
-ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype, ck_dtype *loop_in,
-                                 ck_dtype *loop_out);
+ * each input cast under casting; TypeError when there is none. */
+ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype, ck_casting casting,
+                                 ck_dtype *loop_in, ck_dtype *loop_out);
+/* The loop of op that a signature= names: sig[k] the type of input k or
+ * of the output (k == nin), CK_DTYPE_INVALID where it is left free (the
+ * free inputs must cast safely); NumPy's "No loop matching the specified
+ * signature" TypeError when none fits. */
+ck_status ck_ufunc_resolve_signature(ck_op op, int nin, const ck_operand *in, const ck_dtype *sig,
+                                     ck_dtype *loop_in, ck_dtype *loop_out);
 /* NEP 50 promotion of operands (weak Python scalars yield to arrays). */
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
 /* CK_ERR_OVERFLOW when a Python int s does not fit integer dtype t, as
@@ -272,6 +292,16 @@ ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
 ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t);
 ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given,
                          ck_dtype out_dtype /* CK_DTYPE_INVALID: resolved */);
+/* A ufunc call's keywords beyond out=: dtype=, signature= (sig, nin + 1
+ * types, CK_DTYPE_INVALID where free; all free: none given) and casting=. */
+typedef struct {
+    ck_dtype out_dtype;               /* dtype=; CK_DTYPE_INVALID: resolved */
+    ck_dtype sig[CK_UFUNC_MAXIN + 1];
+    ck_casting casting;               /* CK_CASTING_SAME_KIND unless asked */
+} ck_ufunc_opts;
+void ck_ufunc_opts_init(ck_ufunc_opts *o);
+ck_status ck_ufunc_apply_opts(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given,
+                              const ck_ufunc_opts *opts);
 ck_status ck_ufunc_call2(ck_op op, const ck_array *a, const ck_array *b, ck_array *out);
 
 /* Creation. */

@@ -59,8 +59,9 @@ EXPECTED = {
     ck.pad: "(array, pad_width, mode='constant', **kwargs)",
     ck.from_dlpack: "(x, /, *, device=None, copy=None)",
     ck.get_num_threads: "()",
-    ck.exp: "(x, /, out=None, *, where=True, casting='same_kind', dtype=None)",
-    ck.add: "(x1, x2, /, out=None, *, where=True, casting='same_kind', dtype=None)",
+    ck.exp: "(x, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None, subok=True, signature=None)",
+    ck.add: "(x1, x2, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None, subok=True, "
+             "signature=None)",
     ck.float32: "(value=0)",
     ck.Device: "(type, index=None)",
     ck.ndarray: "(shape, dtype=None, device=None)",
@@ -106,8 +107,10 @@ def test_ufunc_keywords_of_the_signature_are_taken():
     r = ck.add(x, x, out, dtype="float64")
     assert r is out
     np.testing.assert_array_equal(ck.asnumpy(out), [2.0, 4.0, 6.0])
+    r = ck.exp(x, casting="same_kind", order="K", dtype=None, subok=True, signature=None)
+    np.testing.assert_allclose(ck.asnumpy(r), np.exp([1.0, 2.0, 3.0]))
     with pytest.raises(TypeError):
-        ck.exp(x, order="K")   # NumPy's keyword that cudakit does not take, and its signature does not name
+        ck.exp(x, extobj=None)   # a keyword neither NumPy 2 nor the signature names
 
 
 # Functions that cudakit implements with NumPy's name: the parameters they
@@ -293,7 +296,8 @@ def test_keyword_names_are_taken():
     (ck.sum, "sum(a, axis=None, dtype=None, out=None, keepdims=False"),
     (ck.zeros, "zeros(shape, dtype=None, order=None, *, device=None"),
     (ck.ndarray.sum, "sum(self, /, axis=None"),
-    (ck.exp, "exp(x, /, out=None, *, where=True, casting='same_kind', dtype=None)"),
+    (ck.exp, "exp(x, /, out=None, *, where=True, casting='same_kind', order='K', dtype=None, subok=True, "
+             "signature=None)"),
     (ck.add, "add(x1, x2, /, out=None"),
     (ck.where, "where(condition, x=<object"),
     (ck.linalg.norm, "norm(x, ord=None, axis=None, keepdims=False"),

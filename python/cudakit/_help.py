@@ -100,8 +100,7 @@ def _input_names(nin):
 def ufunc_signature(ufunc):
     """The inspect.Signature of a ufunc's call: its nin inputs positional-only,
     out positional or keyword, then the keywords the call takes (NumPy's names
-    and order: where, casting, dtype; NumPy's order, subok and signature are
-    not taken)."""
+    and order: where, casting, order, dtype, subok, signature)."""
     key = (ufunc.nin, ufunc.nout)
     sig = _signatures.get(key)
     if sig is None:
@@ -112,7 +111,10 @@ def ufunc_signature(ufunc):
                                 default=None if ufunc.nout == 1 else (None,) * ufunc.nout))
         params += [Parameter("where", Parameter.KEYWORD_ONLY, default=True),
                    Parameter("casting", Parameter.KEYWORD_ONLY, default="same_kind"),
-                   Parameter("dtype", Parameter.KEYWORD_ONLY, default=None)]
+                   Parameter("order", Parameter.KEYWORD_ONLY, default="K"),
+                   Parameter("dtype", Parameter.KEYWORD_ONLY, default=None),
+                   Parameter("subok", Parameter.KEYWORD_ONLY, default=True),
+                   Parameter("signature", Parameter.KEYWORD_ONLY, default=None)]
         sig = _signatures[key] = Signature(params)
     return sig
 
@@ -126,7 +128,11 @@ def ufunc_doc(ufunc):
             f"A cudakit ufunc: element-wise over arrays of any device, with broadcasting and NumPy 2's type rules, "
             f"as numpy.{name}.  {ins}: array-likes (Python scalars are weak, NEP 50); out: an array for the result "
             f"(positional too, or a 1-tuple); where: a boolean mask of the elements to compute (the others keep "
-            f"out's values); casting: only 'same_kind' is implemented; dtype: the dtype of the loop and result.  "
+            f"out's values); casting: 'no', 'equiv', 'safe', 'same_kind' or 'unsafe', for the inputs' casts to the "
+            f"loop and the loop's to out; order: the result's layout ('K' and 'C' give C order, 'F' Fortran order, "
+            f"'A' Fortran order when every input is); dtype: the dtype of the loop and result; subok: accepted "
+            f"(cudakit has no subclasses); signature: the loop's types, as 'dd->d' or a tuple with None where "
+            f"free.  "
             f"Methods: reduce, accumulate, outer, at, reduceat (for ufuncs of two inputs).")
 
 

@@ -2362,6 +2362,11 @@ def _ufunc_where(ufunc, *args, out=None, where=True, **kw):
     if isinstance(out, tuple):
         out = out[0]
     r = ufunc(*args, **kw)
+    casting = kw.get("casting", "same_kind")
+    if out is not None and not _core.can_cast(r.dtype, out.dtype, casting):
+        from ._exceptions import _UFuncOutputCastingError
+        raise _UFuncOutputCastingError(f"Cannot cast ufunc '{ufunc.__name__}' output from dtype('{r.dtype}') to "
+                                       f"dtype('{out.dtype}') with casting rule '{casting}'")
     w = _as(where, r.device).astype("bool")
     if out is None:
         shp = _core.broadcast_shapes(r.shape, w.shape)

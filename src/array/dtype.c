@@ -225,6 +225,32 @@ int ck_dtype_can_cast_same_kind(ck_dtype from, ck_dtype to)
     return kf <= kt;
 }
 
+static const char *const casting_names_[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
+
+int ck_dtype_can_cast(ck_dtype from, ck_dtype to, ck_casting casting)
+{
+    switch (casting) {
+    case CK_CASTING_NO:
+    case CK_CASTING_EQUIV: return from == to;
+    case CK_CASTING_SAFE: return ck_dtype_can_cast_safe(from, to);
+    case CK_CASTING_SAME_KIND: return ck_dtype_can_cast_same_kind(from, to);
+    case CK_CASTING_UNSAFE: return 1;
+    }
+    return 0;
+}
+
+const char *ck_casting_name(ck_casting casting)
+{
+    return (unsigned)casting <= CK_CASTING_UNSAFE ? casting_names_[casting] : "?";
+}
+
+int ck_casting_from_name(const char *name)
+{
+    for (int c = 0; c <= CK_CASTING_UNSAFE; c++)
+        if (!strcmp(name, casting_names_[c])) return c;
+    return -1;
+}
+
 /* ------------------------------------------------------------- scalars */
 
 void ck_scalar_store(const ck_scalar *s, ck_dtype t, void *dst)

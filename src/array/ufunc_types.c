@@ -142,29 +142,37 @@ ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *lo
     return CK_OK;
 }
 
+/* The loop dtype c's output for op. */
+static ck_dtype loop_out_of(const ck_op_info *info, ck_dtype c)
+{
+    return (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real(c) : c;
+}
+
+static ck_dtype operand_dtype(const ck_operand *o) { return o->array ? o->array->dtype : o->scalar.dtype; }
+
 /* dtype=: NumPy fixes the output dtype and takes the loop with that
- * output; every input must cast to it under casting='same_kind' (a weak
- * Python scalar by its kind: an int joins any integer loop, a float no
- * integer loop).  No such loop is a TypeError, as in NumPy. */
-ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype, ck_dtype *loop_in,
-                                 ck_dtype *loop_out)
+ * output; every input must cast to it under casting (a weak Python scalar
+ * by its kind, short of 'unsafe': an int joins any integer loop, a float
+ * no integer loop).  No such loop is a TypeError, as in NumPy. */
+ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dtype out_dtype, ck_casting casting,
+                                 ck_dtype *loop_in, ck_dtype *loop_out)
 {
     const ck_op_info *info = &ck_op_table[op];
     int first = (info->rule & CK_R_WHERE) ? 1 : 0;
     int found = -1, bad_k = -1;   /* the first loop of that output, its first input that does not cast */
     for (int c = 0; c < CK_NTYPES; c++) {
         if (!(info->types & (1u << c))) continue;
-        ck_dtype o = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL
-                   : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)c) : (ck_dtype)c;
+        ck_dtype o = loop_out_of(info, (ck_dtype)c);
         if (o != out_dtype) continue;
         int ok = 1, k;
         for (k = first; k < nin && ok; k++) {
-            if (!in[k].array && in[k].weak) ok = category((ck_dtype)c) >= category(in[k].scalar.dtype);
-            else if ((info->rule & CK_R_OUT_REAL) && ck_dtype_is_complex((ck_dtype)c))
+            if (!in[k].array && in[k].weak)
+                ok = casting == CK_CASTING_UNSAFE || category((ck_dtype)c) >= category(in[k].scalar.dtype);
+            else if ((info->rule & CK_R_OUT_REAL) && ck_dtype_is_complex((ck_dtype)c) && casting == CK_CASTING_SAME_KIND)
                 /* abs(complex128, dtype=float32) is refused by NumPy: only
                  * a safe cast reaches the complex loops here */
-                ok = ck_dtype_can_cast_safe(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
-            else ok = ck_dtype_can_cast_same_kind(in[k].array ? in[k].array->dtype : in[k].scalar.dtype, (ck_dtype)c);
+                ok = ck_dtype_can_cast_safe(operand_dtype(&in[k]), (ck_dtype)c);
+            else ok = ck_dtype_can_cast(operand_dtype(&in[k]), (ck_dtype)c, casting);
         }
         if (!ok) {
             if (found < 0) { found = c; bad_k = k - 1; }
@@ -178,12 +186,41 @@ ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dty
     if (found < 0)
         return ck_error_set(CK_ERR_NO_LOOP, "ufunc '%s' did not contain a loop with signature matching types "
                             "(dtype=%s)", info->name, ck_dtype_get_info(out_dtype)->name);
-    const ck_operand *b = &in[bad_k];
     char num[16] = "";
     if (nin > 1) snprintf(num, sizeof num, "%d ", bad_k);
     return ck_error_set(CK_ERR_CAST_INPUT, "Cannot cast ufunc '%s' input %sfrom dtype('%s') to dtype('%s') "
-                        "with casting rule 'same_kind'", info->name, num,
-                        ck_dtype_get_info(b->array ? b->array->dtype : b->scalar.dtype)->name,
-                        ck_dtype_get_info((ck_dtype)found)->name);
+                        "with casting rule '%s'", info->name, num, ck_dtype_get_info(operand_dtype(&in[bad_k]))->name,
+                        ck_dtype_get_info((ck_dtype)found)->name, ck_casting_name(casting));
+}
+
+/* signature=: the loop whose types are the ones named; an input left free
+ * must cast to it safely (NumPy's search), a weak Python scalar by its
+ * kind.  Whether the named inputs cast is the caller's check, under the
+ * call's casting. */
+ck_status ck_ufunc_resolve_signature(ck_op op, int nin, const ck_operand *in, const ck_dtype *sig,
+                                     ck_dtype *loop_in, ck_dtype *loop_out)
+{
+    const ck_op_info *info = &ck_op_table[op];
+    int first = (info->rule & CK_R_WHERE) ? 1 : 0;
+    for (int c = 0; c < CK_NTYPES; c++) {
+        if (!(info->types & (1u << c))) continue;
+        ck_dtype o = loop_out_of(info, (ck_dtype)c);
+        if (sig[nin] != CK_DTYPE_INVALID && sig[nin] != o) continue;
+        int ok = 1;
+        for (int k = 0; k < nin && ok; k++) {
+            ck_dtype want = k < first ? CK_BOOL : (ck_dtype)c;
+            if (sig[k] != CK_DTYPE_INVALID) ok = sig[k] == want;
+            else if (k < first) ok = 1;
+            else if (!in[k].array && in[k].weak) ok = category((ck_dtype)c) >= category(in[k].scalar.dtype);
+            else ok = ck_dtype_can_cast_safe(operand_dtype(&in[k]), (ck_dtype)c);
+        }
+        if (!ok) continue;
+        for (int j = 0; j < nin; j++) loop_in[j] = (ck_dtype)c;
+        if (first) loop_in[0] = CK_BOOL;
+        *loop_out = o;
+        return CK_OK;
+    }
+    return ck_error_set(CK_ERR_NO_LOOP, "No loop matching the specified signature and casting was found for "
+                        "ufunc %s", info->name);
 }
 

@@ -5,6 +5,7 @@
  */
 #include "ops_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,31 +93,67 @@ static ck_status check_python_ints(ck_op op, int nin, const ck_operand *in, int 
     return CK_OK;
 }
 
-/* resolve: the loop's dtypes for the operands (dtype= fixes its output). */
-static ck_status ew_resolve(ck_op op, int nin, ck_operand *in, ck_dtype out_dtype, ew_plan *p)
+/* resolve: the loop's dtypes for the operands (dtype= fixes its output,
+ * signature= the types it names), and every typed input's cast to its
+ * loop type under casting=. */
+static ck_status ew_resolve(ck_op op, int nin, ck_operand *in, const ck_ufunc_opts *o, ew_plan *p)
 {
     int logical = (ck_op_table[op].flags & CK_OPF_LOGICAL) != 0;
     int comparison = (ck_op_table[op].flags & CK_OPF_COMPARE) != 0;
     if (logical) weak_scalars_to_truth(nin, in);
-    ck_status s = ck_ufunc_resolve(op, nin, in, p->loop_in, &p->loop_out);
-    if (out_dtype != CK_DTYPE_INVALID && (s != CK_OK || out_dtype != p->loop_out)) {
-        ck_error_clear();
-        s = ck_ufunc_resolve_dtype(op, nin, in, out_dtype, p->loop_in, &p->loop_out);
+    ck_dtype out_dtype = o->out_dtype;
+    int sig_inputs = 0;
+    for (int k = 0; k < nin; k++) sig_inputs |= o->sig[k] != CK_DTYPE_INVALID;
+    if (o->sig[nin] != CK_DTYPE_INVALID && !sig_inputs) out_dtype = o->sig[nin];   /* (None, .., X) is dtype=X */
+    ck_status s;
+    if (sig_inputs) {
+        s = ck_ufunc_resolve_signature(op, nin, in, o->sig, p->loop_in, &p->loop_out);
+    } else {
+        s = ck_ufunc_resolve(op, nin, in, p->loop_in, &p->loop_out);
+        if (out_dtype != CK_DTYPE_INVALID && (s != CK_OK || out_dtype != p->loop_out)) {
+            ck_error_clear();
+            s = ck_ufunc_resolve_dtype(op, nin, in, out_dtype, o->casting, p->loop_in, &p->loop_out);
+        }
     }
     if (s != CK_OK) return s;
+    /* the loops resolved without a signature take their inputs safely:
+     * only a stricter rule, or the types a signature names, can refuse */
+    if (sig_inputs ? o->casting != CK_CASTING_UNSAFE : o->casting < CK_CASTING_SAFE) {
+        for (int k = 0; k < nin; k++) {
+            ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
+            if (!in[k].array && in[k].weak && t != CK_BOOL) {   /* NumPy types a Python bool as bool here */
+                /* NumPy's 'equiv' (not 'no') refuses a Python number whose
+                 * own dtype (int64, float64, complex128) is not the loop's */
+                ck_kind kd = ck_dtype_get_info(t)->kind;
+                ck_dtype own = kd == CK_KIND_FLOAT ? CK_FLOAT64 : kd == CK_KIND_COMPLEX ? CK_COMPLEX128 : CK_INT64;
+                if (o->casting == CK_CASTING_EQUIV && own != p->loop_in[k])
+                    return ck_error_set(CK_ERR_TYPE, "cannot cast Python %s to %s under the casting rule 'equiv'",
+                                        kd == CK_KIND_FLOAT ? "float" : kd == CK_KIND_COMPLEX ? "complex" : "int",
+                                        ck_dtype_get_info(p->loop_in[k])->name);
+                continue;
+            }
+            if (ck_dtype_can_cast(t, p->loop_in[k], o->casting)) continue;
+            char num[16] = "";
+            if (nin > 1) snprintf(num, sizeof num, "%d ", k);
+            return ck_error_set(CK_ERR_CAST_INPUT, "Cannot cast ufunc '%s' input %sfrom dtype('%s') to dtype('%s') "
+                                "with casting rule '%s'", ck_op_table[op].name, num, ck_dtype_get_info(t)->name,
+                                ck_dtype_get_info(p->loop_in[k])->name, ck_casting_name(o->casting));
+        }
+    }
     return check_python_ints(op, nin, in, comparison, p);
 }
 
 /* output: the device (the arrays' and out's, all one), the broadcast
  * shape, and the array the loop writes: a new one, out itself, or a
  * temporary of the loop's dtype that is cast into out afterwards. */
-static ck_status ew_output(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given, ew_plan *p)
+static ck_status ew_output(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given, ck_casting casting,
+                           ew_plan *p)
 {
     /* NumPy checks the cast to out= before the shapes */
-    if (out_given && out->dtype != p->loop_out && !ck_dtype_can_cast_same_kind(p->loop_out, out->dtype))
+    if (out_given && out->dtype != p->loop_out && !ck_dtype_can_cast(p->loop_out, out->dtype, casting))
         return ck_error_set(CK_ERR_CAST_OUTPUT, "Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
-                            "with casting rule 'same_kind'", ck_op_table[op].name,
-                            ck_dtype_get_info(p->loop_out)->name, ck_dtype_get_info(out->dtype)->name);
+                            "with casting rule '%s'", ck_op_table[op].name, ck_dtype_get_info(p->loop_out)->name,
+                            ck_dtype_get_info(out->dtype)->name, ck_casting_name(casting));
     int have_dev = 0;
     ck_device dev = ck_device_cpu();
     int ndims[CK_ITER_MAXOPS];
@@ -241,8 +278,24 @@ static ck_status ew_run(ck_op op, int nin, const ck_operand *in, ck_array *out, 
     return s;
 }
 
+void ck_ufunc_opts_init(ck_ufunc_opts *o)
+{
+    o->out_dtype = CK_DTYPE_INVALID;
+    for (int k = 0; k <= CK_UFUNC_MAXIN; k++) o->sig[k] = CK_DTYPE_INVALID;
+    o->casting = CK_CASTING_SAME_KIND;
+}
+
 ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given,
                          ck_dtype out_dtype)
+{
+    ck_ufunc_opts o;
+    ck_ufunc_opts_init(&o);
+    o.out_dtype = out_dtype;
+    return ck_ufunc_apply_opts(op, nin, in, out, out_given, &o);
+}
+
+ck_status ck_ufunc_apply_opts(ck_op op, int nin, const ck_operand *in, ck_array *out, int out_given,
+                              const ck_ufunc_opts *opts)
 {
     const ck_op_info *info = &ck_op_table[op];
     if (nin != info->nin)
@@ -252,8 +305,8 @@ ck_status ck_ufunc_apply(ck_op op, int nin, const ck_operand *in, ck_array *out,
     ck_operand inl[CK_ITER_MAXOPS];
     memcpy(inl, in, (size_t)nin * sizeof *in);
     ew_plan p;
-    ck_status s = ew_resolve(op, nin, inl, out_dtype, &p);
-    if (s == CK_OK) s = ew_output(op, nin, inl, out, out_given, &p);
+    ck_status s = ew_resolve(op, nin, inl, opts, &p);
+    if (s == CK_OK) s = ew_output(op, nin, inl, out, out_given, opts->casting, &p);
     if (s != CK_OK) return s;
     return ew_run(op, nin, inl, out, out_given, &p);
 }

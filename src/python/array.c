@@ -388,14 +388,11 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw)
     if (cp < 0) return NULL;
     const ck_array *a = CK_ARR(self);
     if (casting && casting != Py_None) {
-        const char *cs = PyUnicode_AsUTF8(casting);
-        if (!cs) return NULL;
-        int ok = !strcmp(cs, "unsafe") ? 1 : !strcmp(cs, "same_kind") ? ck_dtype_can_cast_same_kind(a->dtype, t)
-               : !strcmp(cs, "safe") ? ck_dtype_can_cast_safe(a->dtype, t) : (!strcmp(cs, "no") || !strcmp(cs, "equiv")) ? a->dtype == t : -1;
-        if (ok < 0) { PyErr_SetString(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'"); return NULL; }
-        if (!ok) {
+        ck_casting cc;
+        if (ck_py_casting_from_obj(casting, &cc) < 0) return NULL;
+        if (!ck_dtype_can_cast(a->dtype, t, cc)) {
             PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('%s') according to the rule '%s'",
-                         ck_dtype_get_info(a->dtype)->name, ck_dtype_get_info(t)->name, cs);
+                         ck_dtype_get_info(a->dtype)->name, ck_dtype_get_info(t)->name, ck_casting_name(cc));
             return NULL;
         }
     }

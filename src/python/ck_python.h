@@ -141,6 +141,12 @@ int ck_py_operand(PyObject *obj, ck_operand *op, PyObject **tmp_obj);
 /* dtype-like (ck dtype, numpy dtype or scalar type, Python type, string)
  * -> ck_dtype.  None gives dflt.  -1 with TypeError on failure. */
 int ck_py_dtype_from_obj(PyObject *obj, ck_dtype dflt, ck_dtype *out);
+/* casting=: one of NumPy's five names (ValueError otherwise, TypeError
+ * for a non-str). */
+int ck_py_casting_from_obj(PyObject *obj, ck_casting *out);
+/* order=: 'C', 'F', 'A' or 'K' (either case) into *code; None leaves
+ * *code as it is. */
+int ck_py_order_code(PyObject *obj, char *code);
 /* device-like (None, "cpu", "cuda", "cuda:1", Device, ck.cuda.Device...)
  * -> ck_device.  *has = 0 for None. */
 int ck_py_device_from_obj(PyObject *obj, ck_device *out, int *has);
@@ -226,6 +232,9 @@ PyObject *ck_py_ufunc_new(ck_op op);
 /* Apply op to Python operands (out may be NULL); NotImplemented when an
  * operand is of a foreign type and return_notimpl. */
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl);
+/* ck_py_apply with a call's dtype=, signature= and casting= */
+PyObject *ck_py_apply_opts(ck_op op, int nin, PyObject *const *args, PyObject *out, const ck_ufunc_opts *opts,
+                           int return_notimpl);
 
 /* shape.c: array methods (squeeze, diagonal, trace, repeat) */
 extern PyMethodDef ck_py_shape_methods[];

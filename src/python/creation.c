@@ -571,15 +571,9 @@ static PyObject *f_can_cast(PyObject *m, PyObject *args, PyObject *kw)
     if (CkArray_Check(from)) f = CK_ARR(from)->dtype;
     else if (ck_py_dtype_from_obj(from, CK_FLOAT64, &f) < 0) return NULL;
     if (ck_py_dtype_from_obj(to, CK_FLOAT64, &t) < 0) return NULL;
-    const char *c = casting ? PyUnicode_AsUTF8(casting) : "safe";
-    if (!c) return NULL;
-    int ok;
-    if (!strcmp(c, "safe")) ok = ck_dtype_can_cast_safe(f, t);
-    else if (!strcmp(c, "same_kind")) ok = ck_dtype_can_cast_same_kind(f, t);
-    else if (!strcmp(c, "unsafe")) ok = 1;
-    else if (!strcmp(c, "no") || !strcmp(c, "equiv")) ok = f == t;
-    else { PyErr_SetString(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'"); return NULL; }
-    return PyBool_FromLong(ok);
+    ck_casting cc = CK_CASTING_SAFE;
+    if (casting && ck_py_casting_from_obj(casting, &cc) < 0) return NULL;
+    return PyBool_FromLong(ck_dtype_can_cast(f, t, cc));
 }
 
 static PyObject *f_set_num_threads(PyObject *m, PyObject *arg)

@@ -342,3 +342,39 @@ int ck_py_dtypes_init(PyObject *module)
     Py_DECREF(table);
     return r;
 }
+
+int ck_py_casting_from_obj(PyObject *obj, ck_casting *out)
+{
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "casting must be str, not %.100s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    const char *c = PyUnicode_AsUTF8(obj);
+    if (!c) return -1;
+    int r = ck_casting_from_name(c);
+    if (r < 0) {
+        PyErr_Format(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
+                     "(got %R)", obj);
+        return -1;
+    }
+    *out = (ck_casting)r;
+    return 0;
+}
+
+int ck_py_order_code(PyObject *obj, char *code)
+{
+    if (obj == Py_None) return 0;
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "order must be str, not %.100s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    const char *o = PyUnicode_AsUTF8(obj);
+    if (!o) return -1;
+    char c = o[0] && !o[1] ? (char)(o[0] & ~0x20) : 0;
+    if (c != 'C' && c != 'F' && c != 'A' && c != 'K') {
+        PyErr_Format(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K' (got '%s')", o);
+        return -1;
+    }
+    *code = c;
+    return 0;
+}

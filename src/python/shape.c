@@ -402,14 +402,12 @@ done:
 
 static int cast_ok(ck_dtype from, ck_dtype to, const char *casting, int *ok)
 {
-    if (!strcmp(casting, "unsafe")) *ok = 1;
-    else if (!strcmp(casting, "same_kind")) *ok = ck_dtype_can_cast_same_kind(from, to);
-    else if (!strcmp(casting, "safe")) *ok = ck_dtype_can_cast_safe(from, to);
-    else if (!strcmp(casting, "no") || !strcmp(casting, "equiv")) *ok = from == to;
-    else {
+    int c = ck_casting_from_name(casting);
+    if (c < 0) {
         PyErr_SetString(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'");
         return -1;
     }
+    *ok = ck_dtype_can_cast(from, to, (ck_casting)c);
     return 0;
 }
 

@@ -238,12 +238,21 @@ no_loop:;
     return NULL;
 }
 
-static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype,
+static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, const ck_ufunc_opts *opts,
                              int return_notimpl);
 
 PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype, int return_notimpl)
 {
-    PyObject *result = ufunc_apply(op, nin, args, out, dtype, return_notimpl);
+    ck_ufunc_opts o;
+    ck_ufunc_opts_init(&o);
+    o.out_dtype = dtype;
+    return ck_py_apply_opts(op, nin, args, out, &o, return_notimpl);
+}
+
+PyObject *ck_py_apply_opts(ck_op op, int nin, PyObject *const *args, PyObject *out, const ck_ufunc_opts *opts,
+                           int return_notimpl)
+{
+    PyObject *result = ufunc_apply(op, nin, args, out, opts, return_notimpl);
     /* seterr/errstate asked for NumPy's floating-point warnings: checked
      * on the CPU by python/cudakit/_numpy_extra.py, after the op */
     if (ck_py_fp_checks && result && CkArray_Check(result) &&
@@ -252,7 +261,7 @@ PyObject *ck_py_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, c
     return result;
 }
 
-static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, ck_dtype dtype,
+static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject *out, const ck_ufunc_opts *opts,
                              int return_notimpl)
 {
     ck_operand ops[CK_UFUNC_MAXIN];
@@ -349,10 +358,10 @@ static PyObject *ufunc_apply(ck_op op, int nin, PyObject *const *args, PyObject 
     }
     if (size >= CK_PY_NOGIL_MIN) {
         Py_BEGIN_ALLOW_THREADS
-        s = ck_ufunc_apply(op, nin, ops, dst, out != NULL, dtype);
+        s = ck_ufunc_apply_opts(op, nin, ops, dst, out != NULL, opts);
         Py_END_ALLOW_THREADS
     } else {
-        s = ck_ufunc_apply(op, nin, ops, dst, out != NULL, dtype);
+        s = ck_ufunc_apply_opts(op, nin, ops, dst, out != NULL, opts);
     }
     if (s != CK_OK) { ck_py_raise(s); goto done; }
     if (rebase && ck_py_ag_ufunc_rebase(op, nin, args, ops, out) < 0) goto done;
@@ -366,12 +375,89 @@ done:
     return result;
 }
 
+/* signature=: a tuple of nin + 1 dtypes or None, or a type string
+ * ("dd->d"); sig[k] is left CK_DTYPE_INVALID where it is None.  Returns
+ * 1 when something is fixed, 0 when all is None, -1 with an error set. */
+static int parse_signature(const ck_op_info *info, PyObject *v, ck_dtype *sig)
+{
+    int nin = info->nin, any = 0;
+    if (PyUnicode_Check(v)) {
+        const char *t = PyUnicode_AsUTF8(v);
+        if (!t) return -1;
+        size_t n = strlen(t);
+        if (n == 1) {   /* NumPy's words */
+            PyErr_SetString(PyExc_TypeError, "Use `dtype` or  fill the tuple with more than one 'None'.");
+            return -1;
+        }
+        if (n != (size_t)nin + 3 || t[nin] != '-' || t[nin + 1] != '>') {
+            PyErr_Format(PyExc_ValueError, "a type-string for %s, %d typecode(s) before and 1 after the -> sign",
+                         info->name, nin);
+            return -1;
+        }
+        for (int k = 0; k <= nin; k++) {
+            char c = t[k < nin ? k : nin + 2];
+            PyObject *code = PyUnicode_FromStringAndSize(&c, 1);
+            if (!code) return -1;
+            int r = ck_py_dtype_from_obj(code, CK_DTYPE_INVALID, &sig[k]);
+            Py_DECREF(code);
+            if (r < 0) return -1;
+        }
+        return 1;
+    }
+    if (!PyTuple_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "the signature object to ufunc must be a string or a tuple.");
+        return -1;
+    }
+    if (PyTuple_GET_SIZE(v) != nin + 1) {
+        PyErr_Format(PyExc_ValueError, "a type-tuple must be specified of length %d for ufunc '%s'", nin + 1,
+                     info->name);
+        return -1;
+    }
+    for (int k = 0; k <= nin; k++) {
+        PyObject *e = PyTuple_GET_ITEM(v, k);
+        if (e == Py_None) continue;
+        if (ck_py_dtype_from_obj(e, CK_DTYPE_INVALID, &sig[k]) < 0) return -1;
+        any = 1;
+    }
+    return any;
+}
+
+/* order='F' (or 'A' with every array input Fortran-ordered): the result
+ * copied to that layout, as NumPy lays it out.  'K' and 'C' give C order
+ * (NumPy's 'K' keeps the inputs' layout: the values are the same). */
+static PyObject *apply_ufunc_order(PyObject *r, char order, int nin, PyObject *const *args)
+{
+    if (!r || !CkArray_Check(r) || (order != 'F' && order != 'A')) return r;
+    const ck_array *a = CK_ARR(r);
+    if (a->ndim < 2 || (a->flags & CK_ARRAY_F_CONTIGUOUS)) return r;
+    if (order == 'A') {
+        int arrays = 0;
+        for (int k = 0; k < nin; k++) {
+            if (!CkArray_Check(args[k])) continue;
+            int f = CK_ARR(args[k])->flags;
+            if (!(f & CK_ARRAY_F_CONTIGUOUS) || (f & CK_ARRAY_C_CONTIGUOUS)) return r;
+            arrays++;
+        }
+        if (!arrays) return r;
+    }
+    ck_array c;
+    ck_status s = ck_array_astype(&c, a, a->dtype, 1);
+    if (s != CK_OK) { Py_DECREF(r); return ck_py_raise(s); }
+    PyObject *f = ck_py_wrap(&c, NULL);
+    if (CK_AG_GATE() && f) f = ck_py_ag_copy("copy", r, f);
+    Py_DECREF(r);
+    return f;
+}
+
 static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     ck_op op = ((CkUFuncObject *)self)->op;
     const ck_op_info *info = &ck_op_table[op];
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *out = NULL, *dtype_obj = NULL;
+    PyObject *out = NULL, *dtype_obj = NULL, *sig_obj = NULL;
+    ck_ufunc_opts opts;
+    ck_ufunc_opts_init(&opts);
+    char order = 'K';
     if (nargs == info->nin + 1) {
         out = args[info->nin];   /* positional out, as NumPy allows */
         if (out == Py_None) out = NULL;
@@ -395,17 +481,17 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
                 }
                 out = v == Py_None ? NULL : v;
             } else if (!strcmp(k, "dtype")) {
-                dtype_obj = v;
+                dtype_obj = v == Py_None ? NULL : v;
+            } else if (!strcmp(k, "signature")) {
+                sig_obj = v == Py_None ? NULL : v;
             } else if (!strcmp(k, "casting")) {
-                const char *c = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-                if (!c || (strcmp(c, "no") && strcmp(c, "equiv") && strcmp(c, "safe") && strcmp(c, "same_kind") &&
-                           strcmp(c, "unsafe"))) {
-                    PyErr_Format(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
-                                 "'unsafe' (got %R)", v);
-                    return NULL;
-                }
-                if (strcmp(c, "same_kind")) {
-                    PyErr_SetString(PyExc_NotImplementedError, "only casting='same_kind' is implemented for ufuncs");
+                if (ck_py_casting_from_obj(v, &opts.casting) < 0) return NULL;
+            } else if (!strcmp(k, "order")) {
+                if (ck_py_order_code(v, &order) < 0) return NULL;
+            } else if (!strcmp(k, "subok")) {
+                /* cudakit has no array subclasses: the result is a cudakit array either way */
+                if (!PyBool_Check(v)) {
+                    PyErr_SetString(PyExc_TypeError, "'subok' must be a boolean");
                     return NULL;
                 }
             } else if (!strcmp(k, "where")) {
@@ -416,9 +502,14 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
             }
         }
     }
-    ck_dtype dt = CK_DTYPE_INVALID;
-    if (dtype_obj && ck_py_dtype_from_obj(dtype_obj, CK_DTYPE_INVALID, &dt) < 0) return NULL;
-    return ck_py_apply(op, info->nin, args, out, dt, 0);
+    if (dtype_obj && sig_obj) {
+        PyErr_SetString(PyExc_TypeError, "cannot specify both 'signature' and 'dtype'");
+        return NULL;
+    }
+    if (dtype_obj && ck_py_dtype_from_obj(dtype_obj, CK_DTYPE_INVALID, &opts.out_dtype) < 0) return NULL;
+    if (sig_obj && parse_signature(info, sig_obj, opts.sig) < 0) return NULL;
+    PyObject *r = ck_py_apply_opts(op, info->nin, args, out, &opts, 0);
+    return (order == 'F' || order == 'A') && !out ? apply_ufunc_order(r, order, info->nin, args) : r;
 }
 
 static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kw)
