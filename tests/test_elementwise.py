@@ -1124,6 +1124,20 @@ def test_clip_float_specials(device, data):
         _assert_clip_same(out, np.clip(a[::2], lo, hi))
 
 
+@pytest.mark.parametrize("sa", [(), (1,), (1, 1), (2,)])
+@pytest.mark.parametrize("sl", [(), (1,), (1, 1), (2,)])
+@pytest.mark.parametrize("sh", [(), (1,), (1, 1), (2,)])
+def test_clip_zero_ties_of_one_element_operands(device, sa, sl, sh):
+    """A tie of zeros keeps a under NumPy's constant-bounds loop and takes the
+    bound under its per-element one; which loop a one-element result gets
+    hangs on the operands' dims (src/array/layout.c, ck_iter_prepare)."""
+    for a0, lo, hi in [(0.0, -0.0, 1.0), (-0.0, 0.0, 1.0), (0.0, -1.0, -0.0)]:
+        a, l, h = np.full(sa, a0), np.full(sl, lo), np.full(sh, hi)
+        want = np.clip(a, l, h)
+        got = ck.clip(*(ck.asarray(v, device=device) for v in (a, l, h)))
+        _assert_clip_same(got, want)
+
+
 @hsettings(80)
 @given(data=st.data())
 def test_clip_zeros_and_nans_by_bound_form(device, data):

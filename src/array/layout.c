@@ -233,9 +233,16 @@ void ck_iter_prepare(ck_iter *it, int nops, int ndim, const int64_t *shape,
     }
     int m = ck_layout_merge(nops, ndim, shape, ops, 1, it->shape, &it->strides[0][0]);
     if (m == 0) {
+        /* one element: the strides NumPy's loops see (clip tells a constant
+         * bound by them).  With an operand of some dims but fewer than the
+         * result's, NumPy's iterator zeroes them all; otherwise an operand
+         * of the result's dims keeps its innermost stride, a 0-d one 0. */
         it->ndim = 1;
         it->shape[0] = 1;
-        for (int k = 0; k < nops; k++) it->strides[k][0] = 0;
+        int partial = 0;
+        for (int k = 0; k < nops; k++) partial |= ops[k].ndim > 0 && ops[k].ndim < ndim;
+        for (int k = 0; k < nops; k++)
+            it->strides[k][0] = !partial && ops[k].ndim == ndim && ndim > 0 ? ops[k].strides[ndim - 1] : 0;
     } else {
         it->ndim = m;
     }
