@@ -285,6 +285,11 @@ ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dty
  * signature" TypeError when none fits. */
 ck_status ck_ufunc_resolve_signature(ck_op op, int nin, const ck_operand *in, const ck_dtype *sig,
                                      ck_dtype *loop_in, ck_dtype *loop_out);
+/* Every typed input's cast to its loop dtype under casting (a weak Python
+ * number only under 'equiv', which refuses one whose own dtype is not the
+ * loop's, as NumPy's); NumPy's input-casting TypeError otherwise. */
+ck_status ck_ufunc_check_input_casts(ck_op op, int nin, const ck_operand *in, const ck_dtype *loop_in,
+                                     ck_casting casting);
 /* NEP 50 promotion of operands (weak Python scalars yield to arrays). */
 ck_status ck_promote_operands(int n, const ck_operand *in, ck_dtype *result);
 /* CK_ERR_OVERFLOW when a Python int s does not fit integer dtype t, as

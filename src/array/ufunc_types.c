@@ -84,12 +84,20 @@ ck_status ck_check_pyint_fits(const ck_scalar *s, ck_dtype t)
                         (long long)s->v.i, ck_dtype_get_info(t)->name);
 }
 
+/* The loop dtype c's output for op. */
+static ck_dtype loop_out_of(const ck_op_info *info, ck_dtype c)
+{
+    return (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real(c) : c;
+}
+
+static ck_dtype operand_dtype(const ck_operand *o) { return o->array ? o->array->dtype : o->scalar.dtype; }
+
 static ck_status no_loop(ck_op op, int nin, const ck_operand *in)
 {
     char buf[256];
     size_t pos = 0;
     for (int k = 0; k < nin; k++) {
-        ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
+        ck_dtype t = operand_dtype(&in[k]);
         pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%sdtype('%s')", k ? ", " : "",
                                 ck_dtype_get_info(t)->name);
     }
@@ -138,17 +146,38 @@ ck_status ck_ufunc_resolve(ck_op op, int nin, const ck_operand *in, ck_dtype *lo
     if (t == CK_DTYPE_INVALID) return no_loop(op, nin, in);
     for (int k = 0; k < nin; k++) loop_in[k] = t;
     if (first) loop_in[0] = CK_BOOL;
-    *loop_out = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real(t) : t;
+    *loop_out = loop_out_of(info, t);
     return CK_OK;
 }
 
-/* The loop dtype c's output for op. */
-static ck_dtype loop_out_of(const ck_op_info *info, ck_dtype c)
+/* NumPy's error for input k of op that does not cast to the loop's dtype. */
+static ck_status cast_input_error(ck_op op, int nin, int k, ck_dtype from, ck_dtype to, ck_casting casting)
 {
-    return (info->rule & CK_R_OUT_BOOL) ? CK_BOOL : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real(c) : c;
+    char num[16] = "";
+    if (nin > 1) snprintf(num, sizeof num, "%d ", k);
+    return ck_error_set(CK_ERR_CAST_INPUT, "Cannot cast ufunc '%s' input %sfrom dtype('%s') to dtype('%s') "
+                        "with casting rule '%s'", ck_op_table[op].name, num, ck_dtype_get_info(from)->name,
+                        ck_dtype_get_info(to)->name, ck_casting_name(casting));
 }
 
-static ck_dtype operand_dtype(const ck_operand *o) { return o->array ? o->array->dtype : o->scalar.dtype; }
+ck_status ck_ufunc_check_input_casts(ck_op op, int nin, const ck_operand *in, const ck_dtype *loop_in,
+                                     ck_casting casting)
+{
+    for (int k = 0; k < nin; k++) {
+        ck_dtype t = operand_dtype(&in[k]);
+        if (!in[k].array && in[k].weak && t != CK_BOOL) {   /* NumPy types a Python bool as bool here */
+            /* NumPy's 'equiv' (not 'no') refuses a Python number whose
+             * own dtype (int64, float64, complex128) is not the loop's */
+            int c = category(t);
+            if (casting == CK_CASTING_EQUIV && default_of_category[c] != loop_in[k])
+                return ck_error_set(CK_ERR_TYPE, "cannot cast Python %s to %s under the casting rule 'equiv'",
+                                    c == 2 ? "float" : c == 3 ? "complex" : "int", ck_dtype_get_info(loop_in[k])->name);
+            continue;
+        }
+        if (!ck_dtype_can_cast(t, loop_in[k], casting)) return cast_input_error(op, nin, k, t, loop_in[k], casting);
+    }
+    return CK_OK;
+}
 
 /* dtype=: NumPy fixes the output dtype and takes the loop with that
  * output; every input must cast to it under casting (a weak Python scalar
@@ -186,11 +215,7 @@ ck_status ck_ufunc_resolve_dtype(ck_op op, int nin, const ck_operand *in, ck_dty
     if (found < 0)
         return ck_error_set(CK_ERR_NO_LOOP, "ufunc '%s' did not contain a loop with signature matching types "
                             "(dtype=%s)", info->name, ck_dtype_get_info(out_dtype)->name);
-    char num[16] = "";
-    if (nin > 1) snprintf(num, sizeof num, "%d ", bad_k);
-    return ck_error_set(CK_ERR_CAST_INPUT, "Cannot cast ufunc '%s' input %sfrom dtype('%s') to dtype('%s') "
-                        "with casting rule '%s'", info->name, num, ck_dtype_get_info(operand_dtype(&in[bad_k]))->name,
-                        ck_dtype_get_info((ck_dtype)found)->name, ck_casting_name(casting));
+    return cast_input_error(op, nin, bad_k, operand_dtype(&in[bad_k]), (ck_dtype)found, casting);
 }
 
 /* signature=: the loop whose types are the ones named; an input left free

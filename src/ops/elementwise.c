@@ -5,7 +5,6 @@
  */
 #include "ops_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,28 +117,9 @@ static ck_status ew_resolve(ck_op op, int nin, ck_operand *in, const ck_ufunc_op
     if (s != CK_OK) return s;
     /* the loops resolved without a signature take their inputs safely:
      * only a stricter rule, or the types a signature names, can refuse */
-    if (sig_inputs ? o->casting != CK_CASTING_UNSAFE : o->casting < CK_CASTING_SAFE) {
-        for (int k = 0; k < nin; k++) {
-            ck_dtype t = in[k].array ? in[k].array->dtype : in[k].scalar.dtype;
-            if (!in[k].array && in[k].weak && t != CK_BOOL) {   /* NumPy types a Python bool as bool here */
-                /* NumPy's 'equiv' (not 'no') refuses a Python number whose
-                 * own dtype (int64, float64, complex128) is not the loop's */
-                ck_kind kd = ck_dtype_get_info(t)->kind;
-                ck_dtype own = kd == CK_KIND_FLOAT ? CK_FLOAT64 : kd == CK_KIND_COMPLEX ? CK_COMPLEX128 : CK_INT64;
-                if (o->casting == CK_CASTING_EQUIV && own != p->loop_in[k])
-                    return ck_error_set(CK_ERR_TYPE, "cannot cast Python %s to %s under the casting rule 'equiv'",
-                                        kd == CK_KIND_FLOAT ? "float" : kd == CK_KIND_COMPLEX ? "complex" : "int",
-                                        ck_dtype_get_info(p->loop_in[k])->name);
-                continue;
-            }
-            if (ck_dtype_can_cast(t, p->loop_in[k], o->casting)) continue;
-            char num[16] = "";
-            if (nin > 1) snprintf(num, sizeof num, "%d ", k);
-            return ck_error_set(CK_ERR_CAST_INPUT, "Cannot cast ufunc '%s' input %sfrom dtype('%s') to dtype('%s') "
-                                "with casting rule '%s'", ck_op_table[op].name, num, ck_dtype_get_info(t)->name,
-                                ck_dtype_get_info(p->loop_in[k])->name, ck_casting_name(o->casting));
-        }
-    }
+    if ((sig_inputs ? o->casting != CK_CASTING_UNSAFE : o->casting < CK_CASTING_SAFE) &&
+        (s = ck_ufunc_check_input_casts(op, nin, in, p->loop_in, o->casting)) != CK_OK)
+        return s;
     return check_python_ints(op, nin, in, comparison, p);
 }
 

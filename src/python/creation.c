@@ -116,22 +116,11 @@ static int creation_args(PyObject *shape, PyObject *dt, PyObject *device, ck_dty
 static int parse_order(PyObject *order, int like, char *code)
 {
     *code = like ? 'K' : 'C';
-    if (order == Py_None) return 0;
-    const char *o = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : NULL;
-    if (!o) {
-        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "order must be str, not %.100s", Py_TYPE(order)->tp_name);
-        return -1;
-    }
-    char c = o[0] && !o[1] ? (char)(o[0] & ~0x20) : 0;
-    if (c != 'C' && c != 'F' && c != 'A' && c != 'K') {
-        PyErr_Format(PyExc_ValueError, "order must be one of 'C', 'F', 'A', or 'K' (got '%s')", o);
-        return -1;
-    }
-    if (!like && (c == 'A' || c == 'K')) {
+    if (ck_py_order_code(order, code) < 0) return -1;
+    if (!like && (*code == 'A' || *code == 'K')) {
         PyErr_SetString(PyExc_ValueError, "only 'C' or 'F' order is permitted");
         return -1;
     }
-    *code = c;
     return 0;
 }
 
