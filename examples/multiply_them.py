@@ -31,11 +31,16 @@ def main(device=None, n=400):
     grid = (n + block - 1) // block
 
     # PyCUDA's way: SourceModule wraps the source in extern "C" { } and its
-    # functions take the arguments, then block= and grid= as keywords.
+    # functions take the arguments, then block= and grid= as keywords;
+    # NumPy arrays go in Out/In (PyCUDA's drv.Out/drv.In), copied to the
+    # device of the call's cudakit arrays (here a's) and back.
     mod = ck.SourceModule(SOURCE)
     multiply_them = mod.get_function("multiply_them")
     dest1 = ck.zeros_like(a)
     multiply_them(dest1, a, b, np.int32(n), block=(block, 1, 1), grid=(grid, 1))
+    dest_host = np.zeros(n, np.float32)
+    multiply_them(ck.Out(dest_host), a, ck.In(ck.asnumpy(b)), np.int32(n), block=(block, 1, 1), grid=(grid, 1))
+    assert (dest_host == ck.asnumpy(dest1)).all()
 
     # CuPy's way: RawKernel(code, name), then kernel(grid, block, args).
     kernel = ck.RawKernel('extern "C" ' + SOURCE.strip(), "multiply_them")

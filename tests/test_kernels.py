@@ -184,6 +184,72 @@ def test_sourcemodule_pycuda_style(kdev):
     assert_same(dest, a * b)
 
 
+AXPY_T = r'''
+__global__ void axpy(T *y, const T *x, T a, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+'''
+_CTYPE = {np.float32: "float", np.float64: "double", np.int32: "int", np.int64: "long long"}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 700), dtype=st.sampled_from(sorted(_CTYPE, key=lambda t: t.__name__)),
+       step=st.sampled_from([1, 2, -1]), use_stream=st.booleans())
+def test_sourcemodule_in_out_inout(kdev, n, dtype, step, use_stream):
+    """PyCUDA's drv.In/Out/InOut: host arrays copied to the launch's device
+    (that of the call's cudakit array) and back; strided and reversed host
+    views too, and on a stream."""
+    mod = ck.SourceModule("typedef %s T;\n" % _CTYPE[dtype] + AXPY_T)
+    f = mod.get_function("axpy")
+    rng = np.random.default_rng(n)
+    x_host = (rng.standard_normal(n * abs(step)) * 100).astype(dtype)[::step]
+    y0 = (rng.standard_normal(n * abs(step)) * 100).astype(dtype)[::step]
+    a = dtype(3)
+    want = a * x_host + y0
+    block = 128
+    grid = ((n + block - 1) // block, 1)
+    stream = ck.cuda.Stream(device=kdev) if use_stream else None
+    # InOut: y read and written back; In: x copied in only
+    y = y0.copy()
+    x_before = x_host.copy()
+    f(ck.InOut(y), ck.In(x_host), a, np.int32(n), block=(block, 1, 1), grid=grid, stream=stream)
+    np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(x_host, x_before)
+    # a cudakit array fixes the device; Out copies the kernel's writes back
+    y_dev = arr(np.ascontiguousarray(y0), kdev)   # a raw kernel sees a pointer
+    out = np.zeros(n, dtype)
+    f(y_dev, ck.In(x_host), a, np.int32(n), block=(block, 1, 1), grid=grid, stream=stream)
+    f2 = ck.SourceModule("typedef %s T;\n" % _CTYPE[dtype] + r'''
+    __global__ void copy(T *dst, const T *src, int n)
+    {
+        const int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) dst[i] = src[i];
+    }''').get_function("copy")
+    f2(ck.Out(out), y_dev, np.int32(n), block=(block, 1, 1), grid=grid, stream=stream)
+    np.testing.assert_array_equal(out, want)
+    assert y_dev.device == ck.asarray(out, device=kdev).device
+
+
+def test_sourcemodule_host_arrays_need_a_handler():
+    mod = ck.SourceModule(AXPY_T.replace("T ", "float ").replace("T *", "float *"))
+    f = mod.get_function("axpy")
+    x = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match=r"argument 0 is a NumPy array; pass it as cudakit.In\(a\)"):
+        f(x, ck.In(x), np.float32(1), np.int32(4), block=(4, 1, 1))
+    ro = np.ones(4, np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        ck.Out(ro)
+    with pytest.raises(ValueError, match="read-only"):
+        ck.InOut(ro)
+    with pytest.raises(TypeError, match="takes a NumPy array"):
+        ck.Out([1.0, 2.0])
+    assert ck.In([1.0, 2.0]).array.dtype == np.float64    # In takes array-likes
+    assert repr(ck.In(x)).startswith("In(array(")
+
+
 OPTIONAL_OUT = r"""
 extern "C" __global__ void scale(const float *x, float *y, float *sum_or_null, int n)
 {

@@ -45,7 +45,8 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["RawKernel", "RawModule", "SourceModule", "ElementwiseKernel", "ReductionKernel", "fuse", "debug"]
+__all__ = ["RawKernel", "RawModule", "SourceModule", "In", "Out", "InOut", "ArgumentHandler", "ElementwiseKernel",
+           "ReductionKernel", "fuse", "debug"]
 
 _DEBUG = "CUDAKIT_DEBUG" in os.environ
 
@@ -255,9 +256,61 @@ class RawModule:
         return f"<cudakit.RawModule with {len(self._functions)} function(s) loaded>"
 
 
+class ArgumentHandler:
+    """PyCUDA's wrapper of a host array passed to a SourceModule function:
+    ``In(a)`` is copied to the launch's device before it, ``Out(a)`` is
+    copied back into ``a`` after it (its device buffer starts uninitialised,
+    as PyCUDA's), ``InOut(a)`` both.  The launch's device is that of the
+    call's cudakit arrays, else the default device; the copies are on the
+    launch's stream, and a call with ``Out``/``InOut`` returns once the
+    results are in the host arrays.  The kernel sees a C-contiguous buffer
+    whatever the host view's strides (on the CPU, a C-contiguous host array
+    may be that buffer).  A cudakit array wrapped is passed as it is (no
+    copy)."""
+
+    copy_in = copy_out = False
+
+    def __init__(self, array):
+        if not isinstance(array, _core.ndarray):
+            if self.copy_out and not isinstance(array, _np.ndarray):
+                raise TypeError(f"{type(self).__name__}() takes a NumPy array (it is written back), "
+                                f"got {type(array).__name__}")
+            array = _np.asarray(array)
+            if self.copy_out and not array.flags.writeable:
+                raise ValueError(f"{type(self).__name__}(): the NumPy array is read-only, so the kernel's "
+                                 "results cannot be copied back into it")
+        self.array = array
+
+    def _device_array(self, device):
+        a = self.array
+        if isinstance(a, _core.ndarray):
+            return a
+        if self.copy_in:   # the kernel sees a pointer: a C-contiguous copy of any view
+            return _core.asarray(_np.ascontiguousarray(a), device=device)
+        return _core.empty(a.shape, dtype=a.dtype, device=device)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.array!r})"
+
+
+class In(ArgumentHandler):
+    """PyCUDA's ``drv.In(a)``: a host array the kernel reads (copied to the device before the launch)."""
+    copy_in = True
+
+
+class Out(ArgumentHandler):
+    """PyCUDA's ``drv.Out(a)``: a host array the kernel writes (copied back after the launch)."""
+    copy_out = True
+
+
+class InOut(ArgumentHandler):
+    """PyCUDA's ``drv.InOut(a)``: copied to the device before the launch and back after it."""
+    copy_in = copy_out = True
+
+
 class _SourceFunction:
     """PyCUDA's calling convention: f(*args, block=(x, y, z), grid=(x, y),
-    shared=0, stream=None)."""
+    shared=0, stream=None); host arrays go in In/Out/InOut."""
 
     def __init__(self, kernel):
         self._kernel = kernel
@@ -268,7 +321,30 @@ class _SourceFunction:
             raise TypeError("a SourceModule function needs block=(x, y, z)")
         if kw:
             raise TypeError(f"unexpected keyword arguments {sorted(kw)}")
-        return self._kernel._launch(grid, block, args, shared, stream)
+        for i, a in enumerate(args):
+            if isinstance(a, _np.ndarray):
+                raise TypeError(f"kernel {self.name!r}: argument {i} is a NumPy array; pass it as "
+                                "cudakit.In(a), cudakit.Out(a) or cudakit.InOut(a) to have it copied "
+                                "to the device and back, as PyCUDA's drv.In/Out/InOut")
+        if not any(isinstance(a, ArgumentHandler) for a in args):
+            return self._kernel._launch(grid, block, args, shared, stream)
+        device = None
+        for a in args:
+            a = a.array if isinstance(a, ArgumentHandler) else a
+            if isinstance(a, _core.ndarray):
+                device = a.device
+                break
+        if stream is None:
+            return self._launch_handled(args, device, grid, block, shared, None)
+        with stream:
+            return self._launch_handled(args, device, grid, block, shared, stream)
+
+    def _launch_handled(self, args, device, grid, block, shared, stream):
+        dargs = tuple(a._device_array(device) if isinstance(a, ArgumentHandler) else a for a in args)
+        self._kernel._launch(grid, block, dargs, shared, stream)
+        for a, d in zip(args, dargs):
+            if isinstance(a, ArgumentHandler) and a.copy_out and d is not a.array:
+                a.array[...] = _core.asnumpy(d)
 
     def __getattr__(self, name):
         return getattr(self._kernel, name)
