@@ -63,6 +63,7 @@ uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
     k |= ((uint64_t)sp->idx64 & 1) << 38;
     k |= ((uint64_t)sp->vec & 0xF) << 39;
     k |= ((uint64_t)sp->nops & 0x7) << 43;
+    k |= ((uint64_t)(sp->flat && sp->vec <= 1) & 1) << 46;
     return ck_kernel_key(CK_KFAM_ELEMENTWISE, k);
 }
 
@@ -128,9 +129,15 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
      * to raise, so the result is 0 as documented */
     ck_sbuf_printf(&b, ")\n{\n    CK_PDL_ENTRY();\n    int ck_bad = 0;\n    (void)ck_bad;\n");
     ck_sbuf_printf(&b, "    %s i = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", idx, idx);
-    ck_sbuf_printf(&b, "    const %s step = (%s)gridDim.x * blockDim.x;\n", idx, idx);
+    int flat = sp->flat && sp->vec <= 1;
+    if (!flat) ck_sbuf_printf(&b, "    const %s step = (%s)gridDim.x * blockDim.x;\n", idx, idx);
 
-    if (sp->vec > 1 && !any_strided) {
+    if (flat) {
+        /* the launch gives each element its own thread: no trip back to the
+         * loop's test (a replayed graph of small ops is this kernel's cost
+         * between two waits) */
+        ck_sbuf_printf(&b, "    if (i < n) {\n");
+    } else if (sp->vec > 1 && !any_strided) {
         /* all arrays contiguous and aligned: each thread moves CK_ILP vectors
          * per trip, all loads issued before the first store, so enough bytes
          * are in flight to reach the memory bandwidth */

@@ -37,6 +37,7 @@ typedef struct ck_cuda_ew_spec {
     int ndim;                /* 1 .. CK_CUDA_EW_MAXDIM (strided operands) */
     int idx64;               /* 64-bit element indices */
     int vec;                 /* elements per vector access when all arrays are contiguous (1, 2, 4, 8) */
+    int flat;                /* vec 1 and a grid of one thread an element: `if (i < n)`, no grid-stride loop */
 } ck_cuda_ew_spec;
 
 /* The parameters after n and the operands when some operand is strided. */

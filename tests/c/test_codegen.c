@@ -63,6 +63,7 @@ int main(void)
                     sp.kinds[k] = layout == 0 ? CK_OPND_CONTIG : CK_OPND_STRIDED;
                 if (layout == 1 && sp.nops > 2) sp.kinds[2] = CK_OPND_SCALAR;
                 sp.idx64 = layout == 2;
+                sp.flat = layout == 1;   /* a small launch's form: no grid-stride loop */
                 /* every op and dtype in the vector layout; the other
                  * layouts with one dtype of each kind (CK_CODEGEN_FULL=1: all) */
                 if (layout > 0 && !full && t != CK_BOOL && t != CK_INT16 && t != CK_UINT32 && t != CK_FLOAT16 &&
@@ -85,6 +86,7 @@ int main(void)
         sp.kinds[2] = sp.kinds[3] = CK_OPND_SCALAR;
         sp.ndim = 1;
         sp.vec = 1;
+        sp.flat = t % 2;
         char what[64];
         snprintf(what, sizeof what, "clip_const_%s", ck_dtype_get_info((ck_dtype)t)->name);
         compile_one(what, ck_cuda_ew_source(&sp));
@@ -125,6 +127,7 @@ int main(void)
         io.kinds[1] = io.kinds[2] = CK_OPND_SCALAR;
         io.ndim = 1;
         io.vec = 1;
+        io.flat = a % 2;
         compile_one("iota", ck_cuda_ew_source(&io));
         n += 2;
     }

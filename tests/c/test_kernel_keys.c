@@ -53,9 +53,11 @@ static void elementwise(void)
     sp.ndim = pickx(1, CK_CUDA_EW_MAXDIM);
     sp.idx64 = pick(0, 1);
     sp.vec = vecs[pick(0, 3)];
+    sp.flat = pick(0, 1);
+    /* flat means something only without vectors (the source ignores it there) */
     int f[] = {sp.op, sp.nops, sp.types[0], sp.types[1], sp.types[2], sp.types[3], sp.kinds[0], sp.kinds[1],
-               sp.kinds[2], sp.kinds[3], sp.ndim, sp.idx64, sp.vec};
-    add(CK_KFAM_ELEMENTWISE, ck_cuda_ew_key(&sp), f, 13);
+               sp.kinds[2], sp.kinds[3], sp.ndim, sp.idx64, sp.vec, sp.flat && sp.vec <= 1};
+    add(CK_KFAM_ELEMENTWISE, ck_cuda_ew_key(&sp), f, 14);
 }
 
 static void indexing(void)

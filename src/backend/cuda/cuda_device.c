@@ -32,6 +32,8 @@ static ck_status init_device(int d)
     CK_CHECK_CU(ck_cu.cuDeviceTotalMem_v2(&cd->total_mem, cd->dev));
     const char *pdl = getenv("CUDAKIT_PDL");
     cd->pdl = cd->cc_major >= 9 && ck_cu_has_symbol("cuLaunchKernelEx") && !(pdl && !strcmp(pdl, "0"));
+    const char *flat = getenv("CUDAKIT_EW_FLAT");
+    cd->ew_flat = !(flat && !strcmp(flat, "0"));
     pthread_mutex_init(&cd->kmu, NULL);
     cd->ready = 1;
     return CK_OK;

@@ -26,6 +26,7 @@ typedef struct ck_cuda_device {
     CUdevice dev;
     CUcontext ctx;
     int cc_major, cc_minor, sm_count, max_threads_per_sm;
+    int ew_flat;   /* small element-wise kernels without the grid-stride loop (CUDAKIT_EW_FLAT=0: with it) */
     int pdl;   /* programmatic dependent launch of the kernels that wait for it (ck_cuda_launch_pdl) */
     char name[256];
     size_t total_mem;

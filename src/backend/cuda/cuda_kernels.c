@@ -137,10 +137,21 @@ static ck_status spec_from_iter(ck_cuda_ew_spec *sp, const ck_iter *it, unsigned
 
 /* Launch an element-wise-shaped kernel: args are n, nd, then the operands
  * (pointers for arrays, the host values for scalars). */
-static ck_status run(int d, const ck_cuda_ew_spec *sp, const ck_iter *it, const ck_cuda_nd *nd, void *const *scalar_vals)
+static ck_status run(int d, const ck_cuda_ew_spec *spec, const ck_iter *it, const ck_cuda_nd *nd, void *const *scalar_vals)
 {
     ck_status s = ck_cuda_use(d);
     if (s != CK_OK) return s;
+    ck_cuda_ew_spec fs = *spec;
+    const ck_cuda_ew_spec *sp = &fs;
+    unsigned grid;
+    if (sp->vec > 1) {   /* one tile of 4 vectors per thread, no grid-stride trips */
+        int64_t tiles = (it->size / sp->vec + 1023) / 1024;
+        grid = (unsigned)(tiles < 1 ? 1 : tiles > 0x7FFFFFFF ? 0x7FFFFFFF : tiles);
+    } else {
+        /* a grid of a thread an element (up to the usual cap) runs the flat kernel */
+        grid = ck_cuda_grid_for(d, it->size, 256);
+        fs.flat = ck_cuda_dev(d)->ew_flat && (int64_t)grid * 256 >= it->size;
+    }
     CUfunction f;
     s = ck_cuda_get_kernel(d, ck_cuda_ew_key(sp), ew_source, sp, "ck_ew", &f);
     if (s != CK_OK) return s;
@@ -159,13 +170,6 @@ static ck_status run(int d, const ck_cuda_ew_spec *sp, const ck_iter *it, const 
             ptrs[k] = it->data[k];
             args[na++] = &ptrs[k];
         }
-    }
-    unsigned grid;
-    if (sp->vec > 1) {   /* one tile of 4 vectors per thread, no grid-stride trips */
-        int64_t tiles = (it->size / sp->vec + 1023) / 1024;
-        grid = (unsigned)(tiles < 1 ? 1 : tiles > 0x7FFFFFFF ? 0x7FFFFFFF : tiles);
-    } else {
-        grid = ck_cuda_grid_for(d, it->size, 256);
     }
     return ck_cuda_launch_pdl(d, f, grid, 256, 0, args);
 }
