@@ -180,7 +180,7 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--overlap-bytes", type=int, default=2 << 30)
     ap.add_argument("--small-only", action="store_true",
-                    help="only the 20 small ops, cudakit's, printed as JSON (the CUDAKIT_EW_FLAT=0 child)")
+                    help="only the 20 small ops, cudakit's, printed as JSON (the fresh child processes)")
     ap.add_argument("--chunk-mib", type=lambda t: [int(v) for v in t.split(",")], default=[16, 64],
                     help="chunk sizes of the overlap figure, MiB, comma-separated (default 16,64)")
     args = ap.parse_args()

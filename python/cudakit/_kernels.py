@@ -321,12 +321,14 @@ class _SourceFunction:
             raise TypeError("a SourceModule function needs block=(x, y, z)")
         if kw:
             raise TypeError(f"unexpected keyword arguments {sorted(kw)}")
+        handled = False
         for i, a in enumerate(args):
             if isinstance(a, _np.ndarray):
                 raise TypeError(f"kernel {self.name!r}: argument {i} is a NumPy array; pass it as "
                                 "cudakit.In(a), cudakit.Out(a) or cudakit.InOut(a) to have it copied "
                                 "to the device and back, as PyCUDA's drv.In/Out/InOut")
-        if not any(isinstance(a, ArgumentHandler) for a in args):
+            handled = handled or isinstance(a, ArgumentHandler)
+        if not handled:
             return self._kernel._launch(grid, block, args, shared, stream)
         device = None
         for a in args:

@@ -50,6 +50,9 @@ void ck_sbuf_prelude(ck_sbuf *b)
 _Static_assert(CK_KOP_LAST < 256, "more ops than an element-wise kernel key holds");
 _Static_assert(CK_NTYPES < 16, "more dtypes than an element-wise kernel key holds");
 
+/* flat means something only without vectors (the source and the key both read it so) */
+static int ew_flat(const ck_cuda_ew_spec *sp) { return sp->flat && sp->vec <= 1; }
+
 uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
 {
     uint64_t k = (uint64_t)sp->op & 0xFF;
@@ -63,7 +66,7 @@ uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp)
     k |= ((uint64_t)sp->idx64 & 1) << 38;
     k |= ((uint64_t)sp->vec & 0xF) << 39;
     k |= ((uint64_t)sp->nops & 0x7) << 43;
-    k |= ((uint64_t)(sp->flat && sp->vec <= 1) & 1) << 46;
+    k |= (uint64_t)ew_flat(sp) << 46;
     return ck_kernel_key(CK_KFAM_ELEMENTWISE, k);
 }
 
@@ -129,7 +132,7 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
      * to raise, so the result is 0 as documented */
     ck_sbuf_printf(&b, ")\n{\n    CK_PDL_ENTRY();\n    int ck_bad = 0;\n    (void)ck_bad;\n");
     ck_sbuf_printf(&b, "    %s i = (%s)blockIdx.x * blockDim.x + threadIdx.x;\n", idx, idx);
-    int flat = sp->flat && sp->vec <= 1;
+    int flat = ew_flat(sp);
     if (!flat) ck_sbuf_printf(&b, "    const %s step = (%s)gridDim.x * blockDim.x;\n", idx, idx);
 
     if (flat) {

@@ -390,11 +390,7 @@ static PyObject *m_astype(PyObject *self, PyObject *args, PyObject *kw)
     if (casting && casting != Py_None) {
         ck_casting cc;
         if (ck_py_casting_from_obj(casting, &cc) < 0) return NULL;
-        if (!ck_dtype_can_cast(a->dtype, t, cc)) {
-            PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('%s') according to the rule '%s'",
-                         ck_dtype_get_info(a->dtype)->name, ck_dtype_get_info(t)->name, ck_casting_name(cc));
-            return NULL;
-        }
+        if (ck_py_check_cast(a->dtype, t, cc) < 0) return NULL;
     }
     if (!cp && t == a->dtype && (!has_dev || ck_device_equal(dev, ck_array_device(a)))) return Py_NewRef(self);
     if (ck_dtype_is_complex(a->dtype) && !ck_dtype_is_complex(t) && t != CK_BOOL &&

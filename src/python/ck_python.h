@@ -144,6 +144,9 @@ int ck_py_dtype_from_obj(PyObject *obj, ck_dtype dflt, ck_dtype *out);
 /* casting=: one of NumPy's five names (ValueError otherwise, TypeError
  * for a non-str). */
 int ck_py_casting_from_obj(PyObject *obj, ck_casting *out);
+/* -1 with NumPy's "Cannot cast array data ..." TypeError when from does
+ * not cast to to under casting (astype, concatenate). */
+int ck_py_check_cast(ck_dtype from, ck_dtype to, ck_casting casting);
 /* order=: 'C', 'F', 'A' or 'K' (either case) into *code; None leaves
  * *code as it is. */
 int ck_py_order_code(PyObject *obj, char *code);

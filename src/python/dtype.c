@@ -361,6 +361,14 @@ int ck_py_casting_from_obj(PyObject *obj, ck_casting *out)
     return 0;
 }
 
+int ck_py_check_cast(ck_dtype from, ck_dtype to, ck_casting casting)
+{
+    if (ck_dtype_can_cast(from, to, casting)) return 0;
+    PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('%s') according to the rule '%s'",
+                 ck_dtype_get_info(from)->name, ck_dtype_get_info(to)->name, ck_casting_name(casting));
+    return -1;
+}
+
 int ck_py_order_code(PyObject *obj, char *code)
 {
     if (obj == Py_None) return 0;

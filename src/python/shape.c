@@ -400,35 +400,24 @@ done:
 
 /* -------------------------------------------------------- joining */
 
-static int cast_ok(ck_dtype from, ck_dtype to, const char *casting, int *ok)
-{
-    int c = ck_casting_from_name(casting);
-    if (c < 0) {
-        PyErr_SetString(PyExc_ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'");
-        return -1;
-    }
-    *ok = ck_dtype_can_cast(from, to, (ck_casting)c);
-    return 0;
-}
-
 typedef ck_status (*join_fn)(ck_array *, int, const ck_array *const *, int, ck_dtype);
 typedef ck_status (*join_into_fn)(ck_array *, int, const ck_array *const *, int);
 
 static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_into, int allow_none_axis)
 {
-    PyObject *seq_obj, *axis_obj = NULL, *out = Py_None, *dt_obj = Py_None;
-    const char *casting = "same_kind";
+    PyObject *seq_obj, *axis_obj = NULL, *out = Py_None, *dt_obj = Py_None, *casting_obj = NULL;
     static char *kwlist[] = {"arrays", "axis", "out", "dtype", "casting", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$Os", kwlist, &seq_obj, &axis_obj, &out, &dt_obj, &casting))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO$OO", kwlist, &seq_obj, &axis_obj, &out, &dt_obj, &casting_obj))
         return NULL;
-    int axis = 0, ok;
+    int axis = 0;
     /* concatenate reads its axis in C, np.stack in Python (a bool is an axis) */
     if (axis_obj == Py_None && allow_none_axis) {
         axis = CK_AXIS_FLAT;
     } else if (axis_obj && (allow_none_axis ? ck_py_axis_int(axis_obj, &axis) : ck_py_axis_index(axis_obj, &axis)) < 0) {
         return NULL;
     }
-    if (cast_ok(CK_FLOAT64, CK_FLOAT64, casting, &ok) < 0) return NULL;
+    ck_casting casting = CK_CASTING_SAME_KIND;
+    if (casting_obj && ck_py_casting_from_obj(casting_obj, &casting) < 0) return NULL;
     ck_dtype dt;
     if (ck_py_dtype_from_obj(dt_obj, CK_DTYPE_INVALID, &dt) < 0) return NULL;
     if (out != Py_None && !CkArray_Check(out)) { PyErr_SetString(PyExc_TypeError, "out must be a cudakit array"); return NULL; }
@@ -464,15 +453,8 @@ static PyObject *join(PyObject *args, PyObject *kw, join_fn fn, join_into_fn fn_
     }
     ck_dtype target = dt != CK_DTYPE_INVALID ? dt : out != Py_None ? CK_ARR(out)->dtype : CK_DTYPE_INVALID;
     if (target != CK_DTYPE_INVALID)
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int ok;
-            if (cast_ok(arrs[i]->dtype, target, casting, &ok) < 0) goto done;
-            if (!ok) {
-                PyErr_Format(PyExc_TypeError, "Cannot cast array data from dtype('%s') to dtype('%s') according to the rule '%s'",
-                             ck_dtype_get_info(arrs[i]->dtype)->name, ck_dtype_get_info(target)->name, casting);
-                goto done;
-            }
-        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (ck_py_check_cast(arrs[i]->dtype, target, casting) < 0) goto done;
     /* out= on the inputs' device: written in place */
     if (out != Py_None && n > 0 && ck_device_equal(ck_array_device(CK_ARR(out)), ck_array_device(arrs[0]))) {
         ck_status s = fn_into(CK_ARR(out), (int)n, arrs, axis);
