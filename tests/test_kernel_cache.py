@@ -130,7 +130,10 @@ def _three_entries(cache, tmp_path, device):
             seen = _entries(tdir, device)
         _TEMPLATES[device] = (tdir, names)
     tdir, names = _TEMPLATES[device]
-    shutil.copytree(tdir, cache, symlinks=True)
+    # the template's precompiled header may still be building in the
+    # background (pch.c): its temporary can vanish (renamed into place)
+    # between copytree's listing and its copy, so it is left out
+    shutil.copytree(tdir, cache, symlinks=True, ignore=shutil.ignore_patterns("gch.tmp.*"))
     os.chmod(cache, 0o700)
     return _env(cache, tmp_path), [os.path.join(cache, n) for n in names]
 
