@@ -8,14 +8,15 @@ run (issue 15).
     cudakit.cuda.CUDAGraph and replayed (2,000 replays then a synchronize,
     best of 7), per op; and torch.cuda.CUDAGraph's replay of the same 20 ops,
     timed the same way.  Goals: replay per op <= eager / 5 and <= PyTorch's.
-    The same 20 ops once more in two fresh child processes, cudakit alone
+    The same 20 ops once more in three fresh child processes, cudakit alone
     (no PyTorch imported; on 2026-12-03 this process's eager figure was 3.77
     us an op against a fresh process's 2.97, for reasons not pinned down --
     3 million extra Python objects cost 5% on the CPU -- and a slower eager
-    figure flatters the ratio): as built, and with
-    CUDAKIT_EW_FLAT=0 (small element-wise kernels with the grid-stride loop,
-    as before 2026-12-03), for the flat kernels' share.  The 5x goal is
-    judged on the fresh process's figures.
+    figure flatters the ratio): as built (a capture fuses the chain of
+    element-wise kernels into one node), with CUDAKIT_GRAPH_FUSE=0 (a node
+    a kernel: the per-node cost), and with CUDAKIT_EW_FLAT=0 (the
+    grid-stride loop of before 2026-12-03, which also leaves the kernels
+    unfused).  The 5x goal is judged on the fresh process's figures.
   - overlap: a 2 GiB float32 array in pinned host memory, in chunks of
     16 and of 64 MiB (--chunk-mib), each copied in, computed (y = sqrt(x) * 2 + 1) and copied out;
     on one stream (serialised), then spread over 2, 3 and 4 streams; seconds
@@ -104,7 +105,7 @@ def small_ops():
     for i in range(NOPS // 2):
         want = want * np.float32(1.5) + np.float32(i)
     np.testing.assert_allclose(ck.asnumpy(y), want, rtol=1e-6)
-    out = {"cudakit eager": t_eager, "cudakit graph": t_graph}
+    out = {"cudakit eager": t_eager, "cudakit graph": t_graph, "cudakit nodes": g.node_count}
     print(f"cudakit graph: {g.node_count} nodes; per replay {host_us:.2f} us on the host, "
           f"{dev_us:.2f} us on the device")
     if torch is not None:
@@ -195,17 +196,20 @@ def main():
     small = small_ops()
     fresh = {}
     if DEV == "cuda":
-        for label, flat in (("as built", "1"), ("CUDAKIT_EW_FLAT=0", "0")):
+        for label, env in (("as built", {}), ("CUDAKIT_GRAPH_FUSE=0", {"CUDAKIT_GRAPH_FUSE": "0"}),
+                           ("CUDAKIT_EW_FLAT=0", {"CUDAKIT_EW_FLAT": "0"})):
             child = subprocess.run([sys.executable, os.path.abspath(__file__), "--small-only"], capture_output=True,
-                                   text=True, env={**os.environ, "CUDAKIT_EW_FLAT": flat})
+                                   text=True, env={**os.environ, **env})
             if child.returncode == 0:
                 fresh[label] = json.loads(child.stdout.strip().splitlines()[-1])
                 print(f"a fresh process, {label}: eager {fresh[label]['cudakit eager']:.3f}, "
-                      f"replay {fresh[label]['cudakit graph']:.3f} us per op")
+                      f"replay {fresh[label]['cudakit graph']:.3f} us per op, "
+                      f"{fresh[label]['cudakit nodes']} nodes")
             else:
                 print(f"the child ({label}) failed:", child.stderr[-2000:])
     for k, v in small.items():
-        print(f"20 small ops, {k}: {v:.3f} us per op")
+        if k != "cudakit nodes":
+            print(f"20 small ops, {k}: {v:.3f} us per op")
     print(f"graph replay vs eager, this process: {small['cudakit eager'] / small['cudakit graph']:.1f}x")
     if "as built" in fresh:
         f = fresh["as built"]
@@ -231,7 +235,8 @@ def main():
                      (f"20 small ops, graph replay, per op, a fresh process, {label}", "us",
                       {"cudakit": f["cudakit graph"]}, False),
                      (f"20 small ops, eager / replay, a fresh process, {label}", "x",
-                      {"cudakit": f["cudakit eager"] / f["cudakit graph"]}, True)]
+                      {"cudakit": f["cudakit eager"] / f["cudakit graph"]}, True),
+                     (f"20 small ops, nodes of the graph, {label}", "nodes", {"cudakit": f["cudakit nodes"]}, False)]
         gib = args.overlap_bytes / 2**30
         for mib, ov in ovs.items():
             rows += [(f"{gib:g} GiB in {mib} MiB chunks, copy in + compute + copy out, {k} stream(s)", "s",

@@ -38,7 +38,8 @@ def test_capture_and_replay(device):
     with cuda.graph(g):
         y = twenty_ops(x)
         s = ck.sum(y * y)
-    assert g.node_count >= 20
+    # a node an op on the CPU; a GPU fuses the element-wise chain (test_graph_fusion.py)
+    assert g.node_count >= (20 if device == "cpu" else 2)
     assert g.device == ck.asarray(0, device=device).device
     for k in range(3):
         h2 = (h + k).astype(np.float32)

@@ -209,3 +209,36 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
     ck_sbuf_printf(&b, ";\n    }\n}\n");
     return ck_sbuf_finish(&b);
 }
+
+uint64_t ck_cuda_ew_chain_key(uint64_t id) { return ck_kernel_key(CK_KFAM_EW_CHAIN, (id << 8) & ((1ull << CK_KERNEL_KEY_BITS) - 1)); }
+
+char *ck_cuda_ew_chain_source(const ck_cuda_ew_chain *c)
+{
+    ck_sbuf b = {0};
+    ck_sbuf_prelude(&b);
+    ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_ewc(int n");
+    for (int s = 0; s < c->nsteps; s++) {
+        const ck_cuda_ew_spec *sp = &c->steps[s];
+        for (int k = 0; k < sp->nops; k++) {
+            const char *st = sp->op == CK_KOP_IOTA && k > 0 ? "double" : storage_[sp->types[k]];
+            if (sp->kinds[k] == CK_OPND_SCALAR) ck_sbuf_printf(&b, ", %s q%d_%d", st, s, k);
+            else ck_sbuf_printf(&b, ", %s%s *q%d_%d", k ? "const " : "", st, s, k);
+        }
+    }
+    ck_sbuf_printf(&b, ")\n{\n    CK_PDL_ENTRY();\n    int ck_bad = 0;\n    (void)ck_bad;\n"
+                       "    int i = (int)blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n) return;\n");
+    for (int s = 0; s < c->nsteps; s++) {
+        const ck_cuda_ew_spec *sp = &c->steps[s];
+        ck_sbuf_printf(&b, "    {\n");
+        for (int k = 1; k < sp->nops; k++) {
+            const char *lt = load_type(sp, k);
+            ck_sbuf_printf(&b, "        %s v%d = (%s)q%d_%d%s;\n", lt, k, lt, s, k,
+                           sp->kinds[k] == CK_OPND_SCALAR ? "" : "[i]");
+        }
+        ck_sbuf_printf(&b, "        q%d_0[i] = ", s);
+        expr(&b, sp);
+        ck_sbuf_printf(&b, ";\n    }\n");
+    }
+    ck_sbuf_printf(&b, "}\n");
+    return ck_sbuf_finish(&b);
+}

@@ -47,6 +47,24 @@ typedef struct ck_cuda_nd {
 } ck_cuda_nd;
 
 uint64_t ck_cuda_ew_key(const ck_cuda_ew_spec *sp);
+
+/* A chain of flat element-wise steps over the same n elements, fused into
+ * one kernel "ck_ewc" while a graph is captured (cuda_kernels.c): each
+ * thread runs element i through every step in order, each step storing its
+ * output, so the result is the steps' one after another whenever every
+ * array the chain touches is addressed element for element (the caller
+ * checks that).  Every step is contiguous or scalar operands, vec 1, flat,
+ * 32-bit indices.  Parameters: int n, then each step's operands in order
+ * (pointers, or scalars by value), no __restrict__: steps share arrays. */
+#define CK_CUDA_EW_CHAIN_MAX 32
+typedef struct ck_cuda_ew_chain {
+    int nsteps;
+    ck_cuda_ew_spec steps[CK_CUDA_EW_CHAIN_MAX];
+} ck_cuda_ew_chain;
+char *ck_cuda_ew_chain_source(const ck_cuda_ew_chain *c);
+/* The kernel key of the chain numbered id (1, 2, ...: the caller numbers
+ * each distinct chain, so keys never collide). */
+uint64_t ck_cuda_ew_chain_key(uint64_t id);
 /* The full translation unit (prelude, scalar ops, kernel "ck_ew"); NULL with
  * an error on allocation failure.  Caller frees. */
 char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp);

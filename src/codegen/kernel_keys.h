@@ -27,6 +27,7 @@
     X(CONCAT, 0x47, "joining (cuda_concat_codegen.h)")                                     \
     X(TRAIN, 0x48, "softmax, cross-entropy, optimizer steps, epilogues (cuda_train_codegen.h)") \
     X(ELEMENTWISE, 0x80, "element-wise, cast, fill, iota (cuda_codegen.h)")                \
+    X(EW_CHAIN, 0x81, "element-wise chains fused in a graph capture (cuda_codegen.h)")     \
     X(REDUCE, 0xAB, "reductions (cuda_reduce_codegen.h)")                                  \
     X(SCAN, 0xAC, "scans (cuda_reduce_codegen.h)")
 

@@ -1,6 +1,7 @@
 /* Every generated kernel kind compiles through NVRTC (no GPU needed): one
  * element-wise kernel per (op, loop dtype) in each operand layout, every
- * cast, fill and iota, and the reductions and scans of every dtype. */
+ * cast, fill and iota, the chains a graph capture fuses (every op of every
+ * dtype as a step), and the reductions and scans of every dtype. */
 #include "cudakit.h"
 #include "../../src/platform/cuda_api.h"
 #include "../../src/codegen/cuda_reduce_codegen.h"
@@ -14,10 +15,12 @@ static void compile_one(const char *what, char *src)
     const char *body = src + pre;
     int id = batch_next_id();
     /* entry points: ck_ew, ck_red_block, ck_red_thread, ck_red_final, ck_scan, ck_scan_lb */
-    ck_sbuf a = {0}, b = {0}, c = {0}, e = {0}, prog = {0};
+    ck_sbuf a0 = {0}, a = {0}, b = {0}, c = {0}, e = {0}, prog = {0};
     char to[48];
+    snprintf(to, sizeof to, "ck_ewc_%d(", id);
+    batch_replace_all(&a0, body, "ck_ewc(", to);
     snprintf(to, sizeof to, "ck_ew_%d(", id);
-    batch_replace_all(&a, body, "ck_ew(", to);
+    batch_replace_all(&a, a0.s, "ck_ew(", to);
     snprintf(to, sizeof to, "ck_red_%d_", id);
     batch_replace_all(&b, a.s, "ck_red_", to);
     snprintf(to, sizeof to, "ck_scan_%d(", id);
@@ -27,7 +30,7 @@ static void compile_one(const char *what, char *src)
     ck_sbuf_printf(&prog, "namespace k%d {\n%s\n}\n#undef IDENT\n#undef MAP\n#undef COMB\n#undef FIN\n#undef LOAD\n#undef SCAN_IN\n#undef VFOLD\n",
                    id, e.s);
     batch_add(what, prog.s, 120);
-    free(a.s); free(b.s); free(c.s); free(e.s); free(prog.s);
+    free(a0.s); free(a.s); free(b.s); free(c.s); free(e.s); free(prog.s);
     free(src);
 }
 
@@ -130,6 +133,56 @@ int main(void)
         io.flat = a % 2;
         compile_one("iota", ck_cuda_ew_source(&io));
         n += 2;
+    }
+    /* fused chains (cuda_kernels.c): every op of each dtype as a step, its
+     * second input a scalar in every other step, a fill, a cast and an
+     * iota among them; CK_CUDA_EW_CHAIN_MAX steps a chain */
+    for (int t = 0; t < CK_NTYPES; t++) {
+        ck_cuda_ew_chain ch;
+        memset(&ch, 0, sizeof ch);
+        int chains = 0;
+        for (int op = 0; op <= CK_OP_COUNT + 2; op++) {
+            ck_cuda_ew_spec *sp = &ch.steps[ch.nsteps];
+            memset(sp, 0, sizeof *sp);
+            sp->ndim = 1;
+            sp->vec = 1;
+            sp->flat = 1;
+            if (op < CK_OP_COUNT) {
+                const ck_op_info *info = &ck_op_table[op];
+                if (!(info->types & (1u << t))) continue;
+                sp->op = op;
+                sp->nops = info->nin + 1;
+                sp->types[0] = (info->rule & CK_R_OUT_BOOL) ? CK_BOOL
+                             : (info->rule & CK_R_OUT_REAL) ? ck_dtype_real((ck_dtype)t) : (ck_dtype)t;
+                for (int k = 1; k < sp->nops; k++) sp->types[k] = (ck_dtype)t;
+                if (info->rule & CK_R_WHERE) sp->types[1] = CK_BOOL;
+                if (sp->nops > 2 && ch.nsteps % 2) sp->kinds[2] = CK_OPND_SCALAR;
+            } else if (op == CK_OP_COUNT) {
+                sp->op = CK_KOP_FILL;
+                sp->nops = 2;
+                sp->types[0] = sp->types[1] = (ck_dtype)t;
+                sp->kinds[1] = CK_OPND_SCALAR;
+            } else if (op == CK_OP_COUNT + 1) {
+                sp->op = CK_KOP_CAST;
+                sp->nops = 2;
+                sp->types[0] = (ck_dtype)t;
+                sp->types[1] = (ck_dtype)((t + 3) % CK_NTYPES);
+            } else {
+                sp->op = CK_KOP_IOTA;
+                sp->nops = 3;
+                sp->types[0] = (ck_dtype)t;
+                sp->types[1] = sp->types[2] = CK_FLOAT64;
+                sp->kinds[1] = sp->kinds[2] = CK_OPND_SCALAR;
+            }
+            ch.nsteps++;
+            if (ch.nsteps == CK_CUDA_EW_CHAIN_MAX || op == CK_OP_COUNT + 2) {
+                char what[64];
+                snprintf(what, sizeof what, "chain_%s_%d", ck_dtype_get_info((ck_dtype)t)->name, chains++);
+                compile_one(what, ck_cuda_ew_chain_source(&ch));
+                n++;
+                ch.nsteps = 0;
+            }
+        }
     }
     /* reductions and scans */
     for (int op = 0; op < CK_REDUCE_COUNT; op++) {

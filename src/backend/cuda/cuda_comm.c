@@ -39,7 +39,11 @@ static ncclComm_t handle(ck_comm *c) { return ((nccl_comm *)c->impl)->comm; }
 
 /* ck's stream of the call (NULL: the device's current one, whatever the
  * thread has made current, so that NCCL's kernels are ordered with ours) */
-static CUstream stream_of(ck_comm *c, ck_stream s) { return s ? (CUstream)s : ck_cuda_current_stream(c->dev.index); }
+static CUstream stream_of(ck_comm *c, ck_stream s)
+{
+    ck_cuda_fuse_flush_pending();
+    return s ? (CUstream)s : ck_cuda_current_stream(c->dev.index);
+}
 
 static ck_status use(ck_comm *c)
 {

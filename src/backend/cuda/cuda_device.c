@@ -14,10 +14,21 @@ static _Thread_local CUstream cur_stream_[CK_CUDA_MAX_DEVICES];
 
 int ck_cuda_current_device(void) { return cur_dev_; }
 void ck_cuda_set_current_device(int d) { cur_dev_ = d; }
-CUstream ck_cuda_current_stream(int d) { return cur_stream_[d]; }
-void ck_cuda_set_current_stream(int d, CUstream s) { cur_stream_[d] = s; }
+CUstream ck_cuda_current_stream_peek(int d) { return cur_stream_[d]; }
+void ck_cuda_set_current_stream(int d, CUstream s)
+{
+    ck_cuda_fuse_flush_pending();
+    cur_stream_[d] = s;
+}
 
 ck_cuda_device *ck_cuda_dev(int d) { return &ck_cuda_devices[d]; }
+
+int ck_cuda_context_device(void)
+{
+    for (int d = 0; cur_ctx_ && d < ck_cuda_ndevices; d++)
+        if (ck_cuda_devices[d].ready && ck_cuda_devices[d].ctx == cur_ctx_) return d;
+    return -1;
+}
 
 static ck_status init_device(int d)
 {
@@ -34,6 +45,8 @@ static ck_status init_device(int d)
     cd->pdl = cd->cc_major >= 9 && ck_cu_has_symbol("cuLaunchKernelEx") && !(pdl && !strcmp(pdl, "0"));
     const char *flat = getenv("CUDAKIT_EW_FLAT");
     cd->ew_flat = !(flat && !strcmp(flat, "0"));
+    const char *fuse = getenv("CUDAKIT_GRAPH_FUSE");
+    cd->graph_fuse = !(fuse && !strcmp(fuse, "0"));
     pthread_mutex_init(&cd->kmu, NULL);
     cd->ready = 1;
     return CK_OK;
@@ -70,6 +83,7 @@ unsigned ck_cuda_grid_for(int d, int64_t n, unsigned block)
 
 ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, unsigned shmem, void **args)
 {
+    ck_cuda_fuse_flush_pending();
     CK_CHECK_CU(ck_cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shmem, cur_stream_[d], args, NULL));
     return CK_OK;
 }
@@ -77,6 +91,7 @@ ck_status ck_cuda_launch(int d, CUfunction f, unsigned grid, unsigned block, uns
 ck_status ck_cuda_launch_pdl2(int d, CUfunction f, unsigned gx, unsigned gy, unsigned block, unsigned shmem,
                               void **args)
 {
+    ck_cuda_fuse_flush_pending();
     /* while profiling, ordinary launches: each kernel between its own
      * events, not started early under the one before */
     if (!ck_cuda_devices[d].pdl || ck_cu_launch_observed()) {

@@ -35,6 +35,7 @@ ck_status ck_cuda_graph_begin(ck_device dev, ck_stream s, void **impl)
         free(g);
         return ck_cu_fail(r, "cuStreamBeginCapture", __func__, __FILE__, __LINE__);
     }
+    ck_cuda_fuse_begin(dev.index, (CUstream)s);
     *impl = g;
     return CK_OK;
 }
@@ -54,6 +55,7 @@ void ck_cuda_graph_free(ck_device dev, void *impl)
 ck_status ck_cuda_graph_end(ck_device dev, ck_stream s, void *impl)
 {
     cuda_graph *g = impl;
+    ck_status fused = ck_cuda_fuse_end(dev.index);   /* the held kernels launched, into the graph */
     ck_status st = ck_cuda_use(dev.index);
     CUresult r = st == CK_OK ? ck_cu.cuStreamEndCapture((CUstream)s, &g->graph) : CUDA_SUCCESS;
     if (st == CK_OK && r != CUDA_SUCCESS) {
@@ -63,6 +65,7 @@ ck_status ck_cuda_graph_end(ck_device dev, ck_stream s, void *impl)
                                 "library, or work from the legacy default stream); the graph is empty")
                  : ck_cu_fail(r, "cuStreamEndCapture", __func__, __FILE__, __LINE__);
     }
+    if (st == CK_OK && fused != CK_OK) st = fused;   /* its message is still the error's */
     if (st == CK_OK && (r = ck_cu.cuGraphInstantiateWithFlags(&g->exec, g->graph, 0)) != CUDA_SUCCESS)
         st = ck_cu_fail(r, "cuGraphInstantiateWithFlags", __func__, __FILE__, __LINE__);
     if (st == CK_OK && (r = ck_cu.cuGraphUpload(g->exec, (CUstream)s)) != CUDA_SUCCESS)

@@ -26,6 +26,7 @@ typedef struct ck_cuda_device {
     CUdevice dev;
     CUcontext ctx;
     int cc_major, cc_minor, sm_count, max_threads_per_sm;
+    int graph_fuse;   /* chains of small element-wise kernels fused in a capture (CUDAKIT_GRAPH_FUSE=0: not) */
     int ew_flat;   /* small element-wise kernels without the grid-stride loop (CUDAKIT_EW_FLAT=0: with it) */
     int pdl;   /* programmatic dependent launch of the kernels that wait for it (ck_cuda_launch_pdl) */
     char name[256];
@@ -48,7 +49,36 @@ ck_cuda_device *ck_cuda_dev(int d);
  * default stream). */
 int ck_cuda_current_device(void);
 void ck_cuda_set_current_device(int d);
-CUstream ck_cuda_current_stream(int d);
+
+/* Element-wise kernels held back while a graph is captured, to be launched
+ * as one fused kernel (cuda_kernels.c): whatever queues other work must
+ * launch them first, so the door to a stream does.  ck_cuda_current_stream
+ * is for queueing work on the stream (the held kernels go first, and
+ * the context current before is current after); _peek only looks (an
+ * allocation); set_current_stream launches them on the stream they were
+ * queued for before it changes.  A function handed a stream of its own
+ * (events, waits, copies on a given stream) calls
+ * ck_cuda_fuse_flush_pending first. */
+extern _Thread_local int ck_cuda_fuse_pending;
+void ck_cuda_fuse_flush(void);   /* leaves the context that was current */
+static inline void ck_cuda_fuse_flush_pending(void)
+{
+    if (__builtin_expect(ck_cuda_fuse_pending, 0)) ck_cuda_fuse_flush();
+}
+/* The device whose context is current on this thread (ck_cuda_use), or -1. */
+int ck_cuda_context_device(void);
+/* A capture of device d's work on stream s begins (cuda_graph.c), and ends:
+ * the held kernels launched, and the first failure to launch them, which
+ * fails the capture. */
+void ck_cuda_fuse_begin(int d, CUstream s);
+ck_status ck_cuda_fuse_end(int d);
+
+CUstream ck_cuda_current_stream_peek(int d);
+static inline CUstream ck_cuda_current_stream(int d)
+{
+    ck_cuda_fuse_flush_pending();
+    return ck_cuda_current_stream_peek(d);
+}
 void ck_cuda_set_current_stream(int d, CUstream s);
 
 /* The functions of n entry points of one module, names[i] at key + i,

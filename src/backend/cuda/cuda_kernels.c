@@ -4,6 +4,7 @@
 #include "cuda_internal.h"
 #include "../../runtime/kcache.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,30 +136,19 @@ static ck_status spec_from_iter(ck_cuda_ew_spec *sp, const ck_iter *it, unsigned
     return CK_OK;
 }
 
-/* Launch an element-wise-shaped kernel: args are n, nd, then the operands
- * (pointers for arrays, the host values for scalars). */
-static ck_status run(int d, const ck_cuda_ew_spec *spec, const ck_iter *it, const ck_cuda_nd *nd, void *const *scalar_vals)
+/* Launch the kernel of spec over n elements: args are n, nd (when some
+ * operand is strided), then the operands (pointers for arrays, the host
+ * values for scalars). */
+static ck_status launch_ew(int d, const ck_cuda_ew_spec *sp, unsigned grid, int64_t n, const ck_cuda_nd *nd,
+                           void *const *ptrs, void *const *scalar_vals)
 {
-    ck_status s = ck_cuda_use(d);
-    if (s != CK_OK) return s;
-    ck_cuda_ew_spec fs = *spec;
-    const ck_cuda_ew_spec *sp = &fs;
-    unsigned grid;
-    if (sp->vec > 1) {   /* one tile of 4 vectors per thread, no grid-stride trips */
-        int64_t tiles = (it->size / sp->vec + 1023) / 1024;
-        grid = (unsigned)(tiles < 1 ? 1 : tiles > 0x7FFFFFFF ? 0x7FFFFFFF : tiles);
-    } else {
-        /* a grid of a thread an element (up to the usual cap) runs the flat kernel */
-        grid = ck_cuda_grid_for(d, it->size, 256);
-        fs.flat = ck_cuda_dev(d)->ew_flat && (int64_t)grid * 256 >= it->size;
-    }
     CUfunction f;
-    s = ck_cuda_get_kernel(d, ck_cuda_ew_key(sp), ew_source, sp, "ck_ew", &f);
+    ck_status s = ck_cuda_get_kernel(d, ck_cuda_ew_key(sp), ew_source, sp, "ck_ew", &f);
     if (s != CK_OK) return s;
-    long long n64 = it->size;
-    int n32 = (int)it->size;
+    long long n64 = n;
+    int n32 = (int)n;
     void *args[2 + 4];
-    void *ptrs[4];
+    void *p[4];
     int na = 0, strided = 0;
     for (int k = 0; k < sp->nops; k++) strided |= sp->kinds[k] == CK_OPND_STRIDED;
     args[na++] = sp->idx64 ? (void *)&n64 : (void *)&n32;
@@ -167,11 +157,32 @@ static ck_status run(int d, const ck_cuda_ew_spec *spec, const ck_iter *it, cons
         if (sp->kinds[k] == CK_OPND_SCALAR) {
             args[na++] = scalar_vals[k];
         } else {
-            ptrs[k] = it->data[k];
-            args[na++] = &ptrs[k];
+            p[k] = ptrs[k];
+            args[na++] = &p[k];
         }
     }
     return ck_cuda_launch_pdl(d, f, grid, 256, 0, args);
+}
+
+static int fuse_take(int d, const ck_cuda_ew_spec *sp, int64_t n, void *const *ptrs, void *const *scalar_vals);
+
+static ck_status run(int d, const ck_cuda_ew_spec *spec, const ck_iter *it, const ck_cuda_nd *nd, void *const *scalar_vals)
+{
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return s;
+    ck_cuda_ew_spec fs = *spec;
+    unsigned grid;
+    if (fs.vec > 1) {   /* one tile of 4 vectors per thread, no grid-stride trips */
+        int64_t tiles = (it->size / fs.vec + 1023) / 1024;
+        grid = (unsigned)(tiles < 1 ? 1 : tiles > 0x7FFFFFFF ? 0x7FFFFFFF : tiles);
+    } else {
+        /* a grid of a thread an element (up to the usual cap) runs the flat kernel */
+        grid = ck_cuda_grid_for(d, it->size, 256);
+        fs.flat = ck_cuda_dev(d)->ew_flat && (int64_t)grid * 256 >= it->size;
+    }
+    void *const *ptrs = (void *const *)it->data;
+    if (fs.flat && fuse_take(d, &fs, it->size, ptrs, scalar_vals)) return CK_OK;
+    return launch_ew(d, &fs, grid, it->size, nd, ptrs, scalar_vals);
 }
 
 static int device_of(const ck_ew_desc *d) { return d->dev.index; }
@@ -258,4 +269,199 @@ ck_status ck_cuda_iota(ck_array *out, double start, double step)
     if (s != CK_OK) return s;
     void *vals[3] = {NULL, &start, &step};
     return run(dev, &sp, &it, &nd, vals);
+}
+
+/* ------------------------------------------- chains fused in a capture */
+
+/* While this thread captures a graph on a device's stream, each flat
+ * element-wise kernel (contiguous or scalar operands, one thread an
+ * element) queued on that stream is held in a chain instead of launched;
+ * the next one over the same number of elements joins it.  Anything else
+ * that queues work, on any stream (ck_cuda_current_stream, the launches,
+ * copies, events, waits: cuda_internal.h), and the end of the capture,
+ * first launch the chain as one kernel (ck_cuda_ew_chain_source): a
+ * replayed graph of small element-wise ops is one node for the chain
+ * instead of one a kernel.  Every thread runs its element through the
+ * steps in order, so the chain is the steps' own order exactly when each
+ * array it touches is addressed element for element by every step that
+ * touches it: a step whose arrays overlap an earlier step's at another
+ * address or element size (a shifted view) starts a new chain.
+ * CUDAKIT_GRAPH_FUSE=0 turns it off; while the profiler observes launches
+ * each kernel is launched on its own. */
+
+typedef struct chain_step {
+    void *ptr[4];                            /* the arrays' addresses (operand 0 is written) */
+    _Alignas(16) unsigned char val[4][16];   /* the scalars' bytes */
+} chain_step;
+
+typedef struct pending_chain {
+    int d;
+    int n;
+    ck_cuda_ew_chain c;
+    chain_step st[CK_CUDA_EW_CHAIN_MAX];
+} pending_chain;
+
+_Thread_local int ck_cuda_fuse_pending;
+static _Thread_local pending_chain chain_;
+static _Thread_local CUstream capture_[CK_CUDA_MAX_DEVICES];
+static _Thread_local int capturing_[CK_CUDA_MAX_DEVICES];
+static _Thread_local ck_status failed_;
+static _Thread_local char failed_msg_[512];
+
+/* Every chain made so far, by the kernel keys of its steps: a chain's
+ * kernel key carries its index here, so two chains never share a kernel. */
+typedef struct chain_desc { int n; uint64_t keys[CK_CUDA_EW_CHAIN_MAX]; } chain_desc;
+static pthread_mutex_t descs_mu_ = PTHREAD_MUTEX_INITIALIZER;
+static chain_desc *descs_;
+static size_t ndescs_, cdescs_;
+
+static uint64_t chain_id(const ck_cuda_ew_chain *c)
+{
+    chain_desc want;
+    memset(&want, 0, sizeof want);
+    want.n = c->nsteps;
+    for (int s = 0; s < c->nsteps; s++) want.keys[s] = ck_cuda_ew_key(&c->steps[s]);
+    uint64_t id = 0;
+    pthread_mutex_lock(&descs_mu_);
+    for (size_t i = 0; i < ndescs_ && !id; i++)
+        if (!memcmp(&descs_[i], &want, sizeof want)) id = i + 1;
+    if (!id) {
+        if (ndescs_ == cdescs_) {
+            size_t nc = cdescs_ ? 2 * cdescs_ : 64;
+            chain_desc *v = realloc(descs_, nc * sizeof *v);
+            if (v) { descs_ = v; cdescs_ = nc; }
+        }
+        if (ndescs_ < cdescs_) {
+            descs_[ndescs_++] = want;
+            id = ndescs_;
+        }
+    }
+    pthread_mutex_unlock(&descs_mu_);
+    return id;   /* 0: out of memory (the steps then run on their own) */
+}
+
+static char *chain_source(const void *spec) { return ck_cuda_ew_chain_source((const ck_cuda_ew_chain *)spec); }
+
+static ck_status launch_chain(pending_chain *pc)
+{
+    int d = pc->d;
+    ck_status s = ck_cuda_use(d);
+    if (s != CK_OK) return s;
+    unsigned grid = ck_cuda_grid_for(d, pc->n, 256);
+    CUfunction f;
+    uint64_t id = pc->c.nsteps > 1 ? chain_id(&pc->c) : 0;
+    if (id && (s = ck_cuda_get_kernel(d, ck_cuda_ew_chain_key(id), chain_source, &pc->c, "ck_ewc",
+                                      &f)) == CK_OK) {
+        void *args[1 + 4 * CK_CUDA_EW_CHAIN_MAX];
+        int na = 0;
+        args[na++] = &pc->n;
+        for (int t = 0; t < pc->c.nsteps; t++) {
+            const ck_cuda_ew_spec *sp = &pc->c.steps[t];
+            for (int k = 0; k < sp->nops; k++)
+                args[na++] = sp->kinds[k] == CK_OPND_SCALAR ? (void *)pc->st[t].val[k] : (void *)&pc->st[t].ptr[k];
+        }
+        return ck_cuda_launch_pdl(d, f, grid, 256, 0, args);
+    }
+    if (id) return s;   /* the fused kernel did not compile: a bug of the generator, not hidden */
+    for (int t = 0; t < pc->c.nsteps && s == CK_OK; t++) {
+        void *vals[4];
+        for (int k = 0; k < 4; k++) vals[k] = pc->st[t].val[k];
+        s = launch_ew(d, &pc->c.steps[t], grid, pc->n, NULL, pc->st[t].ptr, vals);
+    }
+    return s;
+}
+
+static ck_status flush(void)
+{
+    if (!ck_cuda_fuse_pending) return CK_OK;
+    pending_chain pc = chain_;   /* emptied first: the launch below flushes too */
+    chain_.c.nsteps = 0;
+    ck_cuda_fuse_pending = 0;
+    ck_status s = launch_chain(&pc);
+    if (s != CK_OK && failed_ == CK_OK) {
+        failed_ = s;
+        snprintf(failed_msg_, sizeof failed_msg_, "%s", ck_error_message());
+    }
+    return s;
+}
+
+void ck_cuda_fuse_flush(void)
+{
+    int was = ck_cuda_context_device();
+    int d = chain_.d;
+    flush();
+    if (was >= 0 && was != d) ck_cuda_use(was);   /* the caller's context again */
+}
+
+/* Whether a step over [p, p + n*isz) may join a chain holding [q, q + n*qsz):
+ * apart, or the same elements. */
+static int same_or_apart(const void *p, int isz, const void *q, int qsz, int64_t n)
+{
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    if (a + (uintptr_t)(n * isz) <= b || b + (uintptr_t)(n * qsz) <= a) return 1;
+    return a == b && isz == qsz;
+}
+
+static int joins(const ck_cuda_ew_spec *sp, void *const *ptrs, int64_t n)
+{
+    for (int k = 0; k < sp->nops; k++) {
+        if (sp->kinds[k] == CK_OPND_SCALAR) continue;
+        int isz = ck_dtype_get_info(sp->types[k])->itemsize;
+        for (int t = 0; t < chain_.c.nsteps; t++) {
+            const ck_cuda_ew_spec *q = &chain_.c.steps[t];
+            for (int j = 0; j < q->nops; j++)
+                if (q->kinds[j] != CK_OPND_SCALAR &&
+                    !same_or_apart(ptrs[k], isz, chain_.st[t].ptr[j], ck_dtype_get_info(q->types[j])->itemsize, n))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+static int fuse_take(int d, const ck_cuda_ew_spec *sp, int64_t n, void *const *ptrs, void *const *scalar_vals)
+{
+    if (!capturing_[d] || ck_cuda_current_stream_peek(d) != capture_[d] || !ck_cuda_dev(d)->graph_fuse ||
+        sp->idx64 || ck_cu_launch_observed())
+        return 0;
+    for (int k = 0; k < sp->nops; k++)
+        if (sp->kinds[k] == CK_OPND_STRIDED) return 0;
+    if (chain_.c.nsteps &&
+        (chain_.d != d || chain_.n != n || chain_.c.nsteps == CK_CUDA_EW_CHAIN_MAX || !joins(sp, ptrs, n)))
+        ck_cuda_fuse_flush();   /* a failure fails the capture at its end */
+    int t = chain_.c.nsteps;
+    chain_.d = d;
+    chain_.n = (int)n;
+    chain_.c.steps[t] = *sp;
+    chain_step *st = &chain_.st[t];
+    memset(st, 0, sizeof *st);
+    for (int k = 0; k < sp->nops; k++) {
+        if (sp->kinds[k] != CK_OPND_SCALAR) {
+            st->ptr[k] = ptrs[k];
+            continue;
+        }
+        size_t sz = sp->op == CK_KOP_IOTA ? sizeof(double) : (size_t)ck_dtype_get_info(sp->types[k])->itemsize;
+        memcpy(st->val[k], scalar_vals[k], sz);
+    }
+    chain_.c.nsteps = t + 1;
+    ck_cuda_fuse_pending = 1;
+    return 1;
+}
+
+void ck_cuda_fuse_begin(int d, CUstream s)
+{
+    capture_[d] = s;
+    capturing_[d] = 1;
+}
+
+ck_status ck_cuda_fuse_end(int d)
+{
+    flush();
+    capturing_[d] = 0;
+    capture_[d] = NULL;
+    ck_status s = failed_;
+    failed_ = CK_OK;
+    if (s != CK_OK)
+        return ck_error_set(s, "%s (launching a chain of element-wise kernels fused in the capture; "
+                            "CUDAKIT_GRAPH_FUSE=0 launches them one by one)", failed_msg_);
+    return CK_OK;
 }

@@ -90,6 +90,7 @@ static ck_block *new_header(ck_pool *p)
  * refused, and the caller waits for s instead. */
 static ck_mark *mark_new(CUstream s)
 {
+    ck_cuda_fuse_flush_pending();
     ck_mark *m = malloc(sizeof *m);
     if (!m) return NULL;
     if (ck_cu.cuEventCreate(&m->ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) { free(m); return NULL; }
@@ -172,7 +173,7 @@ static int use_driver_pool(void)
 
 static void *driver_alloc(int d, ck_pool *p, size_t nbytes)
 {
-    CUstream s = ck_cuda_current_stream(d);
+    CUstream s = ck_cuda_current_stream_peek(d);   /* an allocation node, no held kernel needs to precede */
     CUmemoryPool pool;
     CUresult r = CUDA_SUCCESS;
     if (!driver_pool_ready_[d]) {
@@ -217,7 +218,7 @@ void *ck_cuda_alloc(ck_device dev, size_t nbytes)
     ck_pool *p = &pools_[d];
     if (use_driver_pool()) return driver_alloc(d, p, nbytes);
     size_t sz = round_size(nbytes ? nbytes : 1);
-    CUstream s = ck_cuda_current_stream(d);
+    CUstream s = ck_cuda_current_stream_peek(d);   /* only looked at: held kernels stay held */
     pthread_mutex_lock(&p->mu);
     p->st.n_alloc++;
     if (p->pending) pending_settle(p, 0);
@@ -343,6 +344,7 @@ static int block_note_use(int d, void *ptr, CUstream s)
 
 ck_status ck_cuda_record_stream(ck_device dev, void *ptr, ck_stream s)
 {
+    ck_cuda_fuse_flush_pending();
     ck_status st = ck_cuda_use(dev.index);
     if (st != CK_OK || use_driver_pool()) return st;
     /* a block used by more streams than it notes: s's work so far is waited for */
@@ -661,6 +663,7 @@ static ck_status stage_get(int d, ck_stage **out)
  * stream_follow_peer. */
 static CUresult stream_follow(CUstream waiter, CUstream producer)
 {
+    ck_cuda_fuse_flush_pending();
     CUevent ev;
     CUresult r = ck_cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
     if (r != CUDA_SUCCESS) return r;
@@ -968,6 +971,7 @@ ck_status ck_cuda_copy_peer(ck_device dst_dev, void *dst, ck_device src_dev, con
 ck_status ck_cuda_copy_async(ck_device dev, void *dst, const void *src, size_t n, int to_host, ck_stream s,
                              void *block)
 {
+    ck_cuda_fuse_flush_pending();
     int d = dev.index;
     ck_status st = ck_cuda_use(d);
     if (st != CK_OK) return st;

@@ -282,6 +282,7 @@ ck_status ck_cuda_function_launch(ck_function *f, const unsigned grid[3], const 
                                 threads, f->module->dev.index, per_sm, cf->nsm);
     }
     const char *call = coop ? "cuLaunchCooperativeKernel" : "cuLaunchKernel";
+    ck_cuda_fuse_flush_pending();
     CUresult r = coop ? ck_cu.cuLaunchCooperativeKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                                        (unsigned)shmem, (CUstream)stream, args)
                       : ck_cu.cuLaunchKernel(cf->f, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -19,6 +19,13 @@
         ck_status s_ = ck_cuda_use((dev).index);    \
         if (s_ != CK_OK) return s_;                 \
     } while (0)
+/* The same for an entry that queues work on a stream or waits for one: the
+ * element-wise kernels a capture holds back go first (cuda_internal.h). */
+#define CK_CU_USE_QUEUE(dev)                        \
+    do {                                            \
+        ck_cuda_fuse_flush_pending();               \
+        CK_CU_USE(dev);                             \
+    } while (0)
 
 ck_status ck_cuda_device_properties(ck_device dev, ck_device_props *o)
 {
@@ -213,7 +220,7 @@ ck_status ck_cuda_stream_create(ck_device dev, int nonblocking, int priority, ck
 
 ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s)
 {
-    CK_CU_USE(dev);
+    CK_CU_USE_QUEUE(dev);
     nb_remove((CUstream)s);
     ck_cuda_blas_stream_gone(dev.index, (CUstream)s);
     ck_cuda_memory_stream_gone(dev.index, (CUstream)s);
@@ -223,7 +230,7 @@ ck_status ck_cuda_stream_destroy(ck_device dev, ck_stream s)
 
 ck_status ck_cuda_stream_synchronize(ck_device dev, ck_stream s)
 {
-    CK_CU_USE(dev);
+    CK_CU_USE_QUEUE(dev);
     return ck_cuda_wait_stream(dev.index, (CUstream)s, "cuStreamSynchronize");
 }
 
@@ -237,13 +244,13 @@ static ck_status query_answer(CUresult r, const char *call, int *done)
 
 ck_status ck_cuda_stream_query(ck_device dev, ck_stream s, int *done)
 {
-    CK_CU_USE(dev);
+    CK_CU_USE_QUEUE(dev);
     return query_answer(ck_cu.cuStreamQuery((CUstream)s), "cuStreamQuery", done);
 }
 
 ck_status ck_cuda_stream_wait_event(ck_device dev, ck_stream s, ck_event e)
 {
-    CK_CU_USE(dev);
+    CK_CU_USE_QUEUE(dev);
     CK_CHECK_CU(ck_cu.cuStreamWaitEvent((CUstream)s, (CUevent)e, 0));
     return CK_OK;
 }
@@ -255,7 +262,8 @@ ck_status ck_cuda_stream_priority_range(ck_device dev, int *least, int *greatest
     return CK_OK;
 }
 
-ck_stream ck_cuda_stream_current(ck_device dev) { return (ck_stream)ck_cuda_current_stream(dev.index); }
+/* only a look (the graph's pool asks at each allocation): held kernels stay held */
+ck_stream ck_cuda_stream_current(ck_device dev) { return (ck_stream)ck_cuda_current_stream_peek(dev.index); }
 
 void ck_cuda_stream_set_current(ck_device dev, ck_stream s) { ck_cuda_set_current_stream(dev.index, (CUstream)s); }
 
@@ -279,14 +287,14 @@ ck_status ck_cuda_event_destroy(ck_device dev, ck_event e)
 
 ck_status ck_cuda_event_record(ck_device dev, ck_event e, ck_stream s)
 {
-    CK_CU_USE(dev);
+    CK_CU_USE_QUEUE(dev);
     CK_CHECK_CU(ck_cu.cuEventRecord((CUevent)e, (CUstream)s));
     return CK_OK;
 }
 
 ck_status ck_cuda_event_synchronize(ck_device dev, ck_event e)
 {
-    CK_CU_USE(dev);
+    CK_CU_USE_QUEUE(dev);
     return ck_cuda_wait_event(dev.index, (CUevent)e, "cuEventSynchronize");
 }
 
