@@ -118,6 +118,42 @@ def test_casts_comparisons_where_and_fills(device):
         same(got, want)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "complex64", "complex128", "uint8", "bool"])
+def test_chains_of_other_dtypes(device, dtype):
+    """Half precision computes in float and stores a half at each step, as
+    the ops one by one do; complex scalars ride as 8 or 16 bytes; small
+    integers wrap; booleans combine."""
+    rng = np.random.default_rng(5)
+    if dtype == "bool":
+        ha, hb = rng.random(777) < 0.5, rng.random(777) < 0.3
+    else:
+        ha = (rng.integers(0, 50, 777) * (1 + 1j if dtype.startswith("complex") else 1)).astype(dtype)
+        hb = (rng.integers(1, 9, 777)).astype(dtype)
+    a, b = on(device, ha.copy()), on(device, hb.copy())
+    if dtype == "bool":
+        def prog(x, y, lib):
+            u = lib.logical_and(x, y)
+            v = lib.logical_or(u, lib.logical_not(y))
+            return u, v, lib.logical_xor(v, x), x == v
+    else:
+        s1 = (2 + 1j) if dtype.startswith("complex") else 3
+
+        def prog(x, y, lib):
+            u = x * s1 + y
+            v = u - x * y
+            return u, v, v * v, u == v
+    with cuda.graph(device=device) as g:
+        got = prog(a, b, ck)
+    want = prog(ha, hb, np)
+    g.replay()
+    for gv, wv in zip(got, want):
+        if dtype == "float16":
+            assert ck.asnumpy(gv).dtype == wv.dtype
+            np.testing.assert_allclose(ck.asnumpy(gv).astype(np.float64), wv.astype(np.float64), rtol=2e-3)
+        else:
+            same(gv, wv)
+
+
 def test_a_reduction_and_other_sizes_in_between(device):
     h = np.linspace(0, 3, 1000, dtype=np.float64)
     x = on(device, h)
