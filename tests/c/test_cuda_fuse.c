@@ -6,7 +6,8 @@
  * is launched before any other work queued after it: a reduction, a change
  * of stream, the end of the capture.  A chain breaks at a view of the same
  * memory at another offset, at another size, and after 32 steps.  Eager
- * ops, CUDAKIT_GRAPH_FUSE=0 and other streams are never held.  The kernels
+ * ops, CUDAKIT_GRAPH_FUSE=0 and other streams are never held.  A chain that
+ * cannot be launched fails the capture, with why.  The kernels
  * are compiled by NVRTC (skipped without it), never run. */
 #include "ck_test.h"
 #include "../../src/backend/cuda/cuda_internal.h"
@@ -70,7 +71,14 @@ static CUresult f_instantiate(CUgraphExec *e, CUgraph g, unsigned long long flag
 static CUresult f_graph_upload(CUgraphExec e, CUstream s) { (void)e, (void)s; return CUDA_SUCCESS; }
 static CUresult f_exec_destroy(CUgraphExec e) { (void)e; return CUDA_SUCCESS; }
 static CUresult f_graph_destroy(CUgraph g) { (void)g; return CUDA_SUCCESS; }
-static CUresult f_module_load(CUmodule *m, const void *image) { (void)image; *m = (CUmodule)(uintptr_t)1; return CUDA_SUCCESS; }
+static int fail_module_loads_;   /* set: a module fails to load, as a bad image would */
+static CUresult f_module_load(CUmodule *m, const void *image)
+{
+    (void)image;
+    if (fail_module_loads_) return CUDA_ERROR_INVALID_VALUE;
+    *m = (CUmodule)(uintptr_t)1;
+    return CUDA_SUCCESS;
+}
 static CUresult f_get_function(CUfunction *f, CUmodule m, const char *name)
 {
     (void)m;
@@ -309,6 +317,25 @@ static void test_eager_and_turned_off(void)
     ck_graph_free(g);
 }
 
+/* A chain whose kernel cannot be made fails the capture at its end, with
+ * the driver's error and what was being launched. */
+static void test_a_chain_that_cannot_launch_fails_the_capture(void)
+{
+    ck_array x, a, b;
+    OK(ck_arange(&x, 0, 1, 64, CK_INT16, gpu));
+    ck_graph *g = begin();
+    op2(CK_OP_BITWISE_XOR, arr(&x), arr(&x), &a);     /* a chain made nowhere else in this test */
+    op2(CK_OP_BITWISE_XOR, arr(&a), arr(&x), &b);
+    fail_module_loads_ = 1;
+    ck_status st = ck_graph_capture_end(g);
+    fail_module_loads_ = 0;
+    CHECK(st != CK_OK, "the capture ended well");
+    CHECK(strstr(ck_error_message(), "fused") != NULL, "message: %s", ck_error_message());
+    CHECK(!ck_graph_capturing(gpu), "still capturing");
+    ck_array_release(&x), ck_array_release(&a), ck_array_release(&b);
+    ck_graph_free(g);
+}
+
 int main(void)
 {
     if (ck_nvrtc_load() != CK_OK) {
@@ -322,6 +349,7 @@ int main(void)
     test_long_chains_and_other_sizes();
     test_a_change_of_stream_launches_the_chain_first();
     test_eager_and_turned_off();
+    test_a_chain_that_cannot_launch_fails_the_capture();
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }
