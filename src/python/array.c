@@ -1099,36 +1099,35 @@ static PyObject *scalar_py(const ck_scalar *s)
     }
 }
 
-static PyObject *nb_int(PyObject *self)
+/* int(a) and float(a) of a one-element array: its value as a Python
+ * number through convert, refused with Python's own message when complex. */
+static PyObject *real_number(PyObject *self, const char *what, const char *complex_msg,
+                             PyObject *(*convert)(PyObject *))
 {
     ck_scalar s;
-    if (single_element(self, &s, "int") < 0) return NULL;
+    if (single_element(self, &s, what) < 0) return NULL;
     PyObject *p = scalar_py(&s);
     if (!p) return NULL;
     if (ck_dtype_is_complex(s.dtype)) {
         Py_DECREF(p);
-        PyErr_SetString(PyExc_TypeError, "int() argument must be a string, a bytes-like object or a real number, not 'complex'");
+        PyErr_SetString(PyExc_TypeError, complex_msg);
         return NULL;
     }
-    PyObject *r = PyNumber_Long(p);
+    PyObject *r = convert(p);
     Py_DECREF(p);
     return r;
 }
 
+static PyObject *nb_int(PyObject *self)
+{
+    return real_number(self, "int", "int() argument must be a string, a bytes-like object or a real number, not 'complex'",
+                       PyNumber_Long);
+}
+
 static PyObject *nb_float(PyObject *self)
 {
-    ck_scalar s;
-    if (single_element(self, &s, "float") < 0) return NULL;
-    PyObject *p = scalar_py(&s);
-    if (!p) return NULL;
-    if (ck_dtype_is_complex(s.dtype)) {
-        Py_DECREF(p);
-        PyErr_SetString(PyExc_TypeError, "float() argument must be a string or a real number, not 'complex'");
-        return NULL;
-    }
-    PyObject *r = PyNumber_Float(p);
-    Py_DECREF(p);
-    return r;
+    return real_number(self, "float", "float() argument must be a string or a real number, not 'complex'",
+                       PyNumber_Float);
 }
 
 static PyObject *nb_index(PyObject *self)
