@@ -125,6 +125,10 @@ bench: install
 # build/site, put on PYTHONPATH for the runs below.
 GPU_WHEELS ?= .whl
 GPU_SITE := $(abspath build/site)
+# A dataset carried to the GPU machine as .data (the device tool's carry:
+# .data/fashion-mnist), for the MLP bench's accuracy rows, unless
+# CUDAKIT_DATA names one already.
+GPU_DATA := $(or $(CUDAKIT_DATA),$(if $(wildcard .data/fashion-mnist .data/mnist),$(abspath .data)))
 gpu-wheels:
 	@if ls $(GPU_WHEELS)/*.whl > /dev/null 2>&1; then \
 	    echo "installing the carried wheels of $(GPU_WHEELS) into $(GPU_SITE)"; \
@@ -140,6 +144,7 @@ test-gpu: gpu-wheels
 
 # Each library's bench runs even when an earlier one fails (make says "Error ... (ignored)").
 bench-gpu: export PYTHONPATH := $(GPU_SITE)$(if $(PYTHONPATH),:$(PYTHONPATH))
+bench-gpu: export CUDAKIT_DATA := $(GPU_DATA)
 bench-gpu: gpu-wheels
 	mkdir -p $(OUT)
 	set -o pipefail; python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tee $(OUT)/build.log
