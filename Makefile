@@ -151,6 +151,8 @@ bench-gpu: gpu-wheels
 	set -o pipefail; python3 bench/bench_gpu.py --out $(OUT)/bench-gpu.md 2>&1 | tee $(OUT)/bench-gpu.log
 	-nvcc -O2 -o build/probe_launch bench/probe_launch.cu -lcuda && build/probe_launch 2>&1 | tee $(OUT)/probe-launch.log
 	-nvcc -arch=sm_90 -O2 -o build/probe_pdl bench/probe_pdl.cu && build/probe_pdl 2>&1 | tee $(OUT)/probe-pdl.log
+	-nvcc -arch=sm_90 -O2 -o build/probe_small_gemm bench/probe_small_gemm.cu -lcublas && build/probe_small_gemm 2>&1 | tee $(OUT)/probe-small-gemm.log
+	-set -o pipefail; python3 bench/probe_small_gemm.py --out $(OUT)/probe-small-gemm.md 2>&1 | tee $(OUT)/probe-small-gemm-py.log
 	-set -o pipefail; python3 bench/bench_gpu_fft_solver.py --out $(OUT)/bench-gpu-fft-solver.md 2>&1 | tee $(OUT)/bench-gpu-fft-solver.log
 	-set -o pipefail; python3 bench/bench_gpu_kernels.py --out $(OUT)/bench-gpu-kernels.md 2>&1 | tee $(OUT)/bench-gpu-kernels.log
 	-set -o pipefail; python3 bench/bench_gpu_pykernels.py --out $(OUT)/bench-gpu-pykernels.md 2>&1 | tee $(OUT)/bench-gpu-pykernels.log
