@@ -22,68 +22,7 @@
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); exit(1); } } while (0)
 #define CB(x) do { cublasStatus_t e_ = (x); if (e_ != CUBLAS_STATUS_SUCCESS) { printf("%s: %d (line %d)\n", #x, (int)e_, __LINE__); exit(1); } } while (0)
 
-#define TM 32
-#define TN 32
-#define TK 32
-
-template <int PDL>
-__global__ void __launch_bounds__(256) sgemm_small(const float *A, const float *B, float *C, int M, int N, int K,
-                                                   long long sam, long long sak, long long sbk, long long sbn,
-                                                   int kchunk, float *ws, unsigned *counters)
-{
-    if (PDL) asm volatile("griddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;" ::: "memory");
-    __shared__ float As[TK][TM + 1];
-    __shared__ float Bs[TK][TN + 1];
-    __shared__ int last;
-    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
-    const int m0 = blockIdx.y * TM, n0 = blockIdx.x * TN;
-    const int k_lo = blockIdx.z * kchunk, k_hi = min(K, k_lo + kchunk);
-    float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    for (int k0 = k_lo; k0 < k_hi; k0 += TK) {
-        for (int r = 0; r < 4; r++) {
-            int i = tid + 256 * r;
-            int mm = sak == 1 ? i >> 5 : i & 31, kk = sak == 1 ? i & 31 : i >> 5;
-            int m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = m < M && k < k_hi ? A[m * sam + k * sak] : 0.f;
-            int nn = sbn == 1 ? i & 31 : i >> 5, kb = sbn == 1 ? i >> 5 : i & 31;
-            int n = n0 + nn, kq = k0 + kb;
-            Bs[kb][nn] = n < N && kq < k_hi ? B[kq * sbk + n * sbn] : 0.f;
-        }
-        __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < TK; kk++) {
-            float b = Bs[kk][tx];
-            for (int r = 0; r < 4; r++) acc[r] += As[kk][ty + 8 * r] * b;
-        }
-        __syncthreads();
-    }
-    const int n = n0 + tx;
-    if (gridDim.z > 1) {
-        for (int r = 0; r < 4; r++) {
-            int m = m0 + ty + 8 * r;
-            if (m < M && n < N) ws[((long long)blockIdx.z * M + m) * N + n] = acc[r];
-        }
-        __threadfence();
-        __syncthreads();
-        const unsigned t = blockIdx.y * gridDim.x + blockIdx.x;
-        if (tid == 0) last = atomicAdd(&counters[t], 1u) == gridDim.z - 1;
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
-        for (int r = 0; r < 4; r++) {
-            int m = m0 + ty + 8 * r;
-            float s = 0.f;
-            if (m < M && n < N)
-                for (int z = 0; z < (int)gridDim.z; z++) s += __ldcg(&ws[((long long)z * M + m) * N + n]);
-            acc[r] = s;
-        }
-        if (tid == 0) counters[t] = 0;
-    }
-    for (int r = 0; r < 4; r++) {
-        int m = m0 + ty + 8 * r;
-        if (m < M && n < N) C[(long long)m * N + n] = acc[r];
-    }
-}
+#include "probe_small_gemm.cuh"   // the kernel, shared with probe_small_gemm.py
 
 // y = x * 0.5 + 1 over n elements: the small kernel between two products
 __global__ void ew(float *y, const float *x, int n)
@@ -123,8 +62,11 @@ static void ours(Prod &p, cudaStream_t s, int pdl, int split)
     kchunk = (kchunk + TK - 1) / TK * TK;
     int z = (p.K + kchunk - 1) / kchunk;
     dim3 g((p.N + TN - 1) / TN, (p.M + TM - 1) / TM, z);
-    void *args[] = {&p.A, &p.B, &p.C, &p.M, &p.N, &p.K, &p.sam, &p.sak, &p.sbk, &p.sbn, &kchunk, &p.ws, &p.counters};
-    launch_ex(pdl ? (const void *)sgemm_small<1> : (const void *)sgemm_small<0>, g, dim3(256), s, pdl, args);
+    const float *no_bias = nullptr;
+    int zero = 0;
+    void *args[] = {&p.A, &p.B, &p.C, &no_bias, &zero, &zero, &p.M, &p.N, &p.K, &p.sam, &p.sak, &p.sbk, &p.sbn,
+                    &kchunk, &p.ws, &p.counters, &pdl};
+    launch_ex((const void *)sgemm_small, g, dim3(256), s, pdl, args);
 }
 
 // Row-major C[M,N] = A B as column-major C^T = B^T A^T.
