@@ -101,6 +101,18 @@ static void expr(ck_sbuf *b, const ck_cuda_ew_spec *sp)
     ck_sbuf_printf(b, "))");
 }
 
+/* The stored type of operand k, as the kernel takes it (iota's start and
+ * step are doubles whatever the output). */
+static const char *param_type(const ck_cuda_ew_spec *sp, int k)
+{
+    return sp->op == CK_KOP_IOTA && k > 0 ? "double" : storage_[sp->types[k]];
+}
+
+size_t ck_cuda_ew_param_size(const ck_cuda_ew_spec *sp, int k)
+{
+    return sp->op == CK_KOP_IOTA && k > 0 ? sizeof(double) : (size_t)ck_dtype_get_info(sp->types[k])->itemsize;
+}
+
 /* The compute type operand k is loaded as. */
 static const char *load_type(const ck_cuda_ew_spec *sp, int k)
 {
@@ -124,7 +136,7 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
     ck_sbuf_printf(&b, "extern \"C\" __global__ void __launch_bounds__(256) ck_ew(%s n%s", idx,
                    any_strided ? ", ck_nd nd" : "");
     for (int k = 0; k < sp->nops; k++) {
-        const char *st = sp->op == CK_KOP_IOTA && k > 0 ? "double" : storage_[sp->types[k]];
+        const char *st = param_type(sp, k);
         if (sp->kinds[k] == CK_OPND_SCALAR) ck_sbuf_printf(&b, ", %s p%d", st, k);
         else ck_sbuf_printf(&b, ", %s%s *__restrict__ p%d", k ? "const " : "", st, k);
     }
@@ -193,7 +205,7 @@ char *ck_cuda_ew_source(const ck_cuda_ew_spec *sp)
         }
     }
     for (int k = 1; k < sp->nops; k++) {
-        const char *lt = load_type(sp, k), *st = sp->op == CK_KOP_IOTA ? "double" : storage_[sp->types[k]];
+        const char *lt = load_type(sp, k), *st = param_type(sp, k);   /* k >= 1 here */
         if (sp->kinds[k] == CK_OPND_SCALAR)
             ck_sbuf_printf(&b, "        %s v%d = (%s)p%d;\n", lt, k, lt, k);
         else if (sp->kinds[k] == CK_OPND_CONTIG)
@@ -220,7 +232,7 @@ char *ck_cuda_ew_chain_source(const ck_cuda_ew_chain *c)
     for (int s = 0; s < c->nsteps; s++) {
         const ck_cuda_ew_spec *sp = &c->steps[s];
         for (int k = 0; k < sp->nops; k++) {
-            const char *st = sp->op == CK_KOP_IOTA && k > 0 ? "double" : storage_[sp->types[k]];
+            const char *st = param_type(sp, k);
             if (sp->kinds[k] == CK_OPND_SCALAR) ck_sbuf_printf(&b, ", %s q%d_%d", st, s, k);
             else ck_sbuf_printf(&b, ", %s%s *q%d_%d", k ? "const " : "", st, s, k);
         }

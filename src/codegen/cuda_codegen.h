@@ -40,6 +40,9 @@ typedef struct ck_cuda_ew_spec {
     int flat;                /* vec 1 and a grid of one thread an element: `if (i < n)`, no grid-stride loop */
 } ck_cuda_ew_spec;
 
+/* The bytes a kernel of sp takes scalar operand k in (its stored type). */
+size_t ck_cuda_ew_param_size(const ck_cuda_ew_spec *sp, int k);
+
 /* The parameters after n and the operands when some operand is strided. */
 typedef struct ck_cuda_nd {
     int64_t shape[CK_CUDA_EW_MAXDIM];

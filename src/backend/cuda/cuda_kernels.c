@@ -303,8 +303,9 @@ typedef struct pending_chain {
 
 _Thread_local int ck_cuda_fuse_pending;
 static _Thread_local pending_chain chain_;
+/* the stream this thread captures on, a device; NULL: none (a capture is
+ * never on the legacy default stream, cuda_graph.c refuses it) */
 static _Thread_local CUstream capture_[CK_CUDA_MAX_DEVICES];
-static _Thread_local int capturing_[CK_CUDA_MAX_DEVICES];
 static _Thread_local ck_status failed_;
 static _Thread_local char failed_msg_[512];
 
@@ -420,7 +421,7 @@ static int joins(const ck_cuda_ew_spec *sp, void *const *ptrs, int64_t n)
 
 static int fuse_take(int d, const ck_cuda_ew_spec *sp, int64_t n, void *const *ptrs, void *const *scalar_vals)
 {
-    if (!capturing_[d] || ck_cuda_current_stream_peek(d) != capture_[d] || !ck_cuda_dev(d)->graph_fuse ||
+    if (!capture_[d] || ck_cuda_current_stream_peek(d) != capture_[d] || !ck_cuda_dev(d)->graph_fuse ||
         sp->idx64 || ck_cu_launch_observed())
         return 0;
     for (int k = 0; k < sp->nops; k++)
@@ -439,8 +440,7 @@ static int fuse_take(int d, const ck_cuda_ew_spec *sp, int64_t n, void *const *p
             st->ptr[k] = ptrs[k];
             continue;
         }
-        size_t sz = sp->op == CK_KOP_IOTA ? sizeof(double) : (size_t)ck_dtype_get_info(sp->types[k])->itemsize;
-        memcpy(st->val[k], scalar_vals[k], sz);
+        memcpy(st->val[k], scalar_vals[k], ck_cuda_ew_param_size(sp, k));
     }
     chain_.c.nsteps = t + 1;
     ck_cuda_fuse_pending = 1;
@@ -450,13 +450,11 @@ static int fuse_take(int d, const ck_cuda_ew_spec *sp, int64_t n, void *const *p
 void ck_cuda_fuse_begin(int d, CUstream s)
 {
     capture_[d] = s;
-    capturing_[d] = 1;
 }
 
 ck_status ck_cuda_fuse_end(int d)
 {
     flush();
-    capturing_[d] = 0;
     capture_[d] = NULL;
     ck_status s = failed_;
     failed_ = CK_OK;
