@@ -38,6 +38,10 @@ def test_dense_builds_at_first_call(on_device):
 
 
 def test_fit_sparse_categorical(on_device):
+    # the weights, shuffles and dropout from a seeded generator: about one
+    # initialisation in 30 of this small net trains to 76% (a fresh clone's
+    # CI run met one), so an unseeded run was not a test of fit
+    ck.random.seed(0)
     x, y = _blobs()
     model = keras.models.Sequential([keras.layers.Dense(16, activation="relu"),
                                      keras.layers.Dropout(0.1),
