@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import cudakit as ck
-from conftest import assert_same
+from conftest import assert_same, reduction_tolerance
 from strategies import ALL_DTYPES, elements, hsettings, view_of_shape
 
 SETTINGS = hsettings(40)
@@ -42,31 +42,6 @@ def values(name, dtype):
         part = st.floats(-10, 10, width=dt.itemsize * 4)
         return st.builds(complex, part, part)
     return elements(dt, -10, 10)
-
-
-def tolerance(name, want, a):
-    """Sums are order dependent: bound the error by n * eps * sum(|x|)."""
-    want = np.asarray(want)
-    if want.dtype.kind not in "fc":
-        return {}
-    eps = float(np.finfo(want.dtype).eps)
-    n = max(a.size, 1)
-    scale = float(np.max(np.abs(a))) if a.size and np.isfinite(a).all() else 1.0
-    if name in ("var", "std"):
-        scale = scale * scale * 4
-    rtol = {np.dtype("float16"): 4e-3, np.dtype("float32"): 1e-5, np.dtype("complex64"): 1e-5}.get(want.dtype, 1e-12)
-    if name in ("prod", "cumprod"):
-        rtol = max(rtol, 4 * n * eps)
-        return dict(rtol=rtol, atol=rtol)
-    if name == "std":
-        # sqrt amplifies the error of a tiny variance
-        return dict(rtol=max(rtol, 1e-6 if want.dtype.itemsize >= 8 else 1e-3), atol=(n * eps * scale) ** 0.5 * 4)
-    atol = 4 * n * eps * scale + (1e-300 if want.dtype.kind == "c" else 0)
-    if name == "cumsum" and a.size and np.isfinite(a).all():
-        # a running sum rounds at the size of the partial sums (NumPy's float16
-        # one at every step, a GPU's scan in float32): a random walk of roundings
-        atol = max(atol, 4 * n ** 0.5 * eps * float(np.sum(np.abs(a.astype(np.float64)))))
-    return dict(rtol=rtol, atol=atol)
 
 
 def call_both(name, a, ca, kw, method):
@@ -121,7 +96,7 @@ def test_reduction(device, name, data):
         return
     assert isinstance(got, ck.ndarray)
     assert got.device == ck.Device(device)
-    assert_same(got, np.asarray(want), **tolerance(name, want, a))
+    assert_same(got, np.asarray(want), **reduction_tolerance(name, want, a))
 
 
 # --------------------------------------------------------------- details
@@ -190,7 +165,7 @@ def test_complex_reductions(device, dtype):
         for axis in (None, 0, 1):
             want = getattr(np, name)(a, axis=axis)
             got = getattr(ck, name)(ca, axis=axis)
-            assert_same(got, want, **tolerance(name, want, a))
+            assert_same(got, want, **reduction_tolerance(name, want, a))
     # lexicographic order for min / max / argmax
     b = np.array([1 + 5j, 2 - 1j, 2 + 0j, -3 + 9j], dtype=dtype)
     for name in ("min", "max", "argmin", "argmax"):
@@ -432,7 +407,7 @@ def test_upcast_reductions(device, name, data):
         return
     assert got.device == ck.Device(device)
     want = np.asarray(want)
-    tol = tolerance(name, want, a)
+    tol = reduction_tolerance(name, want, a)
     if name == "cumsum" and want.dtype == np.float16 and device != "cpu" and a.size:
         # the GPU's scan adds float16 in float32, NumPy rounds every partial
         # sum to float16: on a constant run those roundings all lean one way

@@ -501,24 +501,35 @@ ck_status ck_profiler_start(unsigned flags)
     return CK_OK;
 }
 
+typedef struct backend_marks { ck_device dev; ck_event ev[CK_PROF_ANCHOR_TRIES]; } backend_marks;
+
+static ck_status backend_mark(void *arg, int i)
+{
+    backend_marks *m = arg;
+    const ck_backend_iface *be = real_[CK_DEVICE_CUDA];
+    ck_status s = be->event_create(m->dev, 1, &m->ev[i]);
+    if (s == CK_OK) s = be->event_record(m->dev, m->ev[i], NULL);
+    if (s == CK_OK) s = be->event_synchronize(m->dev, m->ev[i]);
+    return s;
+}
+
 /* The backend-timed records of GPU d their device times: its work is done
- * (the caller waited); an event recorded now marks the host clock's now. */
+ * (the caller waited); the anchor's event marks the host clock's now. */
 static ck_status resolve_backend_events(int d)
 {
     const ck_backend_iface *be = real_[CK_DEVICE_CUDA];
     ck_device dev = {CK_DEVICE_CUDA, d};
-    ck_event end = NULL;
-    ck_status s = be->event_create(dev, 1, &end);
-    if (s == CK_OK) s = be->event_record(dev, end, NULL);
-    if (s == CK_OK) s = be->event_synchronize(dev, end);
-    double now_us = (double)ck_prof_now_ns() / 1e3;
+    backend_marks m = {dev, {NULL}};
+    int best = 0;
+    double now_us = 0;
+    ck_status s = ck_prof_anchor(backend_mark, &m, &best, &now_us);
     int64_t n = ck_prof_store_count();
     for (int64_t i = 0; i < n; i++) {
         ck_prof_slot *r = ck_prof_store_at(i);
         if (r->timer != CK_TIMER_BACKEND || r->pub.dev.type != CK_DEVICE_CUDA || r->pub.dev.index != d) continue;
         float ms = 0, back = 0;
         if (s == CK_OK && r->closed && be->event_elapsed_ms(dev, r->ev[0], r->ev[1], &ms) == CK_OK &&
-            be->event_elapsed_ms(dev, r->ev[0], end, &back) == CK_OK) {
+            be->event_elapsed_ms(dev, r->ev[0], m.ev[best], &back) == CK_OK) {
             r->pub.dev_us = ms * 1e3;
             r->pub.dev_start_us = now_us - back * 1e3;
         }
@@ -527,7 +538,8 @@ static ck_status resolve_backend_events(int d)
         r->ev[0] = r->ev[1] = NULL;
         r->timer = CK_TIMER_NONE;
     }
-    if (end) be->event_destroy(dev, end);
+    for (int j = 0; j < CK_PROF_ANCHOR_TRIES; j++)
+        if (m.ev[j]) be->event_destroy(dev, m.ev[j]);
     return s;
 }
 

@@ -56,6 +56,15 @@ ck_prof_slot *ck_prof_store_at(int64_t i);
 /* Give the driver-timed records their device times: each context's work is
  * done (the caller waited), one more event marks "now" on the host clock. */
 ck_status ck_prof_resolve_driver_events(void);
+/* "Now" on the host clock for a device whose work is done, for turning
+ * elapsed times back from an event into host times.  mark(arg, i) records
+ * event i of CK_PROF_ANCHOR_TRIES on the device and waits for it; the
+ * shortest round wins (*best), so a thread descheduled between an event's
+ * end and the clock's read shifts no records (the ops' events and the
+ * driver's are resolved against anchors of their own, which must agree). */
+#define CK_PROF_ANCHOR_TRIES 3
+typedef ck_status (*ck_prof_mark_fn)(void *arg, int i);
+ck_status ck_prof_anchor(ck_prof_mark_fn mark, void *arg, int *best, double *now_us);
 /* Record each built-in kernel launch (src/platform's launch observer). */
 void ck_prof_observe_launches(int on);
 /* The host clock the records use, in ns since the profile began. */
