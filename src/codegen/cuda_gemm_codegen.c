@@ -51,3 +51,97 @@ char *ck_cuda_gemm_int_source(const ck_cuda_gemm_int_spec *sp)
         is_bool ? "acc |= (as[ty][q] != 0) & (bs[q][tx] != 0)" : "acc += (ACC)as[ty][q] * (ACC)bs[q][tx]");
     return ck_sbuf_finish(&b);
 }
+
+/* ------------------------------------------------- small float products */
+
+const ck_gemm_small_cfg ck_gemm_small_cfgs[CK_GEMM_SMALL_CFGS] = {{1, 1, 4},  {1, 2, 4},  {2, 2, 4}, {2, 4, 4},
+                                                                  {4, 4, 4},  {1, 1, 16}, {1, 2, 16}, {2, 2, 8}};
+
+uint64_t ck_cuda_gemm_small_key(const ck_cuda_gemm_small_spec *sp)
+{
+    return ck_kernel_key(CK_KFAM_GEMM, (2ull << 16) | ((uint64_t)sp->t << 8));
+}
+
+size_t ck_gemm_small_smem(int c, int ks, size_t itemsize)
+{
+    const int tm = 8 * ck_gemm_small_cfgs[c].rm, tn = 4 * ck_gemm_small_cfgs[c].rn;
+    return (size_t)ks * (size_t)(tm * tn + tm) * itemsize;
+}
+
+char *ck_cuda_gemm_small_source(const ck_cuda_gemm_small_spec *sp)
+{
+    if (sp->t != CK_FLOAT32 && sp->t != CK_FLOAT64) {
+        ck_error_set(CK_ERR_NOT_IMPLEMENTED, "the small linear product is float32 or float64");
+        return NULL;
+    }
+    ck_sbuf b = {0};
+    ck_sbuf_prelude(&b);
+    ck_sbuf_printf(&b, "typedef %s T;\n", ck_cuda_storage_type(sp->t));
+    for (int c = 0; c < CK_GEMM_SMALL_CFGS; c++) {
+        const int rm = ck_gemm_small_cfgs[c].rm, rn = ck_gemm_small_cfgs[c].rn, un = ck_gemm_small_cfgs[c].unroll;
+        ck_sbuf_printf(&b,
+            "extern \"C\" __global__ void __launch_bounds__(%d) ck_lin_%d(\n"
+            "    int m, int n, int k, const T *__restrict__ a, long long sam, long long sak,\n"
+            "    const T *__restrict__ b, long long sbk, long long sbn, T *__restrict__ d, long long ldd,\n"
+            "    T *__restrict__ bias, int epi)\n"
+            "{\n"
+            "    CK_PDL_ENTRY();\n"
+            "    enum { RM = %d, RN = %d, TM = 8 * RM, TN = 4 * RN, TT = TM * TN + TM };\n"
+            "    extern __shared__ unsigned char ck_lin_smem[];\n"
+            "    T *red = (T *)ck_lin_smem;\n"
+            "    const int ks = blockDim.x >> 5, w = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+            "    const int lr = lane >> 2, lc = lane & 3;\n"
+            "    const int m0 = blockIdx.y * TM, n0 = blockIdx.x * TN;\n"
+            "    const int chunk = (k + ks - 1) / ks, k0 = min(k, w * chunk), k1 = min(k, k0 + chunk);\n"
+            "    const T *ap[RM];\n"
+            "    const T *bp[RN];\n"
+            "    T acc[RM][RN], rs[RM];\n"
+            "#pragma unroll\n"
+            "    for (int r = 0; r < RM; r++) { ap[r] = a + (long long)min(m0 + lr + 8 * r, m - 1) * sam; rs[r] = T(0);\n"
+            "#pragma unroll\n"
+            "        for (int c = 0; c < RN; c++) acc[r][c] = T(0); }\n"
+            "#pragma unroll\n"
+            "    for (int c = 0; c < RN; c++) bp[c] = b + (long long)min(n0 + lc + 4 * c, n - 1) * sbn;\n"
+            "    /* rows and columns past the edge read the last one's values, never stored */\n"
+            "#pragma unroll %d\n"
+            "    for (int kk = k0; kk < k1; kk++) {\n"
+            "        T av[RM], bv[RN];\n"
+            "#pragma unroll\n"
+            "        for (int r = 0; r < RM; r++) av[r] = ap[r][kk * sak];\n"
+            "#pragma unroll\n"
+            "        for (int c = 0; c < RN; c++) bv[c] = bp[c][kk * sbk];\n"
+            "#pragma unroll\n"
+            "        for (int r = 0; r < RM; r++) {\n"
+            "            rs[r] += av[r];\n"
+            "#pragma unroll\n"
+            "            for (int c = 0; c < RN; c++) acc[r][c] = fma(av[r], bv[c], acc[r][c]);\n"
+            "        }\n"
+            "    }\n"
+            "    T *mine = red + w * TT;\n"
+            "#pragma unroll\n"
+            "    for (int r = 0; r < RM; r++) {\n"
+            "#pragma unroll\n"
+            "        for (int c = 0; c < RN; c++) mine[(lr + 8 * r) * TN + lc + 4 * c] = acc[r][c];\n"
+            "        if (lc == 0) mine[TM * TN + lr + 8 * r] = rs[r];\n"
+            "    }\n"
+            "    __syncthreads();\n"
+            "    const int bgrad = epi == 4 && blockIdx.x == 0;\n"
+            "    for (int o = threadIdx.x; o < (bgrad ? TT : TM * TN); o += blockDim.x) {\n"
+            "        T s = red[o];\n"
+            "        for (int q = 1; q < ks; q++) s += red[q * TT + o];\n"
+            "        if (o >= TM * TN) {\n"
+            "            const int i = m0 + o - TM * TN;\n"
+            "            if (i < m) bias[i] = s;\n"
+            "            continue;\n"
+            "        }\n"
+            "        const int i = m0 + o / TN, j = n0 + o %% TN;\n"
+            "        if (i >= m || j >= n) continue;\n"
+            "        if (epi == 1 || epi == 3) s += bias[j];\n"
+            "        if (epi == 2 || epi == 3) s = s > T(0) ? s : (s != s ? s : T(0));   /* ck_act's relu */\n"
+            "        d[(long long)i * ldd + j] = s;\n"
+            "    }\n"
+            "}\n",
+            32 * CK_GEMM_SMALL_MAX_WARPS, c, rm, rn, un);
+    }
+    return ck_sbuf_finish(&b);
+}

@@ -20,4 +20,29 @@ uint64_t ck_cuda_gemm_int_key(const ck_cuda_gemm_int_spec *sp);
 /* The translation unit (prelude + kernel "ck_gemm_int"); NULL with an error on failure. */
 char *ck_cuda_gemm_int_source(const ck_cuda_gemm_int_spec *sp);
 
+/* The small float products of the fused linear layer (backend.h's
+ * ck_linear_desc), for sizes where a launch's latency is the cost: a block
+ * of ks warps (ks = blockDim.x / 32) computes a (8 RM) x (4 RN) tile of d,
+ * its lanes 8 x 4 over the tile, each lane RM x RN outputs; warp w takes
+ * the w-th of ks contiguous slices of k, reading a and b straight from
+ * global memory through their strides (no shared-memory staging, no
+ * barrier in the loop), and the block adds the ks partial tiles in warp
+ * order (the same sums at every run).  The epilogue is backend.h's:
+ * bias, relu, or the row sums of op(a) written by the blocks of the first
+ * tile column.  One module holds CK_GEMM_SMALL_CFGS kernels, "ck_lin_<c>"
+ * for the micro-tiles of ck_gemm_small_cfgs[c]; the shared memory a
+ * launch needs is ck_gemm_small_smem(). */
+#define CK_GEMM_SMALL_CFGS 8
+/* a lane's rm x rn outputs; unroll: the k loop's, so that a warp has that
+ * many steps' loads in flight (a long k's latency) */
+typedef struct ck_gemm_small_cfg { int rm, rn, unroll; } ck_gemm_small_cfg;
+extern const ck_gemm_small_cfg ck_gemm_small_cfgs[CK_GEMM_SMALL_CFGS];
+#define CK_GEMM_SMALL_MAX_WARPS 16
+typedef struct ck_cuda_gemm_small_spec { ck_dtype t; } ck_cuda_gemm_small_spec;   /* float32 or float64 */
+
+uint64_t ck_cuda_gemm_small_key(const ck_cuda_gemm_small_spec *sp);
+char *ck_cuda_gemm_small_source(const ck_cuda_gemm_small_spec *sp);
+/* bytes of dynamic shared memory for cfg c with ks warps, elements of size itemsize */
+size_t ck_gemm_small_smem(int c, int ks, size_t itemsize);
+
 #endif

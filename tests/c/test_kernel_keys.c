@@ -145,6 +145,15 @@ int main(void)
         CHECK((key & 0xFF) == 0, "the GEMM key of dtype %d has low byte 0x%02x", t, (unsigned)(key & 0xFF));
         int f[] = {t};
         add(CK_KFAM_GEMM, key, f, 1);
+        if (t == CK_FLOAT32 || t == CK_FLOAT64) {   /* the small products' module: a function a tile */
+            ck_cuda_gemm_small_spec sm = {(ck_dtype)t};
+            key = ck_cuda_gemm_small_key(&sm);
+            low_byte += (key & 0xFF) != 0;
+            for (int c = 0; c < CK_GEMM_SMALL_CFGS; c++) {
+                int fs[] = {t, 1000 + c};
+                add(CK_KFAM_GEMM, key + (uint64_t)c, fs, 2);
+            }
+        }
     }
     static const ck_dtype floats[] = {CK_FLOAT16, CK_FLOAT32, CK_FLOAT64};
     for (int kind = CK_TRK_ROWS; kind <= CK_TRK_SCATTER_ADD; kind++)

@@ -32,13 +32,28 @@
  * fastest is kept; that first call waits for its stream (PyTorch's
  * TunableOp and cudnn.benchmark do the same).  A plan made while capturing, and every plan with
  * CUDAKIT_LINEAR_TUNE=0, keeps the heuristic's first choice.
+ *
+ * cudakit's own small product (cuda_gemm_codegen.h: a tile a block, k
+ * split over its warps, read straight from global memory, the epilogue
+ * in the same kernel) is timed beside them, every tile and warp count
+ * that fits, float32 and float64.  A cuBLASLt call costs the host more
+ * than a launch of cudakit's kernel, and for these sizes the host's cost
+ * is the step's, so the plan keeps two answers: in a capture, the faster
+ * in a graph; outside one, the faster of the two best when launched one by
+ * one and waited for (the host's wall time).  CUDAKIT_LINEAR_OWN=0 never
+ * takes cudakit's kernel, =1 takes it for every product it can do (the
+ * tests); the switch is part of the plan's key.  Untimed, cudakit's kernel
+ * runs only when cuBLASLt has no algorithm (or it is forced).
  */
 #include "cuda_internal.h"
 #include "../../platform/cublas_api.h"
 #include "../graph_internal.h"
+#include "../../codegen/cuda_gemm_codegen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct lt_key {
     int dev;
@@ -47,14 +62,19 @@ typedef struct lt_key {
     int ta, tb;
     int align_a, align_b, align_d, align_bias;
     size_t ws;
+    int own_mode;              /* CUDAKIT_LINEAR_OWN when the plan was made */
 } lt_key;
 
 typedef struct lt_plan {
     lt_key key;
-    int ok;                      /* 0: cuBLASLt has no algorithm for the key */
+    int ok;                      /* 0: neither cuBLASLt nor cudakit has a product for the key */
+    int lt;                      /* cuBLASLt has an algorithm for it */
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, ld;
     cublasLtMatmulAlgo_t algo;
+    int own, own_ks;             /* cudakit's small product: its cfg (-1: none) and warps */
+    int own_eager, own_graph;    /* it runs outside, inside a capture */
+    CUfunction own_f;
     struct lt_plan *next;
 } lt_plan;
 
@@ -104,32 +124,50 @@ static void plan_free(lt_plan *p)
 #define LT_TUNE_RUNS 8
 #define LT_TUNE_MAX_WORK ((int64_t)1 << 27)
 
+/* CUDAKIT_LINEAR_TUNE: 0 off; "verbose" also says each plan's times on stderr */
 static int tune_enabled(void)
 {
     static int on = -1;
     if (on < 0) {
         const char *e = getenv("CUDAKIT_LINEAR_TUNE");
-        on = !(e && e[0] == '0');
+        on = e && e[0] == '0' ? 0 : e && !strcmp(e, "verbose") ? 2 : 1;
     }
     return on;
 }
 
-/* LT_TUNE_RUNS runs of the call (its operands and workspace) with
- * algorithm a, captured as a graph on the side stream ts and replayed: the
- * best of three replays in ms, or -1 when it fails.  Timed in a graph, as
- * the small products of a training step run, so that the host's cost of a
- * call (more than the kernels' for these sizes) does not hide theirs. */
-static float time_algo(cublasLtHandle_t h, const lt_plan *p, const cublasLtMatmulAlgo_t *a, const ck_linear_desc *d,
-                       const void *one, const void *zero, void *ws, size_t wsz, CUstream ts, CUevent e0, CUevent e1)
+/* One run of a candidate on the tuner's stream ts: 1 when launched. */
+typedef int (*run_fn)(const void *ctx, CUstream ts);
+
+typedef struct lt_run {
+    cublasLtHandle_t h;
+    const lt_plan *p;
+    const cublasLtMatmulAlgo_t *algo;
+    const ck_linear_desc *d;
+    const void *one, *zero;
+    void *ws;
+    size_t wsz;
+} lt_run;
+
+static int run_lt(const void *ctx, CUstream ts)
+{
+    const lt_run *r = ctx;
+    return ck_cublas.cublasLtMatmul(r->h, r->p->desc, r->one, r->d->b, r->p->la, r->d->a, r->p->lb, r->zero, r->d->d,
+                                    r->p->ld, r->d->d, r->p->ld, r->algo, r->ws, r->wsz, ts) == CUBLAS_STATUS_SUCCESS;
+}
+
+/* LT_TUNE_RUNS runs of a candidate on the call's operands, captured as a
+ * graph on the side stream ts and replayed: the best of three replays in
+ * ms, or -1 when it fails.  Timed in a graph, as the small products of a
+ * training step run, so that the host's cost of a call (more than the
+ * kernels' for these sizes) does not hide theirs. */
+static float time_graph(run_fn run, const void *ctx, CUstream ts, CUevent e0, CUevent e1)
 {
     CUgraph g = NULL;
     CUgraphExec ge = NULL;
     float best = -1;
     if (ck_cu.cuStreamBeginCapture_v2(ts, CU_STREAM_CAPTURE_MODE_RELAXED) != CUDA_SUCCESS) return -1;
     int ok = 1;
-    for (int i = 0; i < LT_TUNE_RUNS && ok; i++)
-        ok = ck_cublas.cublasLtMatmul(h, p->desc, one, d->b, p->la, d->a, p->lb, zero, d->d, p->ld, d->d, p->ld, a, ws,
-                                      wsz, ts) == CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < LT_TUNE_RUNS && ok; i++) ok = run(ctx, ts);
     if (ck_cu.cuStreamEndCapture(ts, &g) != CUDA_SUCCESS) ok = 0;
     if (ok && ck_cu.cuGraphInstantiateWithFlags(&ge, g, 0) != CUDA_SUCCESS) ok = 0;
     if (ok && ck_cu.cuGraphLaunch(ge, ts) != CUDA_SUCCESS) ok = 0;     /* the first outside the clock */
@@ -145,41 +183,170 @@ static float time_algo(cublasLtHandle_t h, const lt_plan *p, const cublasLtMatmu
     return ok ? best : -1;
 }
 
-/* The fastest of the heuristic's n candidates res[] on the call (res[0]
- * when none can be timed).  The side stream begins after the call's
- * stream's work (the operands) and is waited for, so the call's stream
- * (and its workspace) is idle meanwhile.  A failed candidate leaves no
- * error behind. */
-static const cublasLtMatmulAlgo_t *tune(cublasLtHandle_t h, const lt_plan *p, const cublasLtMatmulHeuristicResult_t *res,
-                                        int n, const ck_linear_desc *d, const void *one, const void *zero, void *ws,
-                                        size_t wsz)
+/* The same runs launched one by one, as a program outside a graph launches
+ * them: the host's wall time until they are done (the larger of the host's
+ * cost of a launch and the kernel's), best of three, in ms; -1 on failure. */
+static double time_eager(run_fn run, const void *ctx, CUstream ts)
 {
-    const cublasLtMatmulAlgo_t *best = &res[0].algo;
-    if (!ck_cu.cuStreamBeginCapture_v2 || !ck_cu.cuStreamEndCapture || !ck_cu.cuGraphInstantiateWithFlags ||
-        !ck_cu.cuGraphLaunch || !ck_cu.cuGraphExecDestroy || !ck_cu.cuGraphDestroy)
-        return best;
+    double best = -1;
+    int ok = run(ctx, ts) && ck_cu.cuStreamSynchronize(ts) == CUDA_SUCCESS;
+    for (int t = 0; t < 3 && ok; t++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int i = 0; i < LT_TUNE_RUNS && ok; i++) ok = run(ctx, ts);
+        ok = ok && ck_cu.cuStreamSynchronize(ts) == CUDA_SUCCESS;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (ok && (best < 0 || ms < best)) best = ms;
+    }
+    return ok ? best : -1;
+}
+
+/* ------------------------------------------ cudakit's own small product */
+
+static char *small_source(const void *spec) { return ck_cuda_gemm_small_source(spec); }
+
+/* CUDAKIT_LINEAR_OWN: 0 never, 1 whenever it can (the tests), unset: as timed */
+static int own_mode(void)
+{
+    const char *e = getenv("CUDAKIT_LINEAR_OWN");
+    return e && e[0] == '0' ? 0 : e && e[0] == '1' ? 1 : -1;
+}
+
+/* Whether cfg c with ks warps can run key k. */
+static int own_fits(const lt_key *k, int c, int ks)
+{
+    const int tm = 8 * ck_gemm_small_cfgs[c].rm;
+    const size_t item = k->type == CK_FLOAT64 ? 8 : 4;
+    return (k->type == CK_FLOAT32 || k->type == CK_FLOAT64) && (k->m + tm - 1) / tm <= 65535 &&
+           ck_gemm_small_smem(c, ks, item) <= 48 * 1024 && ks <= CK_GEMM_SMALL_MAX_WARPS;
+}
+
+/* One launch of cfg c with ks warps: on stream ts as it is (the tuner's,
+ * being captured), or on the current stream (ts NULL). */
+static ck_status own_launch(const ck_linear_desc *d, CUfunction f, int c, int ks, CUstream ts)
+{
+    const int tm = 8 * ck_gemm_small_cfgs[c].rm, tn = 4 * ck_gemm_small_cfgs[c].rn;
+    int m = (int)d->m, n = (int)d->n, k = (int)d->k, epi = (int)d->epi;
+    long long sam = d->ta ? 1 : d->lda, sak = d->ta ? d->lda : 1, sbk = d->tb ? 1 : d->ldb, sbn = d->tb ? d->ldb : 1;
+    long long ldd = d->ldd;
+    const void *a = d->a, *b = d->b;
+    void *dd = d->d, *bias = d->bias;
+    void *args[] = {&m, &n, &k, &a, &sam, &sak, &b, &sbk, &sbn, &dd, &ldd, &bias, &epi};
+    unsigned gx = (unsigned)((n + tn - 1) / tn), gy = (unsigned)((m + tm - 1) / tm);
+    unsigned shm = (unsigned)ck_gemm_small_smem(c, ks, d->type == CK_FLOAT64 ? 8 : 4);
+    if (ts) {
+        CK_CHECK_CU(ck_cu.cuLaunchKernel(f, gx, gy, 1, 32u * (unsigned)ks, 1, 1, shm, ts, args, NULL));
+        return CK_OK;
+    }
+    return ck_cuda_launch_pdl2(d->dev.index, f, gx, gy, 32u * (unsigned)ks, shm, args);
+}
+
+static ck_status own_kernels(int dev, ck_dtype t, CUfunction f[CK_GEMM_SMALL_CFGS])
+{
+    static const char *names[CK_GEMM_SMALL_CFGS] = {"ck_lin_0", "ck_lin_1", "ck_lin_2", "ck_lin_3",
+                                                    "ck_lin_4", "ck_lin_5", "ck_lin_6", "ck_lin_7"};
+    ck_cuda_gemm_small_spec sp = {t};
+    return ck_cuda_get_kernels(dev, ck_cuda_gemm_small_key(&sp), small_source, &sp, names, CK_GEMM_SMALL_CFGS, f);
+}
+
+/* The untimed choice (a plan made in a capture, or no clock): cudakit's
+ * kernel only when forced or when cuBLASLt has none (lt 0), with a 16 x 16
+ * tile and a warp for each 32 of k (at most 16). */
+static void own_untimed(lt_plan *p, const CUfunction *fown, int mode, int lt)
+{
+    p->own = -1;
+    if (!fown || !(mode == 1 || !lt)) return;
+    for (int ks = 1; ks <= CK_GEMM_SMALL_MAX_WARPS; ks *= 2)
+        if (own_fits(&p->key, 3, ks) && (ks == 1 || p->key.k >= 32 * ks)) p->own = 3, p->own_ks = ks;
+    if (p->own >= 0) p->own_f = fown[p->own], p->own_eager = p->own_graph = 1;
+}
+
+typedef struct own_run { const ck_linear_desc *d; CUfunction f; int c, ks; } own_run;
+
+static int run_own(const void *ctx, CUstream ts)
+{
+    const own_run *r = ctx;
+    return own_launch(r->d, r->f, r->c, r->ks, ts) == CK_OK;
+}
+
+/* The plan's choices, timed on the call (res[0..n) the heuristic's
+ * candidates, n 0 when cuBLASLt has none; fown cudakit's kernels, NULL
+ * when it has none for the key): cuBLASLt's fastest algorithm in a graph,
+ * cudakit's fastest tile and split, and which of the two runs in a capture
+ * (the faster in a graph) and which outside one (the faster launched one
+ * by one, where the host's cost of a call counts).  The side stream begins
+ * after the call's stream's work (the operands) and is waited for, so the
+ * call's stream (and its workspace) is idle meanwhile.  A failed candidate
+ * leaves no error behind.  Returns whether cuBLASLt's algorithm stands. */
+static int tune(cublasLtHandle_t h, lt_plan *p, const cublasLtMatmulHeuristicResult_t *res, int n,
+                const ck_linear_desc *d, const void *one, const void *zero, void *ws, size_t wsz,
+                const CUfunction *fown, int mode)
+{
+    int lt_ok = n > 0;
+    if (n > 0) p->algo = res[0].algo;
     CUevent e0 = NULL, e1 = NULL;
     CUstream ts = NULL;
-    if (ck_cu.cuEventCreate(&e0, CU_EVENT_DEFAULT) == CUDA_SUCCESS && ck_cu.cuEventCreate(&e1, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+    if (ck_cu.cuStreamBeginCapture_v2 && ck_cu.cuStreamEndCapture && ck_cu.cuGraphInstantiateWithFlags &&
+        ck_cu.cuGraphLaunch && ck_cu.cuGraphExecDestroy && ck_cu.cuGraphDestroy &&
+        ck_cu.cuEventCreate(&e0, CU_EVENT_DEFAULT) == CUDA_SUCCESS && ck_cu.cuEventCreate(&e1, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
         ck_cu.cuStreamCreate(&ts, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS &&
         ck_cu.cuEventRecord(e0, ck_cuda_current_stream(d->dev.index)) == CUDA_SUCCESS &&
         ck_cu.cuStreamWaitEvent(ts, e0, 0) == CUDA_SUCCESS) {
-        float best_ms = -1;
+        float lt_ms = -1, own_ms = -1;
+        lt_run lr = {h, p, NULL, d, one, zero, ws, wsz};
         for (int i = 0; i < n; i++) {
             if (res[i].state != CUBLAS_STATUS_SUCCESS) continue;
-            float ms = time_algo(h, p, &res[i].algo, d, one, zero, ws, wsz, ts, e0, e1);
-            if (ms >= 0 && (best_ms < 0 || ms < best_ms)) {
-                best_ms = ms;
-                best = &res[i].algo;
+            lr.algo = &res[i].algo;
+            float ms = time_graph(run_lt, &lr, ts, e0, e1);
+            if (ms >= 0 && (lt_ms < 0 || ms < lt_ms)) {
+                lt_ms = ms;
+                p->algo = res[i].algo;
             }
         }
+        if (fown)
+            for (int c = 0; c < CK_GEMM_SMALL_CFGS; c++)
+                for (int ks = 1; ks <= CK_GEMM_SMALL_MAX_WARPS; ks *= 2) {
+                    if (!own_fits(&p->key, c, ks) || (ks > 1 && p->key.k < 8 * ks)) continue;
+                    own_run orun = {d, fown[c], c, ks};
+                    float ms = time_graph(run_own, &orun, ts, e0, e1);
+                    if (ms >= 0 && (own_ms < 0 || ms < own_ms)) {
+                        own_ms = ms;
+                        p->own = c, p->own_ks = ks, p->own_f = fown[c];
+                    }
+                }
+        double e_lt = -1, e_own = -1;
+        if (p->own >= 0) {
+            p->own_graph = p->own_eager = mode == 1 || lt_ms < 0 || own_ms < lt_ms;
+            if (mode != 1 && lt_ms >= 0) {
+                lr.algo = &p->algo;
+                own_run orun = {d, p->own_f, p->own, p->own_ks};
+                e_lt = time_eager(run_lt, &lr, ts), e_own = time_eager(run_own, &orun, ts);
+                p->own_eager = e_own >= 0 && (e_lt < 0 || e_own < e_lt);
+            }
+        }
+        if (tune_enabled() == 2) {
+            const lt_key *k = &p->key;
+            const int c = p->own < 0 ? 0 : p->own;
+            fprintf(stderr,
+                    "cudakit linear %s m=%lld n=%lld k=%lld ta=%d tb=%d epi=%d: a call in a graph cuBLASLt %.2f us, "
+                    "cudakit %.2f us (tile %dx%d, %d warps, unroll %d); one by one cuBLASLt %.2f us, cudakit %.2f us; "
+                    "in a graph %s, one by one %s\n",
+                    ck_dtype_get_info((ck_dtype)k->type)->name, (long long)k->m, (long long)k->n, (long long)k->k,
+                    k->ta, k->tb, k->epi, lt_ms * 1e3 / LT_TUNE_RUNS, own_ms * 1e3 / LT_TUNE_RUNS,
+                    8 * ck_gemm_small_cfgs[c].rm, 4 * ck_gemm_small_cfgs[c].rn, p->own_ks, ck_gemm_small_cfgs[c].unroll, e_lt * 1e3 / LT_TUNE_RUNS,
+                    e_own * 1e3 / LT_TUNE_RUNS, p->own >= 0 && p->own_graph ? "cudakit" : "cuBLASLt",
+                    p->own >= 0 && p->own_eager ? "cudakit" : "cuBLASLt");
+        }
         ck_cu.cuStreamSynchronize(ts);
+    } else {
+        own_untimed(p, fown, mode, n > 0);
     }
     if (ts) ck_cu.cuStreamDestroy_v2(ts);
     if (e0) ck_cu.cuEventDestroy_v2(e0);
     if (e1) ck_cu.cuEventDestroy_v2(e1);
     ck_error_clear();
-    return best;
+    return lt_ok;
 }
 
 /* The descriptor, layouts and algorithm of key (bias: the pointer the
@@ -222,21 +389,33 @@ static ck_status plan_build(cublasLtHandle_t h, lt_plan *p, int data_type, int s
     if (r == CUBLAS_STATUS_SUCCESS)
         r = ck_cublas.cublasLtMatmulAlgoGetHeuristic(h, p->desc, p->la, p->lb, p->ld, p->ld, pref, want, res, &got);
     ck_cublas.cublasLtMatmulPreferenceDestroy(pref);
-    if (r == CUBLAS_STATUS_NOT_SUPPORTED || (r == CUBLAS_STATUS_SUCCESS && (got < 1 || res[0].state != CUBLAS_STATUS_SUCCESS))) {
-        p->ok = 0;
-        ck_error_clear();
-        return CK_OK;
-    }
-    if (r != CUBLAS_STATUS_SUCCESS)
+    int lt = !(r == CUBLAS_STATUS_NOT_SUPPORTED ||
+               (r == CUBLAS_STATUS_SUCCESS && (got < 1 || res[0].state != CUBLAS_STATUS_SUCCESS)));
+    if (lt && r != CUBLAS_STATUS_SUCCESS)
         return ck_cublas_fail(r, "cublasLtMatmulAlgoGetHeuristic", __func__, __FILE__, __LINE__);
-    p->algo = got > 1 ? *tune(h, p, res, got, call, one, zero, ws, wsz) : res[0].algo;
-    p->ok = 1;
+    if (!lt) got = 0, ck_error_clear();
+    /* cudakit's kernels when they are to be timed, forced, or all there is */
+    const int mode = k->own_mode;
+    CUfunction fown[CK_GEMM_SMALL_CFGS], *fo = NULL;
+    p->own = -1;
+    if (mode != 0 && (call || mode == 1 || !lt) && own_fits(k, 0, 1)) {
+        if (own_kernels(k->dev, (ck_dtype)k->type, fown) == CK_OK) fo = fown;
+        else ck_error_clear();
+    }
+    if (call) {
+        lt = tune(h, p, res, got, call, one, zero, ws, wsz, fo, mode);
+    } else {
+        if (lt) p->algo = res[0].algo;
+        own_untimed(p, fo, mode, lt);
+    }
+    p->lt = lt;
+    p->ok = lt || p->own >= 0;
     return CK_OK;
 }
 
 static ck_status no_plan(void)
 {
-    return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "cuBLASLt has no product for this linear layer");
+    return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "neither cuBLASLt nor cudakit's kernel has a product for this linear layer");
 }
 
 ck_status ck_cuda_linear(const ck_linear_desc *d)
@@ -281,6 +460,7 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
     key.align_d = align_of(d->d);
     key.align_bias = with_bias ? align_of(d->bias) : 0;
     key.ws = wsz;
+    key.own_mode = own_mode();
     const int dbl = d->type == CK_FLOAT64;
     const void *one = dbl ? (const void *)&d1 : (const void *)&f1, *zero = dbl ? (const void *)&d0 : (const void *)&f0;
     uint64_t hsh = 1469598103934665603ull;
@@ -304,6 +484,8 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
         *bucket = p;
     }
     if (!p->ok) return no_plan();
+    if (p->own >= 0 && (!p->lt || (ck_graph_capturing(d->dev) ? p->own_graph : p->own_eager)))
+        return own_launch(d, p->own_f, p->own, p->own_ks, NULL);
     if (with_bias) {
         const void *bp = d->bias;
         CK_CHECK_CUBLAS(ck_cublas.cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bp,
@@ -313,10 +495,11 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
                                                 p->ld, &p->algo, ws, wsz, ck_cuda_current_stream(dev));
     if (r == CUBLAS_STATUS_NOT_SUPPORTED) {
         /* refused before any work (an algorithm the heuristic offered but the
-         * call's checks do not take): composed from now on */
-        p->ok = 0;
+         * call's checks do not take): cudakit's kernel or composed from now on */
+        p->lt = 0;
+        p->ok = p->own >= 0;
         ck_error_clear();
-        return no_plan();
+        return p->ok ? own_launch(d, p->own_f, p->own, p->own_ks, NULL) : no_plan();
     }
     if (r != CUBLAS_STATUS_SUCCESS) return ck_cublas_fail(r, "cublasLtMatmul", __func__, __FILE__, __LINE__);
     return CK_OK;
