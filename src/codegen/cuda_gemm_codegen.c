@@ -87,7 +87,7 @@ char *ck_cuda_gemm_small_source(const ck_cuda_gemm_small_spec *sp)
             "{\n"
             "    CK_PDL_ENTRY();\n"
             "    enum { RM = %d, RN = %d, TM = 8 * RM, TN = 4 * RN, TT = TM * TN + TM };\n"
-            "    extern __shared__ unsigned char ck_lin_smem[];\n"
+            "    extern __shared__ __align__(16) unsigned char ck_lin_smem[];\n"
             "    T *red = (T *)ck_lin_smem;\n"
             "    const int ks = blockDim.x >> 5, w = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
             "    const int lr = lane >> 2, lc = lane & 3;\n"
