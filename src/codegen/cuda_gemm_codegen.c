@@ -64,7 +64,7 @@ uint64_t ck_cuda_gemm_small_key(const ck_cuda_gemm_small_spec *sp)
 
 size_t ck_gemm_small_smem(int c, int ks, size_t itemsize)
 {
-    const int tm = 8 * ck_gemm_small_cfgs[c].rm, tn = 4 * ck_gemm_small_cfgs[c].rn;
+    const int tm = ck_gemm_small_tm(c), tn = ck_gemm_small_tn(c);
     return (size_t)ks * (size_t)(tm * tn + tm) * itemsize;
 }
 

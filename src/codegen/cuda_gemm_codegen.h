@@ -37,6 +37,11 @@ char *ck_cuda_gemm_int_source(const ck_cuda_gemm_int_spec *sp);
  * many steps' loads in flight (a long k's latency) */
 typedef struct ck_gemm_small_cfg { int rm, rn, unroll; } ck_gemm_small_cfg;
 extern const ck_gemm_small_cfg ck_gemm_small_cfgs[CK_GEMM_SMALL_CFGS];
+/* the tile of cfg c: its lanes are 8 x 4 over it */
+static inline int ck_gemm_small_tm(int c) { return 8 * ck_gemm_small_cfgs[c].rm; }
+static inline int ck_gemm_small_tn(int c) { return 4 * ck_gemm_small_cfgs[c].rn; }
+/* the cfg an untimed plan takes: a 16 x 16 tile */
+#define CK_GEMM_SMALL_DEFAULT 3
 #define CK_GEMM_SMALL_MAX_WARPS 16
 typedef struct ck_cuda_gemm_small_spec { ck_dtype t; } ck_cuda_gemm_small_spec;   /* float32 or float64 */
 

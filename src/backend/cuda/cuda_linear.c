@@ -67,8 +67,7 @@ typedef struct lt_key {
 
 typedef struct lt_plan {
     lt_key key;
-    int ok;                      /* 0: neither cuBLASLt nor cudakit has a product for the key */
-    int lt;                      /* cuBLASLt has an algorithm for it */
+    int lt;                      /* cuBLASLt has an algorithm for the key (with own < 0: no product) */
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, ld;
     cublasLtMatmulAlgo_t algo;
@@ -216,17 +215,17 @@ static int own_mode(void)
 /* Whether cfg c with ks warps can run key k. */
 static int own_fits(const lt_key *k, int c, int ks)
 {
-    const int tm = 8 * ck_gemm_small_cfgs[c].rm;
-    const size_t item = k->type == CK_FLOAT64 ? 8 : 4;
+    const int tm = ck_gemm_small_tm(c);
     return (k->type == CK_FLOAT32 || k->type == CK_FLOAT64) && (k->m + tm - 1) / tm <= 65535 &&
-           ck_gemm_small_smem(c, ks, item) <= 48 * 1024 && ks <= CK_GEMM_SMALL_MAX_WARPS;
+           ck_gemm_small_smem(c, ks, (size_t)ck_dtype_get_info((ck_dtype)k->type)->itemsize) <= 48 * 1024 &&
+           ks <= CK_GEMM_SMALL_MAX_WARPS;
 }
 
 /* One launch of cfg c with ks warps: on stream ts as it is (the tuner's,
  * being captured), or on the current stream (ts NULL). */
 static ck_status own_launch(const ck_linear_desc *d, CUfunction f, int c, int ks, CUstream ts)
 {
-    const int tm = 8 * ck_gemm_small_cfgs[c].rm, tn = 4 * ck_gemm_small_cfgs[c].rn;
+    const int tm = ck_gemm_small_tm(c), tn = ck_gemm_small_tn(c);
     int m = (int)d->m, n = (int)d->n, k = (int)d->k, epi = (int)d->epi;
     long long sam = d->ta ? 1 : d->lda, sak = d->ta ? d->lda : 1, sbk = d->tb ? 1 : d->ldb, sbn = d->tb ? d->ldb : 1;
     long long ldd = d->ldd;
@@ -234,7 +233,7 @@ static ck_status own_launch(const ck_linear_desc *d, CUfunction f, int c, int ks
     void *dd = d->d, *bias = d->bias;
     void *args[] = {&m, &n, &k, &a, &sam, &sak, &b, &sbk, &sbn, &dd, &ldd, &bias, &epi};
     unsigned gx = (unsigned)((n + tn - 1) / tn), gy = (unsigned)((m + tm - 1) / tm);
-    unsigned shm = (unsigned)ck_gemm_small_smem(c, ks, d->type == CK_FLOAT64 ? 8 : 4);
+    unsigned shm = (unsigned)ck_gemm_small_smem(c, ks, (size_t)ck_dtype_get_info(d->type)->itemsize);
     if (ts) {
         CK_CHECK_CU(ck_cu.cuLaunchKernel(f, gx, gy, 1, 32u * (unsigned)ks, 1, 1, shm, ts, args, NULL));
         return CK_OK;
@@ -258,7 +257,8 @@ static void own_untimed(lt_plan *p, const CUfunction *fown, int mode, int lt)
     p->own = -1;
     if (!fown || !(mode == 1 || !lt)) return;
     for (int ks = 1; ks <= CK_GEMM_SMALL_MAX_WARPS; ks *= 2)
-        if (own_fits(&p->key, 3, ks) && (ks == 1 || p->key.k >= 32 * ks)) p->own = 3, p->own_ks = ks;
+        if (own_fits(&p->key, CK_GEMM_SMALL_DEFAULT, ks) && (ks == 1 || p->key.k >= 32 * ks))
+            p->own = CK_GEMM_SMALL_DEFAULT, p->own_ks = ks;
     if (p->own >= 0) p->own_f = fown[p->own], p->own_eager = p->own_graph = 1;
 }
 
@@ -334,7 +334,7 @@ static int tune(cublasLtHandle_t h, lt_plan *p, const cublasLtMatmulHeuristicRes
                     "in a graph %s, one by one %s\n",
                     ck_dtype_get_info((ck_dtype)k->type)->name, (long long)k->m, (long long)k->n, (long long)k->k,
                     k->ta, k->tb, k->epi, lt_ms * 1e3 / LT_TUNE_RUNS, own_ms * 1e3 / LT_TUNE_RUNS,
-                    8 * ck_gemm_small_cfgs[c].rm, 4 * ck_gemm_small_cfgs[c].rn, p->own_ks, ck_gemm_small_cfgs[c].unroll, e_lt * 1e3 / LT_TUNE_RUNS,
+                    ck_gemm_small_tm(c), ck_gemm_small_tn(c), p->own_ks, ck_gemm_small_cfgs[c].unroll, e_lt * 1e3 / LT_TUNE_RUNS,
                     e_own * 1e3 / LT_TUNE_RUNS, p->own >= 0 && p->own_graph ? "cudakit" : "cuBLASLt",
                     p->own >= 0 && p->own_eager ? "cudakit" : "cuBLASLt");
         }
@@ -351,8 +351,9 @@ static int tune(cublasLtHandle_t h, lt_plan *p, const cublasLtMatmulHeuristicRes
 
 /* The descriptor, layouts and algorithm of key (bias: the pointer the
  * heuristic sees, for its alignment; call: the operands to time the
- * candidates on, or NULL to keep the heuristic's first).  p->ok 0 when
- * cuBLASLt has none. */
+ * candidates on, or NULL to keep the heuristic's first).  p->lt 0 when
+ * cuBLASLt has none; p->own cudakit's kernel's cfg, -1 when it is not to
+ * run (neither: the op layer composes the product). */
 static ck_status plan_build(cublasLtHandle_t h, lt_plan *p, int data_type, int scale_type, const void *bias,
                             const ck_linear_desc *call, const void *one, const void *zero, void *ws, size_t wsz)
 {
@@ -409,7 +410,6 @@ static ck_status plan_build(cublasLtHandle_t h, lt_plan *p, int data_type, int s
         own_untimed(p, fo, mode, lt);
     }
     p->lt = lt;
-    p->ok = lt || p->own >= 0;
     return CK_OK;
 }
 
@@ -483,7 +483,7 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
         p->next = *bucket;
         *bucket = p;
     }
-    if (!p->ok) return no_plan();
+    if (!p->lt && p->own < 0) return no_plan();
     if (p->own >= 0 && (!p->lt || (ck_graph_capturing(d->dev) ? p->own_graph : p->own_eager)))
         return own_launch(d, p->own_f, p->own, p->own_ks, NULL);
     if (with_bias) {
@@ -497,9 +497,8 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
         /* refused before any work (an algorithm the heuristic offered but the
          * call's checks do not take): cudakit's kernel or composed from now on */
         p->lt = 0;
-        p->ok = p->own >= 0;
         ck_error_clear();
-        return p->ok ? own_launch(d, p->own_f, p->own, p->own_ks, NULL) : no_plan();
+        return p->own >= 0 ? own_launch(d, p->own_f, p->own, p->own_ks, NULL) : no_plan();
     }
     if (r != CUBLAS_STATUS_SUCCESS) return ck_cublas_fail(r, "cublasLtMatmul", __func__, __FILE__, __LINE__);
     return CK_OK;
