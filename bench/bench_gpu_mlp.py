@@ -184,12 +184,11 @@ def torch_graph_loop(x, y, epochs, kind="seed"):
 
 # ------------------------------------------------------------------ JAX
 
-def jax_loops(x, y, epochs, kind="seed"):
-    """A jitted step (the batch's gather inside it), and the whole epoch
-    (permutation, 937 steps in lax.scan, the last batch of 32) in one jit.
-    Adam written out as PyTorch's.  Returns {"step": [s], "scan": [s]}."""
-    from jax import lax
-
+def jax_model(kind="seed"):
+    """JAX's model and training step: (state0, train_step), the state the
+    parameters (PyTorch's uniform initialisation), Adam's moments and the
+    step count, train_step(state, xd, yd, idx) one step on the rows idx of
+    the device arrays xd, yd, with Adam written out as PyTorch's."""
     rng = np.random.default_rng(0)
 
     def uniform(shape, fan_in):
@@ -199,8 +198,6 @@ def jax_loops(x, y, epochs, kind="seed"):
     params = (uniform((784, 128), 784), uniform((128,), 784), uniform((128, 10), 128), uniform((10,), 128))
     zeros = tuple(jnp.zeros_like(p) for p in params)
     state0 = (params, zeros, zeros, jnp.zeros((), jnp.float32))
-    xd, yd = jax.device_put(x), jax.device_put(y.astype(np.int32))
-    n, full = len(y), len(y) // BATCH
 
     def loss_fn(p, xb, yb):
         w1, b1, w2, b2 = p
@@ -221,6 +218,18 @@ def jax_loops(x, y, epochs, kind="seed"):
         p = tuple(pi - step_size * mi / (jnp.sqrt(vi) / bc2 + eps) for pi, mi, vi in zip(p, m, v))
         return (p, m, v, t)
 
+    return state0, train_step
+
+
+def jax_loops(x, y, epochs, kind="seed"):
+    """A jitted step (the batch's gather inside it), and the whole epoch
+    (permutation, 937 steps in lax.scan, the last batch of 32) in one jit.
+    Returns {"step": [s], "scan": [s]}."""
+    from jax import lax
+
+    state0, train_step = jax_model(kind)
+    xd, yd = jax.device_put(x), jax.device_put(y.astype(np.int32))
+    n, full = len(y), len(y) // BATCH
     step_jit = jax.jit(train_step)
 
     def step_epoch(state, xd, yd, key):

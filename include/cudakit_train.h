@@ -33,7 +33,7 @@ ck_status ck_logsumexp(ck_array *out, const ck_array *a, uint64_t axis_mask, int
 /* The row ops the backends run these with (backend.h's ck_rows_desc). */
 typedef enum ck_row_op {
     CK_ROW_SOFTMAX, CK_ROW_LOG_SOFTMAX, CK_ROW_LOGSUMEXP, CK_ROW_SOFTMAX_BWD, CK_ROW_LOG_SOFTMAX_BWD,
-    CK_ROW_XENT, CK_ROW_XENT_BWD, CK_ROW_OPS
+    CK_ROW_XENT, CK_ROW_XENT_BWD, CK_ROW_XENT_SOFTMAX_BWD, CK_ROW_OPS
 } ck_row_op;
 
 typedef enum ck_reduction { CK_REDUCTION_NONE, CK_REDUCTION_MEAN, CK_REDUCTION_SUM } ck_reduction;
@@ -63,6 +63,13 @@ ck_status ck_softmax_xent(const ck_array *logits, const ck_array *target, const 
 ck_status ck_softmax_xent_backward(ck_array *grad_logits, const ck_array *g, const ck_array *logits,
                                    const ck_array *target, const ck_array *lse, const ck_array *total,
                                    const ck_xent_args *args);
+/* The same loss taken of probabilities, p = softmax(z) over the class axis
+ * (the seed model's Softmax before CrossEntropyLoss): the gradient with
+ * respect to z, ck_softmax_xent_backward's d then softmax's backward
+ * p * (d - sum(d * p)), in one pass over the rows.  logits is p. */
+ck_status ck_softmax_xent_softmax_backward(ck_array *grad_z, const ck_array *g, const ck_array *logits,
+                                           const ck_array *target, const ck_array *lse, const ck_array *total,
+                                           const ck_xent_args *args);
 
 /* Optimizer steps over lists of parameters, in place, in one pass on the
  * CPU and one launch per 32 tensors of one dtype on a GPU (PyTorch's
@@ -81,6 +88,10 @@ typedef struct ck_optim_hparams {
                                    * NULL), so that a captured CUDA graph reads the step of each replay */
     int step_increment;           /* add one to *step_array first (capturable Adam: the count lives on
                                    * the device, so each replay of a captured step takes the next one) */
+    const ck_array *step_ticket;  /* with step_increment, optional: one uint32, zero, on the device,
+                                   * that the step's own launch counts its blocks with, so that it
+                                   * adds the one itself (no launch of its own for the add); left
+                                   * zero after.  One a step array: concurrent steps need their own */
     int decoupled;
     /* SGD: state1 is the momentum buffer (unused when momentum is 0);
      * first: this is its first step (the buffer becomes the gradient) */

@@ -92,3 +92,31 @@ def test_own_kernel_runs_and_matches(device, monkeypatch, shape):
         names = {e.name for e in prof.events() if e.kind == "kernel"}
         if device != "cpu":
             assert any(nm.startswith("ck_lin_") for nm in names), names
+
+
+# cudakit's module of small products (src/codegen/cuda_gemm_codegen.h): the
+# ck_lin_ kernels (a tile a block, k split over its warps), then the ck_lind_
+# ones (the dot-product form of a forward, k split over a warp's lanes)
+SMALL_CFGS, DOT_CFGS = 8, 6
+
+
+@pytest.mark.parametrize("cfg", range(SMALL_CFGS + DOT_CFGS))
+@pytest.mark.parametrize("shape,pad", [((64, 128, 784), 0), ((64, 10, 128), 0), ((5, 3, 7), 0), ((33, 17, 130), 0),
+                                       ((9, 70, 64), 3), ((2, 1, 1), 0)])
+def test_each_own_kernel(device, monkeypatch, cfg, shape, pad):
+    """CUDAKIT_LINEAR_OWN=1:<c> makes every plan that cfg c fits take it: each
+    kernel of the module, forward (where the dot-product kernels apply, with
+    16-byte loads when the rows allow them: pad 3 makes them unaligned) and
+    backward, against NumPy; the profile names the forced kernel on a GPU."""
+    monkeypatch.setenv("CUDAKIT_LINEAR_OWN", f"1:{cfg}")
+    m, n, k = shape
+    name = f"ck_lin_{cfg}" if cfg < SMALL_CFGS else f"ck_lind_{cfg - SMALL_CFGS}"
+    for dt in ("float32", "float64"):
+        if device != "cpu":
+            x = np.random.default_rng(k).uniform(-1, 1, (m, k + pad)).astype(dt)
+            w = np.random.default_rng(n).uniform(-1, 1, (n, k)).astype(dt)
+            with ck.profiler.profile() as prof:
+                ck.asnumpy(F.linear(ck.asarray(x, device=device)[:, :k], ck.asarray(w, device=device)))
+            names = {e.name for e in prof.events() if e.kind == "kernel"}
+            assert name in names, names
+        _check(device, dt, m, n, k, bias=True, relu=cfg % 2 == 0, pad=pad, seed=cfg)

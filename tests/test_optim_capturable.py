@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cudakit as ck
-from cudakit import cuda, nn, optim
+from cudakit import _core, cuda, nn, optim
 
 from conftest import assert_same
 from test_optim import STEPS, _adam_ref, _run, _setup
@@ -57,6 +57,49 @@ def test_capturable_count_survives_a_new_gradient(device):
     _run(opt, params, grads[:1], device)
     assert float(opt.state[params[0]]["step"]) == 3
     assert opt.state[params[0]]["step"] is opt.state[params[1]]["step"]
+
+
+@pytest.mark.parametrize("layout", ["mixed_dtypes", "many_tensors", "large"])
+def test_capturable_count_rises_once_a_step(device, layout):
+    """The step's own kernel raises the count (the group's ticket counts its
+    blocks): once a step, whatever the number of launches the step takes
+    (a launch a dtype, one per 32 tensors, hundreds of blocks), and every
+    launch uses the same step's corrections (the formula's values)."""
+    rng = np.random.default_rng(1)
+    if layout == "mixed_dtypes":
+        p0 = [rng.standard_normal((3, 4)), rng.standard_normal(5).astype(np.float32), rng.standard_normal(7)]
+    elif layout == "many_tensors":
+        p0 = [rng.standard_normal(k + 1) for k in range(40)]
+    else:
+        p0 = [rng.standard_normal(300_000).astype(np.float32), rng.standard_normal(3).astype(np.float32)]
+    grads = [[rng.standard_normal(p.shape).astype(p.dtype) for p in p0] for _ in range(STEPS)]
+    params = [nn.Parameter(ck.asarray(p.copy(), device=device)) for p in p0]
+    opt = optim.Adam(params, lr=0.01, capturable=True)
+    for k, gs in enumerate(grads, 1):
+        _run(opt, params, [gs], device)
+        assert float(opt.state[params[0]]["step"]) == k
+    want = _adam_ref([p.astype(np.float64) for p in p0], [[g.astype(np.float64) for g in gs] for gs in grads],
+                     0.01, 0.9, 0.999, 1e-8, 0, False)
+    for p, w in zip(params, want):
+        tol = 1e-5 if p.dtype == ck.float32 else 1e-10
+        np.testing.assert_allclose(ck.asnumpy(p).astype(np.float64), w, rtol=tol, atol=tol)
+    assert float(ck.asnumpy(opt.param_groups[0]["_ticket"])[0]) == 0      # left at zero for the next step
+
+
+def test_adam_step_ticket_checked(device):
+    p = ck.asarray(np.ones(4, np.float32), device=device)
+    g, m, v = (ck.asarray(np.ones(4, np.float32), device=device) for _ in range(3))
+    step = ck.zeros((), dtype=ck.float32, device=device)
+    with pytest.raises(ValueError, match="ticket"):
+        _core._adam_step([p], [g], [m], [v], step, increment_step=True,
+                         step_ticket=ck.zeros(1, dtype=ck.int32, device=device))
+    with pytest.raises(TypeError, match="step_ticket"):
+        _core._adam_step([p], [g], [m], [v], step, increment_step=True, step_ticket=3)
+    # a float64 count is read through a copy: the add before the step counts it
+    step64 = ck.zeros((), dtype=ck.float64, device=device)
+    _core._adam_step([p], [g], [m], [v], step64, increment_step=True,
+                     step_ticket=ck.zeros(1, dtype=ck.uint32, device=device))
+    assert float(step64) == 1.0
 
 
 def test_capturable_state_dict_round_trip(device, tmp_path):

@@ -155,20 +155,28 @@ xent_cases = st.tuples(st.integers(0, 6), st.integers(1, 9), st.sampled_from([()
                        st.booleans(), st.sampled_from(FLOATS), st.integers(0, 2**31))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(case=xent_cases)
-def test_cross_entropy(device, case):
+def _xent_case(case, scale):
+    """A case's (rng, logits of the given scale, target): class indices with the
+    first row ignored, or probability rows."""
     n, c, extra, reduction, smoothing, probs, dt, seed = case
     rng = np.random.default_rng(seed)
     shape = (n, c) + extra
-    x = (rng.standard_normal(shape) * 3).astype(dt)
+    x = (rng.standard_normal(shape) * scale).astype(dt)
     if probs:
-        p = rng.random(shape)
-        target = (p / p.sum(1, keepdims=True)).astype(dt)
+        q = rng.random(shape)
+        target = (q / q.sum(1, keepdims=True)).astype(dt)
     else:
         target = rng.integers(0, c, (n,) + extra)
         if target.size:
             target.flat[0] = -100
+    return rng, x, target
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=xent_cases)
+def test_cross_entropy(device, case):
+    n, c, extra, reduction, smoothing, probs, dt, seed = case
+    _, x, target = _xent_case(case, 3)
     with np.errstate(invalid="ignore", divide="ignore"):
         want_loss, want_grad = ref_xent(x, target, 1, smoothing=smoothing, reduction=reduction)
     lx, lt = ck.asarray(x, device=device), ck.asarray(target, device=device)
@@ -178,6 +186,97 @@ def test_cross_entropy(device, case):
     grad = _core.softmax_cross_entropy_backward(ck.asarray(g, device=device), lx, lt, lse, total,
                                                 reduction=reduction, label_smoothing=smoothing)
     close(grad, want_grad, dt)
+
+
+@pytest.mark.parametrize("n", [512, 513, 3000])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropy_many_rows(device, n, reduction):
+    """Up to 512 short rows a GPU takes in one block that also writes the
+    total; more take a second launch for it: both against NumPy."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((n, 10)) * 3).astype(np.float32)
+    target = rng.integers(0, 10, n)
+    target[::7] = -100
+    want_loss, want_grad = ref_xent(x, target, 1, reduction=reduction)
+    lx, lt = ck.asarray(x, device=device), ck.asarray(target, device=device)
+    loss, lse, total = _core.softmax_cross_entropy(lx, lt, reduction=reduction)
+    close(loss, want_loss, np.float32, scale=n)
+    assert float(ck.asnumpy(total)) == (target != -100).sum()
+    grad = _core.softmax_cross_entropy_backward(ck.asarray(np.float32(1), device=device), lx, lt, lse, total,
+                                                reduction=reduction)
+    close(grad, want_grad, np.float32)
+
+
+def _xent_of_softmax(device, z, target, reduction, smoothing, extra_consumer=None, retain=False):
+    """z's gradient through p = softmax(z, 1), then cross_entropy(p) (and
+    optionally + sum(p * w)), with the backward ops the profiler saw."""
+    from cudakit.nn import functional as F
+    zz = ck.asarray(z, device=device)
+    zz.requires_grad_()
+    p = F.softmax(zz, dim=1)
+    if retain:
+        p.retain_grad()
+    loss = F.cross_entropy(p, ck.asarray(target, device=device), reduction=reduction, label_smoothing=smoothing)
+    if reduction == "none":
+        loss = loss.sum()
+    if extra_consumer is not None:
+        loss = loss + (p * ck.asarray(extra_consumer, device=device)).sum()
+    with ck.profiler.profile() as prof:
+        loss.backward()
+    ops = [e.name for e in prof.events() if e.kind == "op"]
+    return zz.grad, ops, p
+
+
+xent_softmax_cases = st.tuples(st.integers(1, 6), st.integers(1, 9), st.sampled_from([(), (3,)]),
+                               st.sampled_from(["mean", "sum", "none"]), st.sampled_from([0.0, 0.1]),
+                               st.booleans(), st.sampled_from([np.float32, np.float64]), st.integers(0, 2**31))
+
+
+@pytest.mark.filterwarnings("ignore:CrossEntropyLoss received rows")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=xent_softmax_cases)
+def test_cross_entropy_of_softmax_folds(device, case):
+    """cross_entropy(softmax(z)) (the seed model's Softmax before its loss):
+    the backward folds the two rules into one row pass (the profiler sees
+    one op, not two) with the gradient of the two rules in turn, NumPy's;
+    a retained p.grad or a second consumer of p keeps the two passes, with
+    the same gradient."""
+    n, c, extra, reduction, smoothing, probs, dt, seed = case
+    shape = (n, c) + extra
+    rng, z, target = _xent_case(case, 2)
+    p = ref_softmax(z, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        _, d = ref_xent(p, target, 1, smoothing=smoothing, reduction=reduction)
+    want = p * (d - (d * p).sum(1, keepdims=True))
+    got, ops, _ = _xent_of_softmax(device, z, target, reduction, smoothing)
+    close(got, want, dt)
+    assert "cross_entropy_softmax_backward" in ops and "softmax_backward" not in ops, ops
+    got, ops, pv = _xent_of_softmax(device, z, target, reduction, smoothing, retain=True)
+    close(got, want, dt)
+    close(pv.grad, d, dt)
+    assert "cross_entropy_softmax_backward" not in ops and "softmax_backward" in ops, ops
+    w = rng.standard_normal(shape).astype(dt)
+    got, ops, _ = _xent_of_softmax(device, z, target, reduction, smoothing, extra_consumer=w)
+    close(got, p * ((d + w) - ((d + w) * p).sum(1, keepdims=True)), dt)
+    assert "cross_entropy_softmax_backward" not in ops, ops
+
+
+@pytest.mark.filterwarnings("ignore:CrossEntropyLoss received rows")
+def test_cross_entropy_of_softmax_on_another_axis_does_not_fold(device):
+    from cudakit.nn import functional as F
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((4, 5))
+    t = rng.integers(0, 5, 4)
+    zz = ck.asarray(z, device=device)
+    zz.requires_grad_()
+    loss = F.cross_entropy(F.softmax(zz, dim=0), ck.asarray(t, device=device))
+    with ck.profiler.profile() as prof:
+        loss.backward()
+    ops = [e.name for e in prof.events() if e.kind == "op"]
+    assert "cross_entropy_softmax_backward" not in ops and "softmax_backward" in ops, ops
+    p = ref_softmax(z, 0)
+    _, d = ref_xent(p, t, 1)
+    close(zz.grad, p * (d - (d * p).sum(0, keepdims=True)), np.float64)
 
 
 def test_cross_entropy_vs_torch_semantics(device):

@@ -23,6 +23,8 @@
 #include "cudakit.h"
 #include "cudakit_autograd.h"
 
+typedef ck_status (*ck_ag_backward2_fn)(ck_ag_node *n, ck_ag_node *c, const ck_array *gout, ck_array *gin);
+
 #define CK_AG_TRY(call) do { ck_status ck_ag_s_ = (call); if (ck_ag_s_ != CK_OK) return ck_ag_s_; } while (0)
 
 /* The rule families (each ended by a {NULL} row), listed in rules.c. */
@@ -32,6 +34,21 @@ extern const ck_ag_rule ck_ag_rules_shape[];
 extern const ck_ag_rule ck_ag_rules_linalg[];
 extern const ck_ag_rule ck_ag_rules_train[];   /* rules_train.c (trainops) */
 extern const ck_ag_rule ck_ag_rules_linear[];  /* rules_linear.c (the fused linear layer) */
+
+/* A fold: where the gradient of a node of rule `rule` goes on, through its
+ * input 0, into a node of rule `next` that nothing else feeds, one pass
+ * gives the gradients of next's inputs for both (the backward engine asks
+ * can(n, c) first, and runs fn(n, c, gout, gin) in place of both rules:
+ * gout is n's output gradients, gin receives c's inputs').  The pair is
+ * written as one, so a gradient never goes through memory between them:
+ * cross-entropy of a softmax (the seed model's Softmax before
+ * CrossEntropyLoss) is one row pass instead of two. */
+typedef struct ck_ag_fold {
+    const char *rule, *next;
+    int (*can)(const ck_ag_node *n, const ck_ag_node *c);
+    ck_ag_backward2_fn fn;
+} ck_ag_fold;
+extern const ck_ag_fold ck_ag_folds[];   /* rules_train.c, ended by a {NULL} row */
 
 /* Input i of an element-wise node as an operand: its saved array (the
  * rule's flags say CK_AG_SAVE_INPUTS) or its scalar. */

@@ -515,11 +515,71 @@ static ck_status seed_ones(ck_array *out, const ck_ag_output *o)
     return one ? CK_OK : fill_like_output(out, o, 1.0);
 }
 
+/* The fold (ag_rules.h) of n with c, the node its input 0 feeds, when c
+ * has no other gradient coming (n's is its last edge, none arrived before)
+ * and keeps none (retain_grad), or NULL. */
+static const ck_ag_fold *fold_for(const ck_ag_node *n)
+{
+    if (n->nin < 1 || n->in[0].output_nr != 0) return NULL;
+    const ck_ag_node *c = n->in[0].next;
+    if (!c || !c->rule || !c->rule->backward || c->nout != 1 || c->deps != 1 || c->grads[0].buf || c->out[0].retained)
+        return NULL;
+    for (const ck_ag_fold *f = ck_ag_folds; f->rule; f++)
+        if (!strcmp(f->rule, n->rule->name) && !strcmp(f->next, c->rule->name) && f->can(n, c)) return f;
+    return NULL;
+}
+
+/* n and the node c its input 0 feeds, as one (fold_for said they may):
+ * the gradients of c's inputs from n's output gradients; c has then run. */
+static ck_status run_folded(ck_ag_node *n, const ck_ag_fold *f, int retain_graph, node_list *ready)
+{
+    ck_ag_node *c = n->in[0].next;
+    ck_status s = saved_check(n);
+    if (s == CK_OK) s = saved_check(c);
+    for (int j = 0; s == CK_OK && j < n->nout; j++)
+        if (!n->grads[j].buf) s = fill_like_output(&n->grads[j], &n->out[j], 0.0);
+    ck_array *gin = calloc((size_t)(c->nin ? c->nin : 1), sizeof *gin);
+    if (!gin && s == CK_OK) s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
+    if (s == CK_OK) s = f->fn(n, c, n->grads, gin);
+    for (int i = 0; gin && s == CK_OK && i < c->nin; i++) {
+        if (!gin[i].buf) continue;
+        if (!c->in[i].next) { ck_array_release(&gin[i]); continue; }
+        s = fit_to_input(&gin[i], &c->in[i]);
+    }
+    for (int i = 0; i < c->nin; i++) {
+        ck_ag_node *x = c->in[i].next;
+        if (!x) continue;
+        if (s == CK_OK && gin && gin[i].buf) s = accumulate(&x->grads[c->in[i].output_nr], &gin[i]);
+        if (--x->deps == 0 && list_push(ready, x) < 0 && s == CK_OK) s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
+    }
+    c->deps = 0;   /* run here: not made ready */
+    for (int i = 1; i < n->nin; i++) {
+        ck_ag_node *x = n->in[i].next;
+        if (x && --x->deps == 0 && list_push(ready, x) < 0 && s == CK_OK)
+            s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
+    }
+    if (gin) {
+        for (int i = 0; i < c->nin; i++)
+            if (gin[i].buf) ck_array_release(&gin[i]);
+        free(gin);
+    }
+    if (!retain_graph && s == CK_OK) {
+        node_free_saved(n);
+        n->freed = 1;
+        node_free_saved(c);
+        c->freed = 1;
+    }
+    return s;
+}
+
 static ck_status run_node(ck_ag_node *n, int retain_graph, int capture, node_list *ready)
 {
     ck_status s = CK_OK;
     int any = 0;
     for (int j = 0; j < n->nout; j++) any |= n->grads[j].buf != NULL;
+    /* autograd.grad (capture) reads gradients on their way: no folds there */
+    const ck_ag_fold *f = any && !capture && n->rule->backward ? fold_for(n) : NULL;
+    if (f) return run_folded(n, f, retain_graph, ready);
     ck_array *gin = NULL;
     int run = any && (!capture || (n->needed & 1));
     if (run && !n->rule->backward) {

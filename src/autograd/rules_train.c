@@ -172,6 +172,31 @@ done:
     return s;
 }
 
+/* cross_entropy of softmax(z) (CE's input 0 the softmax's output): the
+ * gradient of z in one row pass, when the softmax is over the class axis
+ * and no probability target needs a gradient. */
+static int xent_softmax_can(const ck_ag_node *n, const ck_ag_node *c)
+{
+    const ck_xent_args *a = &((const xent_params *)n->params)->args;
+    const softmax_params *p = c->params;
+    const ck_array *x = &n->saved[0].arr;
+    int axis = a->class_axis, sm = p->axis;
+    if (ck_ag_needs_grad(n, 1) || !x->buf || ck_axis_normalize(&axis, x->ndim) != CK_OK ||
+        ck_axis_normalize(&sm, x->ndim) != CK_OK) {
+        ck_error_clear();
+        return 0;
+    }
+    return axis == sm;
+}
+
+static ck_status xent_softmax_bw(ck_ag_node *n, ck_ag_node *c, const ck_array *gout, ck_array *gin)
+{
+    (void)c;
+    const ck_xent_args *a = &((const xent_params *)n->params)->args;
+    return ck_softmax_xent_softmax_backward(&gin[0], &gout[0], &n->saved[0].arr, &n->saved[1].arr,
+                                            &n->saved[2].arr, &n->saved[3].arr, a);
+}
+
 /* ------------------------------------------------- max, min (amax/amin) */
 
 /* The gradient goes to the elements equal to the result, shared evenly
@@ -593,6 +618,11 @@ const ck_ag_rule ck_ag_rules_train[] = {
     {"concatenate", join_bw, 0, NULL},
     {"stack", join_bw, 0, NULL},
     {NULL, NULL, 0, NULL},
+};
+
+const ck_ag_fold ck_ag_folds[] = {
+    {"cross_entropy", "softmax", xent_softmax_can, xent_softmax_bw},
+    {NULL, NULL, NULL, NULL},
 };
 
 const char *ck_ag_train_rule_name(int i)

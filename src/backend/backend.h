@@ -294,6 +294,12 @@ typedef struct ck_optim_desc {
     ck_optim_hparams h;
     const void *step_ptr;     /* h.step_array's value on dev, float64 (float32 when step_f32), or NULL: h.step */
     int step_f32;
+    /* step_inc: the step taken is *step_ptr + 1 (a float32 count), and when
+     * step_write, the count is raised to it once every element is done
+     * (ticket: a zero uint32 on dev the backend may count blocks with and
+     * leaves zero).  Only the last call of a step writes. */
+    int step_inc, step_write;
+    unsigned *ticket;
     int ntensors;
     const ck_optim_tensor *t;
 } ck_optim_desc;

@@ -334,7 +334,8 @@ CK_OBS_SLOT_(random, ck_random_desc,
              random_args)
 CK_OBS_SLOT_(copy_pieces, ck_pieces_desc, "concatenate", pieces_args)
 static const char *const rows_names_[CK_ROW_OPS] = {"softmax", "log_softmax", "logsumexp", "softmax_backward",
-                                                    "log_softmax_backward", "cross_entropy", "cross_entropy_backward"};
+                                                    "log_softmax_backward", "cross_entropy", "cross_entropy_backward",
+                                                    "cross_entropy_softmax_backward"};
 CK_OBS_SLOT_(rows, ck_rows_desc, (unsigned)d->op < CK_ROW_OPS ? rows_names_[d->op] : "rows", no_args)
 CK_OBS_SLOT_(optim_step, ck_optim_desc, d->h.kind == CK_OPTIM_ADAM ? "adam_step" : "sgd_step", no_args)
 CK_OBS_SLOT_(bias_act, ck_bias_act_desc, d->backward ? "bias_act_backward" : "bias_act", no_args)

@@ -57,6 +57,8 @@ char *ck_cuda_gemm_int_source(const ck_cuda_gemm_int_spec *sp)
 const ck_gemm_small_cfg ck_gemm_small_cfgs[CK_GEMM_SMALL_CFGS] = {{1, 1, 4},  {1, 2, 4},  {2, 2, 4}, {2, 4, 4},
                                                                   {4, 4, 4},  {1, 1, 16}, {1, 2, 16}, {2, 2, 8}};
 
+const ck_gemm_dot_cfg ck_gemm_dot_cfgs[CK_GEMM_DOT_CFGS] = {{1, 1}, {1, 2}, {2, 2}, {2, 4}, {4, 2}, {4, 4}};
+
 uint64_t ck_cuda_gemm_small_key(const ck_cuda_gemm_small_spec *sp)
 {
     return ck_kernel_key(CK_KFAM_GEMM, (2ull << 16) | ((uint64_t)sp->t << 8));
@@ -142,6 +144,80 @@ char *ck_cuda_gemm_small_source(const ck_cuda_gemm_small_spec *sp)
             "    }\n"
             "}\n",
             32 * CK_GEMM_SMALL_MAX_WARPS, c, rm, rn, un);
+    }
+    /* the dot-product form: VT the 16-byte vector of T, DOTV the FMAs of
+     * one vector's products */
+    const int dbl = sp->t == CK_FLOAT64;
+    ck_sbuf_printf(&b,
+        "typedef %s VT;\n"
+        "enum { V = %d };\n"
+        "#define DOTV(s_, u_, v_) %s\n",
+        dbl ? "double2" : "float4", dbl ? 2 : 4,
+        dbl ? "(s_) = fma((u_).y, (v_).y, fma((u_).x, (v_).x, (s_)))"
+            : "(s_) = fma((u_).w, (v_).w, fma((u_).z, (v_).z, fma((u_).y, (v_).y, fma((u_).x, (v_).x, (s_)))))");
+    for (int c = 0; c < CK_GEMM_DOT_CFGS; c++) {
+        ck_sbuf_printf(&b,
+            "extern \"C\" __global__ void __launch_bounds__(%d) ck_lind_%d(\n"
+            "    int m, int n, int k, const T *__restrict__ a, long long sam, const T *__restrict__ b, long long sbn,\n"
+            "    T *__restrict__ d, long long ldd, const T *__restrict__ bias, int epi, int vec)\n"
+            "{\n"
+            "    CK_PDL_ENTRY();\n"
+            "    enum { WM = %d, WN = %d };\n"
+            "    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
+            "    const int i0 = blockIdx.y * WM, j0 = (blockIdx.x * (blockDim.x >> 5) + w) * WN;\n"
+            "    const T *ap[WM];\n"
+            "    const T *bp[WN];\n"
+            "    T acc[WM][WN];\n"
+            "    /* rows and columns past the edge read the last one's values, never stored */\n"
+            "#pragma unroll\n"
+            "    for (int r = 0; r < WM; r++) {\n"
+            "        ap[r] = a + (long long)min(i0 + r, m - 1) * sam;\n"
+            "#pragma unroll\n"
+            "        for (int c = 0; c < WN; c++) acc[r][c] = T(0);\n"
+            "    }\n"
+            "#pragma unroll\n"
+            "    for (int c = 0; c < WN; c++) bp[c] = b + (long long)min(j0 + c, n - 1) * sbn;\n"
+            "    if (vec) {\n"
+            "#pragma unroll 2\n"
+            "        for (int kk = lane * V; kk < k; kk += 32 * V) {\n"
+            "            VT av[WM], bv[WN];\n"
+            "#pragma unroll\n"
+            "            for (int r = 0; r < WM; r++) av[r] = *(const VT *)(ap[r] + kk);\n"
+            "#pragma unroll\n"
+            "            for (int c = 0; c < WN; c++) bv[c] = *(const VT *)(bp[c] + kk);\n"
+            "#pragma unroll\n"
+            "            for (int r = 0; r < WM; r++)\n"
+            "#pragma unroll\n"
+            "                for (int c = 0; c < WN; c++) DOTV(acc[r][c], av[r], bv[c]);\n"
+            "        }\n"
+            "    } else {\n"
+            "#pragma unroll 4\n"
+            "        for (int kk = lane; kk < k; kk += 32) {\n"
+            "            T av[WM], bv[WN];\n"
+            "#pragma unroll\n"
+            "            for (int r = 0; r < WM; r++) av[r] = ap[r][kk];\n"
+            "#pragma unroll\n"
+            "            for (int c = 0; c < WN; c++) bv[c] = bp[c][kk];\n"
+            "#pragma unroll\n"
+            "            for (int r = 0; r < WM; r++)\n"
+            "#pragma unroll\n"
+            "                for (int c = 0; c < WN; c++) acc[r][c] = fma(av[r], bv[c], acc[r][c]);\n"
+            "        }\n"
+            "    }\n"
+            "#pragma unroll\n"
+            "    for (int r = 0; r < WM; r++)\n"
+            "#pragma unroll\n"
+            "        for (int c = 0; c < WN; c++) {\n"
+            "            T s = acc[r][c];\n"
+            "            for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);\n"
+            "            const int i = i0 + r, j = j0 + c;\n"
+            "            if (lane != r * WN + c || i >= m || j >= n) continue;\n"
+            "            if (epi == 1 || epi == 3) s += bias[j];\n"
+            "            if (epi == 2 || epi == 3) s = s > T(0) ? s : (s != s ? s : T(0));   /* ck_act's relu */\n"
+            "            d[(long long)i * ldd + j] = s;\n"
+            "        }\n"
+            "}\n",
+            32 * CK_GEMM_DOT_WARPS, c, ck_gemm_dot_cfgs[c].wm, ck_gemm_dot_cfgs[c].wn);
     }
     return ck_sbuf_finish(&b);
 }

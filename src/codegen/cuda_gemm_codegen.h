@@ -43,6 +43,24 @@ static inline int ck_gemm_small_tn(int c) { return 4 * ck_gemm_small_cfgs[c].rn;
 /* the cfg an untimed plan takes: a 16 x 16 tile */
 #define CK_GEMM_SMALL_DEFAULT 3
 #define CK_GEMM_SMALL_MAX_WARPS 16
+/* The dot-product form of the same products, for d = a @ b^T with both
+ * operands contiguous along k (a linear layer's forward: x (m, k) and its
+ * weight (n, k), k long): a warp computes a WM x WN tile of d, its lanes
+ * splitting k (16-byte loads, coalesced across the warp, when the rows are
+ * 16-byte aligned and k a multiple of the vector), so that a lane's loads
+ * are few and all independent; the lanes' partial sums are added by
+ * shuffles (in the same order at every run) and the tile's owner lanes
+ * apply the epilogue (bias, relu; not the bias gradient).  A block is
+ * CK_GEMM_DOT_WARPS warps side by side along n.  The module's kernels
+ * "ck_lind_<c>" follow the ck_lin_ ones: cfg CK_GEMM_SMALL_CFGS + c of
+ * a plan is ck_gemm_dot_cfgs[c]. */
+#define CK_GEMM_DOT_CFGS 6
+#define CK_GEMM_DOT_WARPS 4
+typedef struct ck_gemm_dot_cfg { int wm, wn; } ck_gemm_dot_cfg;
+extern const ck_gemm_dot_cfg ck_gemm_dot_cfgs[CK_GEMM_DOT_CFGS];
+/* every kernel of the module, small then dot */
+#define CK_GEMM_OWN_CFGS (CK_GEMM_SMALL_CFGS + CK_GEMM_DOT_CFGS)
+
 typedef struct ck_cuda_gemm_small_spec { ck_dtype t; } ck_cuda_gemm_small_spec;   /* float32 or float64 */
 
 uint64_t ck_cuda_gemm_small_key(const ck_cuda_gemm_small_spec *sp);

@@ -29,12 +29,16 @@ typedef struct ck_cuda_train_spec {
 } ck_cuda_train_spec;
 
 /* The tensors one optimizer launch takes (passed by value, 1.5 KiB of
- * parameters) and the elements a block updates: four a thread, so that a
- * small model's step fills the GPU (the seed's MLP, 101,770 parameters:
- * 28 blocks of 16 serial updates a thread took 15 us under ncu on the
- * H200, where the bandwidth needs about 1). */
+ * parameters), the elements a block updates and its threads: two a
+ * thread, both loaded before either is stored, so that a small model's
+ * step fills the GPU.  The seed's MLP, 101,770 parameters: 28 blocks of
+ * 16 serial updates a thread took 15 us under ncu on the H200, where the
+ * bandwidth needs about 1; in a graph, 4 a thread loaded at once took
+ * 2.04 us a step, 2 a thread 1.51, 1 a thread 1.39 (bench/probe_adam.py);
+ * two keeps half the blocks (and tickets) of one. */
 #define CK_OPTIM_TENSORS 32
-#define CK_OPTIM_CHUNK 1024
+#define CK_OPTIM_CHUNK 512
+#define CK_OPTIM_BLOCK 256
 
 /* The launch's table as the kernel's first parameter: the same layout
  * on the host and in the generated source. */

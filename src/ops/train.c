@@ -10,7 +10,7 @@
 
 static const char *const row_names_[CK_ROW_OPS] = {
     "softmax", "log_softmax", "logsumexp", "softmax backward", "log_softmax backward",
-    "cross_entropy", "cross_entropy backward",
+    "cross_entropy", "cross_entropy backward", "cross_entropy of softmax backward",
 };
 
 static ck_status no_slot(ck_device dev, const char *what)
@@ -322,12 +322,12 @@ done:
     return s;
 }
 
-ck_status ck_softmax_xent_backward(ck_array *grad_logits, const ck_array *g, const ck_array *logits,
-                                   const ck_array *target, const ck_array *lse, const ck_array *total,
-                                   const ck_xent_args *args)
+static ck_status xent_backward(ck_row_op op, ck_array *grad_logits, const ck_array *g, const ck_array *logits,
+                               const ck_array *target, const ck_array *lse, const ck_array *total,
+                               const ck_xent_args *args)
 {
     xent_prep p;
-    ck_status s = xent_prepare(&p, logits, target, args, CK_ROW_XENT_BWD);
+    ck_status s = xent_prepare(&p, logits, target, args, op);
     if (s != CK_OK) return s;
     ck_rows_desc *d = &p.d;
     int64_t rows = d->outer * d->inner;
@@ -367,6 +367,20 @@ done:
     return s;
 }
 
+ck_status ck_softmax_xent_backward(ck_array *grad_logits, const ck_array *g, const ck_array *logits,
+                                   const ck_array *target, const ck_array *lse, const ck_array *total,
+                                   const ck_xent_args *args)
+{
+    return xent_backward(CK_ROW_XENT_BWD, grad_logits, g, logits, target, lse, total, args);
+}
+
+ck_status ck_softmax_xent_softmax_backward(ck_array *grad_z, const ck_array *g, const ck_array *logits,
+                                           const ck_array *target, const ck_array *lse, const ck_array *total,
+                                           const ck_xent_args *args)
+{
+    return xent_backward(CK_ROW_XENT_SOFTMAX_BWD, grad_z, g, logits, target, lse, total, args);
+}
+
 /* ----------------------------------------------------------- optimizers */
 
 static ck_status check_tensor(const ck_array *a, const ck_array *p, const char *role, int i, int writeable)
@@ -383,6 +397,19 @@ static ck_status check_tensor(const ck_array *a, const ck_array *p, const char *
         return ck_error_set(CK_ERR_VALUE, "optimizer step: the %s of parameter %d must be C-contiguous%s", role, i,
                             writeable ? " and writeable" : "");
     return CK_OK;
+}
+
+/* *step += 1 on its device (a capturable Adam's count). */
+static ck_status count_on(const ck_array *step)
+{
+    ck_operand in[2];
+    memset(in, 0, sizeof in);
+    in[0].array = step;
+    in[1].scalar.dtype = CK_INT64;
+    in[1].scalar.v.i = 1;
+    in[1].weak = 1;
+    ck_array inc = *step;
+    return ck_ufunc_apply(CK_OP_ADD, 2, in, &inc, 1, CK_DTYPE_INVALID);
 }
 
 ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *params, const ck_array *const *grads,
@@ -415,6 +442,7 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
     ck_array step = {0};
     const void *step_ptr = NULL;
     int step_f32 = 0;
+    unsigned *ticket = NULL;
     if (adam && h->step_array) {
         const ck_array *sa = h->step_array;
         if (sa->size != 1 || !(ck_dtype_is_integer(sa->dtype) || ck_dtype_is_float(sa->dtype)))
@@ -423,20 +451,18 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
         if (!ck_device_equal(ck_array_device(sa), dev))
             return ck_error_set(CK_ERR_VALUE, "Adam: the step array must be on the parameters' device");
         ck_status s;
-        if (h->step_increment) {
-            /* on the device, in stream order before the step that reads it: a
-             * captured graph's replays count on by themselves */
-            if (!(sa->flags & CK_ARRAY_WRITEABLE))
-                return ck_error_set(CK_ERR_VALUE, "Adam: the step array must be writeable to be incremented");
-            ck_operand in[2];
-            memset(in, 0, sizeof in);
-            in[0].array = sa;
-            in[1].scalar.dtype = CK_INT64;
-            in[1].scalar.v.i = 1;
-            in[1].weak = 1;
-            ck_array inc = *sa;
-            if ((s = ck_ufunc_apply(CK_OP_ADD, 2, in, &inc, 1, CK_DTYPE_INVALID)) != CK_OK) return s;
-        }
+        if (h->step_increment && !(sa->flags & CK_ARRAY_WRITEABLE))
+            return ck_error_set(CK_ERR_VALUE, "Adam: the step array must be writeable to be incremented");
+        const ck_array *tk = h->step_increment ? h->step_ticket : NULL;
+        if (tk && (tk->dtype != CK_UINT32 || tk->size != 1 || !(tk->flags & CK_ARRAY_WRITEABLE) ||
+                   !ck_device_equal(ck_array_device(tk), dev)))
+            return ck_error_set(CK_ERR_VALUE, "Adam: the step's ticket must be one writeable uint32 on the "
+                                "parameters' device");
+        /* with a ticket the step's kernel adds the one itself, to a float32
+         * count read where it is; otherwise an add before it, on the device,
+         * in stream order: a captured graph's replays count on by themselves */
+        if (tk && sa->dtype == CK_FLOAT32 && (sa->flags & CK_ARRAY_C_CONTIGUOUS)) ticket = (unsigned *)tk->data;
+        if (h->step_increment && !ticket && (s = count_on(sa)) != CK_OK) return s;
         /* float32 (PyTorch's dtype for a capturable step) and float64 are
          * read where they are; other dtypes through a float64 copy */
         if (sa->dtype == CK_FLOAT32 && (sa->flags & CK_ARRAY_C_CONTIGUOUS)) {
@@ -453,6 +479,14 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
         return ck_error_set(CK_ERR_MEMORY, "optimizer step: out of memory for %d tensors", n);
     }
     static const ck_dtype types[] = {CK_FLOAT16, CK_FLOAT32, CK_FLOAT64};
+    int last = -1;   /* the last dtype with work: its call writes the incremented count */
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < n; i++)
+            if (params[i]->dtype == types[k] && params[i]->size > 0) last = k;
+    if (ticket && last < 0) {   /* nothing to update: the count still moves on */
+        free(t);
+        return count_on(h->step_array);
+    }
     ck_status s = CK_OK;
     for (int k = 0; k < 3 && s == CK_OK; k++) {
         int m = 0;
@@ -467,7 +501,8 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
         }
         if (!m) continue;
         ck_optim_desc d = {.dev = dev, .type = types[k], .h = *h, .ntensors = m, .t = t,
-                           .step_ptr = step_ptr, .step_f32 = step_f32};
+                           .step_ptr = step_ptr, .step_f32 = step_f32, .step_inc = ticket != NULL,
+                           .step_write = ticket && k == last, .ticket = ticket};
         s = be->optim_step(&d);
     }
     free(t);

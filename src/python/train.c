@@ -267,13 +267,20 @@ static PyObject *f_adam_step(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = {"params", "grads", "exp_avgs", "exp_avg_sqs", "step", "lr", "beta1", "beta2", "eps",
-                             "weight_decay", "decoupled", "maximize", "increment_step", NULL};
-    PyObject *o[4], *step_obj;
+                             "weight_decay", "decoupled", "maximize", "increment_step", "step_ticket", NULL};
+    PyObject *o[4], *step_obj, *ticket_obj = Py_None;
     ck_optim_hparams h = {.kind = CK_OPTIM_ADAM, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|dddddppp:_adam_step", kwlist, &o[0], &o[1], &o[2], &o[3],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|dddddpppO:_adam_step", kwlist, &o[0], &o[1], &o[2], &o[3],
                                      &step_obj, &h.lr, &h.beta1, &h.beta2, &h.eps, &h.weight_decay, &h.decoupled,
-                                     &h.maximize, &h.step_increment))
+                                     &h.maximize, &h.step_increment, &ticket_obj))
         return NULL;
+    if (ticket_obj != Py_None) {
+        if (!CkArray_Check(ticket_obj)) {
+            PyErr_SetString(PyExc_TypeError, "_adam_step: step_ticket must be an array (one uint32) or None");
+            return NULL;
+        }
+        h.step_ticket = CK_ARR(ticket_obj);
+    }
     if (CkArray_Check(step_obj)) {
         h.step_array = CK_ARR(step_obj);
     } else if (h.step_increment) {
@@ -436,11 +443,12 @@ PyMethodDef ck_py_train_functions[] = {
               "The logits' gradient of softmax_cross_entropy."),
     CK_DEF_KW(_adam_step, f_adam_step,
               "(params, grads, exp_avgs, exp_avg_sqs, step, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-08, "
-              "weight_decay=0.0, decoupled=False, maximize=False, increment_step=False)",
+              "weight_decay=0.0, decoupled=False, maximize=False, increment_step=False, step_ticket=None)",
               "One Adam (AdamW: decoupled) step in place over lists; a None gradient skips its parameter; step an int "
               "(the step being taken) or a 0-d array on the parameters' device (read by the kernel, so that a captured "
               "CUDA graph uses each replay's step; increment_step: the array is the count of steps taken, incremented "
-              "there first)."),
+              "there first; step_ticket: a zero uint32 array on the device, with which the step's kernel adds the one "
+              "itself instead of an add before it)."),
     CK_DEF_KW(_sgd_step, f_sgd_step,
               "(params, grads, momentum_buffers, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, "
               "first=False, maximize=False)",

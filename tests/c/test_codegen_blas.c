@@ -71,6 +71,16 @@ int main(void)
             if (s == CK_OK) ck_kernel_image_free(&img);
             CHECK(ck_gemm_small_smem(c, 2, 4) == 2 * ck_gemm_small_smem(c, 1, 4), "smem grows with the warps");
         }
+        for (int c = 0; c < CK_GEMM_DOT_CFGS; c++) {
+            char name[16];
+            snprintf(name, sizeof name, "ck_lind_%d", c);
+            CHECK(strstr(src, name) != NULL, "entry point %s missing", name);
+            CHECK(ck_gemm_dot_cfgs[c].wm * ck_gemm_dot_cfgs[c].wn <= 32, "%s: a lane for each output of a warp", name);
+            ck_kernel_image img;
+            ck_status s = ck_kernel_compile(src, name, NULL, 0, 90, &img);
+            CHECK(s == CK_OK, "%s %s: %s", name, ck_dtype_get_info(floats[i])->name, ck_error_message());
+            if (s == CK_OK) ck_kernel_image_free(&img);
+        }
         free(src);
     }
     ck_cuda_gemm_small_spec half = {CK_FLOAT16};

@@ -400,8 +400,12 @@ class Adam(Optimizer):
         (but the hyper-parameters: lr, as in PyTorch with a float lr)."""
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if _adam_step is not None and not group["amsgrad"]:
+            # the kernel counts its blocks on the ticket and raises the count itself (no add of its own)
+            ticket = group.get("_ticket")
+            if ticket is None or ticket.device != step.device:
+                ticket = group["_ticket"] = _core.zeros(1, dtype=_core.uint32, device=step.device)
             _adam_step(params, grads, ms, vs, step, lr, b1, b2, eps, wd, self._decoupled, group["maximize"],
-                       increment_step=True)
+                       increment_step=True, step_ticket=ticket)
             return
         # AMSGrad (or a build without the multi-tensor step): the composition,
         # with the corrections as 0-d arrays

@@ -123,7 +123,8 @@ typedef struct rows_ctx {
                 for (int64_t i = 0; i < len; i++)                                                     \
                     out[base + i * inner] = (T)((A)g[base + i * inner] - EXP_((A)x[base + i * inner]) * s); \
                 break;                                                                                \
-            case CK_ROW_XENT_BWD: {                                                                   \
+            case CK_ROW_XENT_BWD:                                                                     \
+            case CK_ROW_XENT_SOFTMAX_BWD: {                                                           \
                 A scale = d->reduction == CK_REDUCTION_NONE ? (A)g[r] : (A)g[0];                      \
                 if (d->reduction == CK_REDUCTION_MEAN) scale /= ((const A *)d->total)[0];             \
                 A l = lse[r], qs = 1;                                                                 \
@@ -142,12 +143,16 @@ typedef struct rows_ctx {
                     qs = 0;                                                                           \
                     for (int64_t i = 0; i < len; i++) qs += ((A)1 - eps) * (A)pr[base + i * inner] + eps / cls; \
                 }                                                                                     \
-                for (int64_t i = 0; i < len; i++) {                                                   \
-                    A q = d->target ? (i == t ? (A)1 - eps : (A)0) + eps / cls                        \
-                                    : ((A)1 - eps) * (A)pr[base + i * inner] + eps / cls;             \
-                    A p = EXP_((A)x[base + i * inner] - l);                                           \
-                    out[base + i * inner] = (T)(scale * (p * qs - q));                                \
-                }                                                                                     \
+                /* d_i; of softmax's input (x = softmax(z)): x_i * (d_i - sum(d * x)) */              \
+                for (int pass = d->op == CK_ROW_XENT_BWD; pass < 2; pass++)                           \
+                    for (int64_t i = 0; i < len; i++) {                                               \
+                        A q = d->target ? (i == t ? (A)1 - eps : (A)0) + eps / cls                    \
+                                        : ((A)1 - eps) * (A)pr[base + i * inner] + eps / cls;         \
+                        A xi = (A)x[base + i * inner], di = scale * (EXP_(xi - l) * qs - q);          \
+                        if (pass == 0) s += di * xi;                                                  \
+                        else if (d->op == CK_ROW_XENT_BWD) out[base + i * inner] = (T)di;             \
+                        else out[base + i * inner] = (T)(xi * (di - s));                              \
+                    }                                                                                 \
                 break;                                                                                \
             }                                                                                         \
             default:                                                                                  \
@@ -263,6 +268,8 @@ ck_status ck_cpu_optim_step(const ck_optim_desc *d)
     if (d->h.kind == CK_OPTIM_ADAM) {
         double t = !d->step_ptr ? (double)d->h.step
                    : d->step_f32 ? (double)*(const float *)d->step_ptr : *(const double *)d->step_ptr;
+        if (d->step_inc) t += 1.0;
+        if (d->step_write) *(float *)d->step_ptr = (float)t;   /* t is taken: the elements below use it */
         c.bc1 = 1 - pow(d->h.beta1, t);
         c.bc2_sqrt = sqrt(1 - pow(d->h.beta2, t));
     }

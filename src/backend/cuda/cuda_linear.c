@@ -33,17 +33,21 @@
  * TunableOp and cudnn.benchmark do the same).  A plan made while capturing, and every plan with
  * CUDAKIT_LINEAR_TUNE=0, keeps the heuristic's first choice.
  *
- * cudakit's own small product (cuda_gemm_codegen.h: a tile a block, k
+ * cudakit's own small products (cuda_gemm_codegen.h: a tile a block, k
  * split over its warps, read straight from global memory, the epilogue
- * in the same kernel) is timed beside them, every tile and warp count
- * that fits, float32 and float64.  A cuBLASLt call costs the host more
- * than a launch of cudakit's kernel, and for these sizes the host's cost
- * is the step's, so the plan keeps two answers: in a capture, the faster
- * in a graph; outside one, the faster of the two best when launched one by
- * one and waited for (the host's wall time).  CUDAKIT_LINEAR_OWN=0 never
- * takes cudakit's kernel, =1 takes it for every product it can do (the
- * tests); the switch is part of the plan's key.  Untimed, cudakit's kernel
- * runs only when cuBLASLt has no algorithm (or it is forced).
+ * in the same kernel; and, for a forward's a @ b^T, the dot-product form,
+ * k split over a warp's lanes) are timed beside them, every tile and warp
+ * count that fits, float32 and float64, each launched in the tuner's
+ * graph as a real call launches it (a programmatic dependent of the run
+ * before: the overlap cuBLASLt's kernels do not get).  A cuBLASLt call
+ * costs the host more than a launch of cudakit's kernel, and for these
+ * sizes the host's cost is the step's, so the plan keeps two answers: in a
+ * capture, the faster in a graph; outside one, the faster of the two best
+ * when launched one by one and waited for (the host's wall time).
+ * CUDAKIT_LINEAR_OWN=0 never takes cudakit's kernel, =1 takes it for every
+ * product it can do, =1:<c> takes cfg c wherever it fits (the tests); the
+ * switch is part of the plan's key.  Untimed, cudakit's kernel runs only
+ * when cuBLASLt has no algorithm (or it is forced).
  */
 #include "cuda_internal.h"
 #include "../../platform/cublas_api.h"
@@ -63,6 +67,7 @@ typedef struct lt_key {
     int align_a, align_b, align_d, align_bias;
     size_t ws;
     int own_mode;              /* CUDAKIT_LINEAR_OWN when the plan was made */
+    int own_cfg;               /* and the cfg it forces (-1: none) */
 } lt_key;
 
 typedef struct lt_plan {
@@ -205,60 +210,116 @@ static double time_eager(run_fn run, const void *ctx, CUstream ts)
 
 static char *small_source(const void *spec) { return ck_cuda_gemm_small_source(spec); }
 
-/* CUDAKIT_LINEAR_OWN: 0 never, 1 whenever it can (the tests), unset: as timed */
-static int own_mode(void)
+/* CUDAKIT_LINEAR_OWN: 0 never, 1 whenever it can (the tests), unset: as
+ * timed; "1:<c>" also makes every plan it fits take cfg c of the module
+ * (0..CK_GEMM_OWN_CFGS-1, the tests of each kernel), *cfg set to it (else -1) */
+static int own_mode(int *cfg)
 {
     const char *e = getenv("CUDAKIT_LINEAR_OWN");
+    *cfg = -1;
+    if (e && e[0] == '1' && e[1] == ':') {
+        char *end = NULL;
+        long c = strtol(e + 2, &end, 10);
+        if (end != e + 2 && !*end && c >= 0 && c < CK_GEMM_OWN_CFGS) *cfg = (int)c;
+    }
     return e && e[0] == '0' ? 0 : e && e[0] == '1' ? 1 : -1;
 }
 
-/* Whether cfg c with ks warps can run key k. */
+static int is_dot(int c) { return c >= CK_GEMM_SMALL_CFGS; }
+
+/* Whether cfg c with ks warps can run key k: the dot-product kernels take
+ * d = a @ b^T with both contiguous along k (ta 0, tb 1) and no bias
+ * gradient, with CK_GEMM_DOT_WARPS warps. */
 static int own_fits(const lt_key *k, int c, int ks)
 {
+    if (!(k->type == CK_FLOAT32 || k->type == CK_FLOAT64)) return 0;
+    if (is_dot(c))
+        return !k->ta && k->tb && k->epi != CK_LINEAR_EPI_BGRAD_A && ks == CK_GEMM_DOT_WARPS &&
+               k->m <= 65535LL * ck_gemm_dot_cfgs[c - CK_GEMM_SMALL_CFGS].wm;
     const int tm = ck_gemm_small_tm(c);
-    return (k->type == CK_FLOAT32 || k->type == CK_FLOAT64) && (k->m + tm - 1) / tm <= 65535 &&
+    return (k->m + tm - 1) / tm <= 65535 &&
            ck_gemm_small_smem(c, ks, (size_t)ck_dtype_get_info((ck_dtype)k->type)->itemsize) <= 48 * 1024 &&
            ks <= CK_GEMM_SMALL_MAX_WARPS;
+}
+
+/* The dot-product kernel's 16-byte loads: both bases and row strides
+ * 16-byte aligned and k a multiple of the vector (all part of a plan's key). */
+static int dot_vec(const ck_linear_desc *d)
+{
+    const size_t isz = (size_t)ck_dtype_get_info(d->type)->itemsize;
+    return !(((uintptr_t)d->a | (uintptr_t)d->b) & 15) && !(((size_t)d->lda * isz) & 15) &&
+           !(((size_t)d->ldb * isz) & 15) && !(((size_t)d->k * isz) & 15);
 }
 
 /* One launch of cfg c with ks warps: on stream ts as it is (the tuner's,
  * being captured), or on the current stream (ts NULL). */
 static ck_status own_launch(const ck_linear_desc *d, CUfunction f, int c, int ks, CUstream ts)
 {
-    const int tm = ck_gemm_small_tm(c), tn = ck_gemm_small_tn(c);
     int m = (int)d->m, n = (int)d->n, k = (int)d->k, epi = (int)d->epi;
     long long sam = d->ta ? 1 : d->lda, sak = d->ta ? d->lda : 1, sbk = d->tb ? 1 : d->ldb, sbn = d->tb ? d->ldb : 1;
     long long ldd = d->ldd;
     const void *a = d->a, *b = d->b;
     void *dd = d->d, *bias = d->bias;
-    void *args[] = {&m, &n, &k, &a, &sam, &sak, &b, &sbk, &sbn, &dd, &ldd, &bias, &epi};
-    unsigned gx = (unsigned)((n + tn - 1) / tn), gy = (unsigned)((m + tm - 1) / tm);
-    unsigned shm = (unsigned)ck_gemm_small_smem(c, ks, (size_t)ck_dtype_get_info(d->type)->itemsize);
+    unsigned gx, gy, shm = 0;
+    int vec = 0;
+    void *small_args[] = {&m, &n, &k, &a, &sam, &sak, &b, &sbk, &sbn, &dd, &ldd, &bias, &epi};
+    void *dot_args[] = {&m, &n, &k, &a, &sam, &b, &sbn, &dd, &ldd, &bias, &epi, &vec};
+    void **args = small_args;
+    if (is_dot(c)) {
+        const ck_gemm_dot_cfg *g = &ck_gemm_dot_cfgs[c - CK_GEMM_SMALL_CFGS];
+        const int per = g->wn * ks;
+        gx = (unsigned)((n + per - 1) / per), gy = (unsigned)((m + g->wm - 1) / g->wm);
+        vec = dot_vec(d);
+        args = dot_args;
+    } else {
+        const int tm = ck_gemm_small_tm(c), tn = ck_gemm_small_tn(c);
+        gx = (unsigned)((n + tn - 1) / tn), gy = (unsigned)((m + tm - 1) / tm);
+        shm = (unsigned)ck_gemm_small_smem(c, ks, (size_t)ck_dtype_get_info(d->type)->itemsize);
+    }
     if (ts) {
-        CK_CHECK_CU(ck_cu.cuLaunchKernel(f, gx, gy, 1, 32u * (unsigned)ks, 1, 1, shm, ts, args, NULL));
+        /* as the real call launches it (ck_cuda_launch_pdl2): a programmatic
+         * dependent of the run before, so that the tuner's graph sees the
+         * overlap a graph of a training step gets (cuBLASLt's kernels have none) */
+        if (!ck_cuda_devices[d->dev.index].pdl) {
+            CK_CHECK_CU(ck_cu.cuLaunchKernel(f, gx, gy, 1, 32u * (unsigned)ks, 1, 1, shm, ts, args, NULL));
+            return CK_OK;
+        }
+        CUlaunchAttribute at;
+        memset(&at, 0, sizeof at);
+        at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        at.value.programmatic_stream_serialization = 1;
+        CUlaunchConfig cfg = {gx, gy, 1, 32u * (unsigned)ks, 1, 1, shm, ts, &at, 1};
+        CK_CHECK_CU(ck_cu.cuLaunchKernelEx(&cfg, f, args, NULL));
         return CK_OK;
     }
     return ck_cuda_launch_pdl2(d->dev.index, f, gx, gy, 32u * (unsigned)ks, shm, args);
 }
 
-static ck_status own_kernels(int dev, ck_dtype t, CUfunction f[CK_GEMM_SMALL_CFGS])
+static ck_status own_kernels(int dev, ck_dtype t, CUfunction f[CK_GEMM_OWN_CFGS])
 {
-    static const char *names[CK_GEMM_SMALL_CFGS] = {"ck_lin_0", "ck_lin_1", "ck_lin_2", "ck_lin_3",
-                                                    "ck_lin_4", "ck_lin_5", "ck_lin_6", "ck_lin_7"};
+    static const char *names[CK_GEMM_OWN_CFGS] = {"ck_lin_0",  "ck_lin_1",  "ck_lin_2",  "ck_lin_3",  "ck_lin_4",
+                                                  "ck_lin_5",  "ck_lin_6",  "ck_lin_7",  "ck_lind_0", "ck_lind_1",
+                                                  "ck_lind_2", "ck_lind_3", "ck_lind_4", "ck_lind_5"};
+    _Static_assert(CK_GEMM_OWN_CFGS == 14, "a name for each kernel of the module");
     ck_cuda_gemm_small_spec sp = {t};
-    return ck_cuda_get_kernels(dev, ck_cuda_gemm_small_key(&sp), small_source, &sp, names, CK_GEMM_SMALL_CFGS, f);
+    return ck_cuda_get_kernels(dev, ck_cuda_gemm_small_key(&sp), small_source, &sp, names, CK_GEMM_OWN_CFGS, f);
 }
 
 /* The untimed choice (a plan made in a capture, or no clock): cudakit's
  * kernel only when forced or when cuBLASLt has none (lt 0), with a 16 x 16
- * tile and a warp for each 32 of k (at most 16). */
+ * tile and a warp for each 32 of k (at most 16); the forced cfg where it fits. */
 static void own_untimed(lt_plan *p, const CUfunction *fown, int mode, int lt)
 {
     p->own = -1;
     if (!fown || !(mode == 1 || !lt)) return;
-    for (int ks = 1; ks <= CK_GEMM_SMALL_MAX_WARPS; ks *= 2)
-        if (own_fits(&p->key, CK_GEMM_SMALL_DEFAULT, ks) && (ks == 1 || p->key.k >= 32 * ks))
-            p->own = CK_GEMM_SMALL_DEFAULT, p->own_ks = ks;
+    const int fc = p->key.own_cfg;
+    if (fc >= 0 && is_dot(fc) && own_fits(&p->key, fc, CK_GEMM_DOT_WARPS)) {
+        p->own = fc, p->own_ks = CK_GEMM_DOT_WARPS;
+    } else {
+        const int c = fc >= 0 && !is_dot(fc) ? fc : CK_GEMM_SMALL_DEFAULT;
+        for (int ks = 1; ks <= CK_GEMM_SMALL_MAX_WARPS; ks *= 2)
+            if (own_fits(&p->key, c, ks) && (ks == 1 || p->key.k >= 32 * ks)) p->own = c, p->own_ks = ks;
+    }
     if (p->own >= 0) p->own_f = fown[p->own], p->own_eager = p->own_graph = 1;
 }
 
@@ -305,9 +366,9 @@ static int tune(cublasLtHandle_t h, lt_plan *p, const cublasLtMatmulHeuristicRes
             }
         }
         if (fown)
-            for (int c = 0; c < CK_GEMM_SMALL_CFGS; c++)
+            for (int c = 0; c < CK_GEMM_OWN_CFGS; c++)
                 for (int ks = 1; ks <= CK_GEMM_SMALL_MAX_WARPS; ks *= 2) {
-                    if (!own_fits(&p->key, c, ks) || (ks > 1 && p->key.k < 8 * ks)) continue;
+                    if (!own_fits(&p->key, c, ks) || (!is_dot(c) && ks > 1 && p->key.k < 8 * ks)) continue;
                     own_run orun = {d, fown[c], c, ks};
                     float ms = time_graph(run_own, &orun, ts, e0, e1);
                     if (ms >= 0 && (own_ms < 0 || ms < own_ms)) {
@@ -328,15 +389,21 @@ static int tune(cublasLtHandle_t h, lt_plan *p, const cublasLtMatmulHeuristicRes
         if (tune_enabled() == 2) {
             const lt_key *k = &p->key;
             const int c = p->own < 0 ? 0 : p->own;
+            char what[64];
+            if (is_dot(c))
+                snprintf(what, sizeof what, "dot, a warp %dx%d", ck_gemm_dot_cfgs[c - CK_GEMM_SMALL_CFGS].wm,
+                         ck_gemm_dot_cfgs[c - CK_GEMM_SMALL_CFGS].wn);
+            else
+                snprintf(what, sizeof what, "tile %dx%d, %d warps, unroll %d", ck_gemm_small_tm(c), ck_gemm_small_tn(c),
+                         p->own_ks, ck_gemm_small_cfgs[c].unroll);
             fprintf(stderr,
                     "cudakit linear %s m=%lld n=%lld k=%lld ta=%d tb=%d epi=%d: a call in a graph cuBLASLt %.2f us, "
-                    "cudakit %.2f us (tile %dx%d, %d warps, unroll %d); one by one cuBLASLt %.2f us, cudakit %.2f us; "
+                    "cudakit %.2f us (%s); one by one cuBLASLt %.2f us, cudakit %.2f us; "
                     "in a graph %s, one by one %s\n",
                     ck_dtype_get_info((ck_dtype)k->type)->name, (long long)k->m, (long long)k->n, (long long)k->k,
-                    k->ta, k->tb, k->epi, lt_ms * 1e3 / LT_TUNE_RUNS, own_ms * 1e3 / LT_TUNE_RUNS,
-                    ck_gemm_small_tm(c), ck_gemm_small_tn(c), p->own_ks, ck_gemm_small_cfgs[c].unroll, e_lt * 1e3 / LT_TUNE_RUNS,
-                    e_own * 1e3 / LT_TUNE_RUNS, p->own >= 0 && p->own_graph ? "cudakit" : "cuBLASLt",
-                    p->own >= 0 && p->own_eager ? "cudakit" : "cuBLASLt");
+                    k->ta, k->tb, k->epi, lt_ms * 1e3 / LT_TUNE_RUNS, own_ms * 1e3 / LT_TUNE_RUNS, what,
+                    e_lt * 1e3 / LT_TUNE_RUNS, e_own * 1e3 / LT_TUNE_RUNS,
+                    p->own >= 0 && p->own_graph ? "cudakit" : "cuBLASLt", p->own >= 0 && p->own_eager ? "cudakit" : "cuBLASLt");
         }
         ck_cu.cuStreamSynchronize(ts);
     } else {
@@ -397,7 +464,7 @@ static ck_status plan_build(cublasLtHandle_t h, lt_plan *p, int data_type, int s
     if (!lt) got = 0, ck_error_clear();
     /* cudakit's kernels when they are to be timed, forced, or all there is */
     const int mode = k->own_mode;
-    CUfunction fown[CK_GEMM_SMALL_CFGS], *fo = NULL;
+    CUfunction fown[CK_GEMM_OWN_CFGS], *fo = NULL;
     p->own = -1;
     if (mode != 0 && (call || mode == 1 || !lt) && own_fits(k, 0, 1)) {
         if (own_kernels(k->dev, (ck_dtype)k->type, fown) == CK_OK) fo = fown;
@@ -460,7 +527,7 @@ ck_status ck_cuda_linear(const ck_linear_desc *d)
     key.align_d = align_of(d->d);
     key.align_bias = with_bias ? align_of(d->bias) : 0;
     key.ws = wsz;
-    key.own_mode = own_mode();
+    key.own_mode = own_mode(&key.own_cfg);
     const int dbl = d->type == CK_FLOAT64;
     const void *one = dbl ? (const void *)&d1 : (const void *)&f1, *zero = dbl ? (const void *)&d0 : (const void *)&f0;
     uint64_t hsh = 1469598103934665603ull;

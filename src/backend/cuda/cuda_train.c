@@ -2,7 +2,9 @@
  * The training ops on the GPU (key family 0x48, cuda_train_codegen.h):
  * rows by a warp each when their elements are contiguous, by a thread each
  * otherwise; cross-entropy's mean/sum by a second one-block launch (no
- * wait for the host); optimizer steps over up to 32 tensors a launch, the
+ * wait for the host), or, for a few short rows, by the one block that
+ * takes them all (a thread a row when they are shorter than a warp);
+ * optimizer steps over up to 32 tensors a launch, the
  * table of pointers and sizes passed by value as the kernel's first
  * parameter (nothing to copy, so a CUDA graph captures it as it is; the
  * step may be read from device memory, so that each replay has its own); the
@@ -22,6 +24,12 @@
 #include <math.h>
 #include <string.h>
 
+/* The most rows (and elements) a cross-entropy's one-block launch takes. */
+#define XENT_FOLD_ROWS 512
+#define XENT_FOLD_ELEMS 65536
+#define XENT_FOLD_BLOCK 512   /* ck_rows' launch bound (cuda_train_codegen.c) */
+#define XENT_FOLD_THREAD_LEN 32
+
 static char *train_source(const void *spec) { return ck_cuda_train_source(spec); }
 
 static ck_status train_kernels(int dev, const ck_cuda_train_spec *sp, CUfunction *fns)
@@ -38,7 +46,14 @@ ck_status ck_cuda_rows(const ck_rows_desc *d)
     int dev = d->dev.index;
     ck_status s = ck_cuda_use(dev);
     if (s != CK_OK) return s;
-    ck_cuda_train_spec sp = {.kind = CK_TRK_ROWS, .op = d->op, .t = d->type, .warp = d->inner == 1};
+    /* a few short rows of a mean or sum (a training batch's loss): one
+     * block takes them all and writes the total too, one launch not two;
+     * rows of up to XENT_FOLD_THREAD_LEN elements a thread each, so that
+     * they are all taken at once (a warp a row would take a batch of 64
+     * rows 4 at a time, one after the other) */
+    const int fold = d->op == CK_ROW_XENT && d->scratch && rows <= XENT_FOLD_ROWS && rows * d->len <= XENT_FOLD_ELEMS;
+    const int by_thread = fold && d->len <= XENT_FOLD_THREAD_LEN;
+    ck_cuda_train_spec sp = {.kind = CK_TRK_ROWS, .op = d->op, .t = d->type, .warp = d->inner == 1 && !by_thread};
     CUfunction f[2];
     if ((s = train_kernels(dev, &sp, f)) != CK_OK) return s;
     long long outer = d->outer, len = d->len, inner = d->inner, ignore = d->ignore_index;
@@ -49,11 +64,13 @@ ck_status ck_cuda_rows(const ck_rows_desc *d)
     float eps32 = (float)d->smoothing;
     double eps64 = d->smoothing;
     void *eps = d->acc == CK_FLOAT64 ? (void *)&eps64 : (void *)&eps32;
-    void *args[] = {&outer, &len, &inner, &x, &g, &out, &target, &prob, &lse, &total, &scratch, &ignore, eps, &red};
-    unsigned block = 256;
-    unsigned grid = ck_cuda_grid_for(dev, sp.warp ? rows * 32 : rows, block);
+    int fold_arg = fold;
+    void *args[] = {&outer, &len, &inner, &x, &g, &out, &target, &prob, &lse, &total, &scratch, &ignore, eps, &red,
+                    &fold_arg};
+    unsigned block = by_thread ? (unsigned)(rows + 31) / 32 * 32 : fold ? XENT_FOLD_BLOCK : 256;
+    unsigned grid = fold ? 1 : ck_cuda_grid_for(dev, sp.warp ? rows * 32 : rows, block);
     if ((s = ck_cuda_launch_pdl(dev, f[0], grid, block, 0, args)) != CK_OK) return s;
-    if (d->op == CK_ROW_XENT && d->scratch) {
+    if (d->op == CK_ROW_XENT && d->scratch && !fold) {
         long long nrows = rows;
         void *targs[] = {&nrows, &scratch, &out, &total, &red};
         s = ck_cuda_launch_pdl(dev, f[1], 1, 1024, 0, targs);
@@ -80,7 +97,7 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
     for (int i = 0; i < 9; i++) v32[i] = (float)v64[i];
     int dbl = d->type == CK_FLOAT64;
     int flags = (h->maximize ? 1 : 0) | (h->decoupled ? 2 : 0) | (h->nesterov ? 4 : 0) | (h->first ? 8 : 0) |
-                (d->step_f32 ? 16 : 0);
+                (d->step_f32 ? 16 : 0) | (d->step_inc ? 32 : 0);
     ck_cuda_optim_table tab;
     for (int t0 = 0; t0 < d->ntensors; t0 += CK_OPTIM_TENSORS) {
         memset(&tab, 0, sizeof tab);
@@ -98,16 +115,20 @@ ck_status ck_cuda_optim_step(const ck_optim_desc *d)
         if (tab.block0[m] > 0x7FFFFFFF)
             return ck_error_set(CK_ERR_NOT_IMPLEMENTED, "an optimizer step over more than 2**43 elements at once");
         const void *stepp = d->step_ptr;
-        double lr64 = h->lr, b1_64 = h->beta1, b2_64 = h->beta2;
+        double lb1 = log(h->beta1), lb2 = log(h->beta2);   /* a step counted on the device: 1 - beta^t there */
+        /* the count is raised by the last launch of the step, after every
+         * launch has read it (stream order) */
+        int fl = flags | (d->step_write && t0 + CK_OPTIM_TENSORS >= d->ntensors ? 64 : 0);
+        unsigned *ticket = d->ticket;
         void *args[15];
         args[0] = &tab;
         for (int i = 0; i < 9; i++) args[1 + i] = dbl ? (void *)&v64[i] : (void *)&v32[i];
-        args[10] = &flags;
+        args[10] = &fl;
         args[11] = &stepp;
-        args[12] = &lr64;
-        args[13] = &b1_64;
-        args[14] = &b2_64;
-        if ((s = ck_cuda_launch_pdl(dev, f, (unsigned)tab.block0[m], 256, 0, args)) != CK_OK) return s;
+        args[12] = &lb1;
+        args[13] = &lb2;
+        args[14] = &ticket;
+        if ((s = ck_cuda_launch_pdl(dev, f, (unsigned)tab.block0[m], CK_OPTIM_BLOCK, 0, args)) != CK_OK) return s;
     }
     return CK_OK;
 }
