@@ -279,8 +279,13 @@ def test_set_kernel_timeout_arguments():
 
 # On a GPU: a kernel that spins for a few seconds (bounded, so that the
 # child can exit); the host waits for it and Ctrl-C or the limit ends the wait.
-GPU_SPIN = r'''extern "C" __global__ void gspin(int *o, long long cycles)
-{ long long t0 = clock64(); while (clock64() - t0 < cycles) o[1]++; }'''
+# It reads the GPU's global timer (nanoseconds, one clock for every SM), not
+# clock64(): an SM's cycle counter, which jumps when a busy GPU (the parallel
+# suite's other contexts) preempts the kernel and resumes it on another SM; a
+# spin of 8e9 cycles once outlived the test's two minutes so.
+GPU_SPIN = r'''static __device__ long long gnow() { long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
+extern "C" __global__ void gspin(int *o, long long ns)
+{ long long t0 = gnow(); while (gnow() - t0 < ns) o[1]++; }'''
 
 
 def _gpu_only(device):
@@ -307,7 +312,7 @@ def test_sigint_ends_a_gpu_wait(device, wait):
         o = ck.zeros(64, dtype=ck.int32, device=DEV)
         s = {stream}
         with s:
-            k((1,), (1,), (o, np.int64(8 * 10**9)))
+            k((1,), (1,), (o, np.int64(4 * 10**9)))   # 4 s
             print('STARTED', flush=True)
             try:
                 {waiting}
@@ -328,7 +333,7 @@ def test_kernel_timeout_ends_a_gpu_wait(device):
         k = ck.RawKernel({GPU_SPIN!r}, 'gspin')
         o = ck.zeros(64, dtype=ck.int32, device=DEV)
         ck.cuda.set_kernel_timeout(0.5)
-        k((1,), (1,), (o, np.int64(4 * 10**9)))
+        k((1,), (1,), (o, np.int64(2 * 10**9)))   # 2 s
         try:
             ck.cuda.synchronize()
             print('NO ERROR')
