@@ -515,6 +515,58 @@ static ck_status seed_ones(ck_array *out, const ck_ag_output *o)
     return one ? CK_OK : fill_like_output(out, o, 1.0);
 }
 
+/* Before a backward of n: its saved arrays unchanged, and a zero gradient
+ * for each output that got none. */
+static ck_status prepare_grads(ck_ag_node *n)
+{
+    ck_status s = saved_check(n);
+    for (int j = 0; s == CK_OK && j < n->nout; j++)
+        if (!n->grads[j].buf) s = fill_like_output(&n->grads[j], &n->out[j], 0.0);
+    return s;
+}
+
+/* After a backward of n gave the gradients gin of its inputs (gin NULL:
+ * none ran): each fitted to its input and added to the gradient of the node
+ * feeding it, and that node made ready when its last edge is done; gin is
+ * freed.  Inputs from `from` on (a fold has taken input 0 over).  s is the
+ * backward's status: on an error no more gradient moves, but the edges are
+ * still counted. */
+static ck_status deliver(ck_ag_node *n, ck_array *gin, ck_status s, node_list *ready, int from)
+{
+    for (int i = from; gin && s == CK_OK && i < n->nin; i++) {
+        if (!gin[i].buf) continue;
+        if (!n->in[i].next) { ck_array_release(&gin[i]); continue; }
+        s = fit_to_input(&gin[i], &n->in[i]);
+    }
+    for (int i = from; i < n->nin; i++) {
+        ck_ag_node *c = n->in[i].next;
+        if (!c) continue;
+        if (s == CK_OK && gin && gin[i].buf) s = accumulate(&c->grads[n->in[i].output_nr], &gin[i]);
+        if (--c->deps == 0 && list_push(ready, c) < 0 && s == CK_OK)
+            s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
+    }
+    if (gin) {
+        for (int i = 0; i < n->nin; i++)
+            if (gin[i].buf) ck_array_release(&gin[i]);
+        free(gin);
+    }
+    return s;
+}
+
+/* The gradients of n's inputs, zeroed, or NULL (an error set). */
+static ck_array *alloc_gin(const ck_ag_node *n)
+{
+    ck_array *gin = calloc((size_t)(n->nin ? n->nin : 1), sizeof *gin);
+    if (!gin) ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
+    return gin;
+}
+
+static void free_saved(ck_ag_node *n)
+{
+    node_free_saved(n);
+    n->freed = 1;
+}
+
 /* The fold (ag_rules.h) of n with c, the node its input 0 feeds, when c
  * has no other gradient coming (n's is its last edge, none arrived before)
  * and keeps none (retain_grad), or NULL. */
@@ -530,44 +582,22 @@ static const ck_ag_fold *fold_for(const ck_ag_node *n)
 }
 
 /* n and the node c its input 0 feeds, as one (fold_for said they may):
- * the gradients of c's inputs from n's output gradients; c has then run. */
+ * the gradients of c's inputs from n's output gradients; c has then run
+ * (its edge from n is done here, not counted down to make it ready). */
 static ck_status run_folded(ck_ag_node *n, const ck_ag_fold *f, int retain_graph, node_list *ready)
 {
     ck_ag_node *c = n->in[0].next;
-    ck_status s = saved_check(n);
+    ck_status s = prepare_grads(n);
     if (s == CK_OK) s = saved_check(c);
-    for (int j = 0; s == CK_OK && j < n->nout; j++)
-        if (!n->grads[j].buf) s = fill_like_output(&n->grads[j], &n->out[j], 0.0);
-    ck_array *gin = calloc((size_t)(c->nin ? c->nin : 1), sizeof *gin);
-    if (!gin && s == CK_OK) s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
+    ck_array *gin = s == CK_OK ? alloc_gin(c) : NULL;
+    if (s == CK_OK && !gin) s = ck_error_status();
     if (s == CK_OK) s = f->fn(n, c, n->grads, gin);
-    for (int i = 0; gin && s == CK_OK && i < c->nin; i++) {
-        if (!gin[i].buf) continue;
-        if (!c->in[i].next) { ck_array_release(&gin[i]); continue; }
-        s = fit_to_input(&gin[i], &c->in[i]);
-    }
-    for (int i = 0; i < c->nin; i++) {
-        ck_ag_node *x = c->in[i].next;
-        if (!x) continue;
-        if (s == CK_OK && gin && gin[i].buf) s = accumulate(&x->grads[c->in[i].output_nr], &gin[i]);
-        if (--x->deps == 0 && list_push(ready, x) < 0 && s == CK_OK) s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
-    }
-    c->deps = 0;   /* run here: not made ready */
-    for (int i = 1; i < n->nin; i++) {
-        ck_ag_node *x = n->in[i].next;
-        if (x && --x->deps == 0 && list_push(ready, x) < 0 && s == CK_OK)
-            s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
-    }
-    if (gin) {
-        for (int i = 0; i < c->nin; i++)
-            if (gin[i].buf) ck_array_release(&gin[i]);
-        free(gin);
-    }
+    s = deliver(c, gin, s, ready, 0);
+    c->deps = 0;
+    s = deliver(n, NULL, s, ready, 1);
     if (!retain_graph && s == CK_OK) {
-        node_free_saved(n);
-        n->freed = 1;
-        node_free_saved(c);
-        c->freed = 1;
+        free_saved(n);
+        free_saved(c);
     }
     return s;
 }
@@ -588,36 +618,12 @@ static ck_status run_node(ck_ag_node *n, int retain_graph, int capture, node_lis
                             "differentiated yet", n->rule->name, ck_ag_node_name(n, name, sizeof name));
     }
     if (run) {
-        s = saved_check(n);
-        for (int j = 0; s == CK_OK && j < n->nout; j++)
-            if (!n->grads[j].buf) s = fill_like_output(&n->grads[j], &n->out[j], 0.0);
-        if (s == CK_OK) {
-            gin = calloc((size_t)(n->nin ? n->nin : 1), sizeof *gin);
-            if (!gin) s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
-        }
+        s = prepare_grads(n);
+        if (s == CK_OK && !(gin = alloc_gin(n))) s = ck_error_status();
         if (s == CK_OK) s = n->rule->backward(n, n->grads, gin);
-        for (int i = 0; s == CK_OK && i < n->nin; i++) {
-            if (!gin[i].buf) continue;
-            if (!n->in[i].next) { ck_array_release(&gin[i]); continue; }
-            s = fit_to_input(&gin[i], &n->in[i]);
-        }
     }
-    for (int i = 0; i < n->nin; i++) {
-        ck_ag_node *c = n->in[i].next;
-        if (!c) continue;
-        if (s == CK_OK && gin && gin[i].buf) s = accumulate(&c->grads[n->in[i].output_nr], &gin[i]);
-        if (--c->deps == 0 && list_push(ready, c) < 0 && s == CK_OK)
-            s = ck_error_set(CK_ERR_MEMORY, "autograd: out of memory");
-    }
-    if (gin) {
-        for (int i = 0; i < n->nin; i++)
-            if (gin[i].buf) ck_array_release(&gin[i]);
-        free(gin);
-    }
-    if (run && !retain_graph && s == CK_OK) {
-        node_free_saved(n);
-        n->freed = 1;
-    }
+    s = deliver(n, gin, s, ready, 0);
+    if (run && !retain_graph && s == CK_OK) free_saved(n);
     return s;
 }
 

@@ -458,16 +458,16 @@ ck_status ck_optim_step(const ck_optim_hparams *h, int n, ck_array *const *param
                    !ck_device_equal(ck_array_device(tk), dev)))
             return ck_error_set(CK_ERR_VALUE, "Adam: the step's ticket must be one writeable uint32 on the "
                                 "parameters' device");
-        /* with a ticket the step's kernel adds the one itself, to a float32
-         * count read where it is; otherwise an add before it, on the device,
-         * in stream order: a captured graph's replays count on by themselves */
-        if (tk && sa->dtype == CK_FLOAT32 && (sa->flags & CK_ARRAY_C_CONTIGUOUS)) ticket = (unsigned *)tk->data;
+        /* a contiguous float32 count (PyTorch's dtype for a capturable step)
+         * is read where it is; other dtypes through a float64 copy */
+        step_f32 = sa->dtype == CK_FLOAT32 && (sa->flags & CK_ARRAY_C_CONTIGUOUS);
+        /* with a ticket the step's kernel adds the one itself, to a count
+         * read where it is; otherwise an add before it, on the device, in
+         * stream order: a captured graph's replays count on by themselves */
+        if (tk && step_f32) ticket = (unsigned *)tk->data;
         if (h->step_increment && !ticket && (s = count_on(sa)) != CK_OK) return s;
-        /* float32 (PyTorch's dtype for a capturable step) and float64 are
-         * read where they are; other dtypes through a float64 copy */
-        if (sa->dtype == CK_FLOAT32 && (sa->flags & CK_ARRAY_C_CONTIGUOUS)) {
+        if (step_f32) {
             step_ptr = sa->data;
-            step_f32 = 1;
         } else {
             if ((s = as_contig(&step, sa, CK_FLOAT64)) != CK_OK) return s;
             step_ptr = step.data;
